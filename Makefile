@@ -1,0 +1,41 @@
+# One entry point for every task. `make test` and `make run` work on a fresh machine with python3 >= 3.11.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+UV_VERSION := 0.13.9
+STAMP  := $(VENV)/.installed
+COMPONENTS := shared clients/terminal services/game services/ai-worker services/matchmaking
+
+.PHONY: install test lint pytest run play bench lock clean
+
+# The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
+$(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION)
+	$(BIN)/uv pip install -q --python $(BIN)/python --require-hashes -r requirements.lock
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps $(COMPONENTS:%=-e ./%)
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+test: lint pytest
+
+# A terminal game against bots (the service stack arrives with the game service).
+run: $(STAMP)
+	$(BIN)/python -m torres_terminal
+
+bench: $(STAMP)
+	$(BIN)/python bench/rules_bench.py
+
+lock: $(STAMP)
+	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
+		requirements.in | grep -v '^-e ' > requirements.lock
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
