@@ -1,0 +1,87 @@
+"""Configuration from environment variables, with defaults that run on a bare machine.
+
+Nothing here reads the environment at import time: ``Config.from_env()`` is called by the entry
+points (``wsgi.py``, ``__main__.py``) and tests build ``Config`` objects directly, so an app
+factory never depends on hidden global state.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
+
+
+def default_data_dir() -> Path:
+    """Where the embedded SQLite database lives when no DATABASE_URL is set."""
+    return Path(os.environ.get("TORRES_DATA_DIR", Path.cwd() / "data"))
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the service needs to start. Immutable; use ``with_()`` for variants."""
+
+    database_url: str = ""
+    api_key: str = ""
+    admin_key: str = ""
+    snapshot_every: int = 50
+    ai_driver: str = "thread"  # "thread" (in-process random bot), "none" (outbox only)
+    ai_delay: float = 0.0  # seconds the in-process bot waits before moving (demo pacing)
+    migrations_dir: Path = _REPO_MIGRATIONS
+    auto_migrate: bool = True
+    pool_min: int = 1
+    pool_max: int = 4
+    state_cache_size: int = 2048
+    wait_poll_interval: float = 0.2
+    log_level: str = "INFO"
+    json_logs: bool = True
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Config:
+        """Read ``TORRES_*``/``DATABASE_URL`` variables; generate and log keys that are unset."""
+        env = dict(os.environ if env is None else env)
+        url = env.get("DATABASE_URL") or f"sqlite:///{default_data_dir() / 'torres.sqlite3'}"
+        cfg = cls(
+            database_url=url,
+            api_key=env.get("TORRES_API_KEY", ""),
+            admin_key=env.get("TORRES_ADMIN_KEY", ""),
+            snapshot_every=int(env.get("SNAPSHOT_EVERY", "50")),
+            ai_driver=env.get("TORRES_AI_DRIVER", "thread"),
+            ai_delay=float(env.get("TORRES_AI_DELAY", "0")),
+            migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
+            auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
+            pool_min=int(env.get("DB_POOL_MIN", "1")),
+            pool_max=int(env.get("DB_POOL_MAX", "4")),
+            log_level=env.get("LOG_LEVEL", "INFO"),
+            json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
+        )
+        return cfg.with_generated_keys()
+
+    def with_(self, **changes: object) -> Config:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def with_generated_keys(self) -> Config:
+        """Fill missing keys with random ones and log them once, so a dev server is usable at once.
+
+        Random keys (rather than fixed defaults) mean a forgotten variable in production locks
+        everyone out instead of opening the service with a well-known key.
+        """
+        changes: dict[str, str] = {}
+        if not self.api_key:
+            changes["api_key"] = secrets.token_urlsafe(24)
+            log.warning("TORRES_API_KEY unset; generated one", extra={"api_key": changes["api_key"]})
+        if not self.admin_key:
+            changes["admin_key"] = secrets.token_urlsafe(24)
+            log.warning("TORRES_ADMIN_KEY unset; generated one", extra={"admin_key": changes["admin_key"]})
+        return replace(self, **changes) if changes else self
+
+    @property
+    def backend(self) -> str:
+        return "postgres" if self.database_url.startswith(("postgres://", "postgresql://")) else "sqlite"

@@ -1,0 +1,89 @@
+"""The service's error hierarchy.
+
+Every failure a caller can cause is one of these values. They carry a stable machine-readable
+``code`` and the HTTP status they map to, but nothing below the HTTP layer ever builds a response:
+``http/problems.py`` turns them into RFC 9457 problem details in exactly one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """Base class: a failure with a stable ``code`` and an HTTP-ish ``status``."""
+
+    status: int = 500
+    code: str = "internal_error"
+    title: str = "Internal error"
+
+    def __init__(self, detail: str | None = None, **extras: Any) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.extras = extras
+
+
+class ValidationFailed(ServiceError):
+    """The request is malformed: bad JSON, unknown or invalid fields."""
+
+    status, code, title = 400, "validation_failed", "The request is malformed"
+
+
+class Unauthenticated(ServiceError):
+    """No credentials were presented where some are required."""
+
+    status, code, title = 401, "unauthenticated", "Credentials are required"
+
+
+class Forbidden(ServiceError):
+    """Credentials were presented but do not grant this operation."""
+
+    status, code, title = 403, "forbidden", "Not allowed"
+
+
+class NotYourTurn(Forbidden):
+    """The seat is valid but another seat is to move."""
+
+    code, title = "not_your_turn", "It is not this seat's turn"
+
+
+class NotFound(ServiceError):
+    status, code, title = 404, "not_found", "No such resource"
+
+
+class GameNotFound(NotFound):
+    code, title = "game_not_found", "No such game"
+
+
+class VersionConflict(ServiceError):
+    """An append whose expected version is not the stream's current version.
+
+    This is the one error a stale append raises, whichever backend detected it (a row lock, a
+    unique index). ``current_version`` lets the client refetch and retry.
+    """
+
+    status, code, title = 409, "version_conflict", "The game has moved on"
+
+    def __init__(self, detail: str | None = None, *, current_version: int) -> None:
+        super().__init__(detail, current_version=current_version)
+        self.current_version = current_version
+
+
+class CommandIdReused(ServiceError):
+    """A command id was sent again with a different request body."""
+
+    status, code, title = 409, "command_id_reused", "This command id was used for a different request"
+
+
+class GameOver(ServiceError):
+    status, code, title = 409, "game_over", "The game is over"
+
+
+class IllegalActionError(ServiceError):
+    """The rules package refused the action; ``detail`` is the rule's own message."""
+
+    status, code, title = 422, "illegal_action", "The action is not legal"
+
+
+class NotReady(ServiceError):
+    status, code, title = 503, "not_ready", "The service is not ready"

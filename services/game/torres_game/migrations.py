@@ -1,0 +1,36 @@
+"""Discovery of the numbered SQL migrations in ``infra/migrations/<backend>/``.
+
+Each backend applies them itself (its dialect decides how to run a script atomically); this
+module only decides *which* files exist and in what order, so both backends agree on numbering.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    sql: str
+
+
+def discover(migrations_dir: Path, backend: str) -> list[Migration]:
+    """All migrations for ``backend``, ascending; a gap or duplicate number is a packaging error."""
+    folder = migrations_dir / backend
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no migrations for {backend} in {folder}")
+    found: list[Migration] = []
+    for path in sorted(folder.iterdir()):
+        match = _NAME.match(path.name)
+        if match:
+            found.append(Migration(int(match.group(1)), match.group(2), path.read_text("utf-8")))
+    numbers = [m.number for m in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise ValueError(f"migrations in {folder} must be numbered 0001.. without gaps: {numbers}")
+    return found

@@ -1,0 +1,238 @@
+"""The event store contract, shared by the PostgreSQL and SQLite backends.
+
+Modelled on the ``eventsourcing`` library's recorders: one protocol, one module per backend, and
+database integrity errors surfacing as one domain error (:class:`VersionConflict`). Besides the
+per-game streams the store keeps what must change *in the same transaction* as an append:
+
+* ``games``: the summary projection (status, version, scores ...) that lists and filters read;
+* ``commands``: client command ids, so a retried command appends nothing and returns the original;
+* ``ai_turns``: an outbox row when an AI seat is to move, so a worker can never miss a turn;
+* ``game_secrets``: the seed and seat-token hashes, which no event ever contains before the end.
+
+Snapshots are a rebuildable cache and are written outside append transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from torres_game.errors import VersionConflict
+
+from .hashing import event_hash, format_time
+
+__all__ = [
+    "AiTurn",
+    "AppendResult",
+    "EventStore",
+    "GameRecord",
+    "GameSecret",
+    "NewEvent",
+    "Snapshot",
+    "StoredEvent",
+    "VersionConflict",
+]
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event before it is stored: the store assigns version, time, hashes and position."""
+
+    type: str
+    payload: dict[str, Any]
+    schema_version: int = SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    position: int
+    game_id: str
+    version: int
+    type: str
+    payload: dict[str, Any]
+    schema_version: int
+    created_at: str
+    command_id: str
+    prev_hash: str
+    hash: str
+
+    def recomputed_hash(self) -> str:
+        return event_hash(
+            game_id=self.game_id,
+            version=self.version,
+            type=self.type,
+            payload=self.payload,
+            schema_version=self.schema_version,
+            created_at=self.created_at,
+            command_id=self.command_id,
+            prev_hash=self.prev_hash,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "game_id": self.game_id,
+            "version": self.version,
+            "type": self.type,
+            "payload": self.payload,
+            "schema_version": self.schema_version,
+            "created_at": self.created_at,
+            "command_id": self.command_id,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append produced; a repeated command id returns the original with ``duplicate=True``."""
+
+    game_id: str
+    events: tuple[StoredEvent, ...]
+    duplicate: bool = False
+    fingerprint: str | None = None
+
+    @property
+    def version(self) -> int:
+        return self.events[-1].version
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """The ``games`` row: public facts plus the summary projection kept current by appends."""
+
+    game_id: str
+    created_at: str
+    edition: str
+    master: bool
+    options: dict[str, Any]
+    seats: list[dict[str, Any]]
+    version: int = 0
+    status: str = "active"
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameSecret:
+    """What must never appear in an event before the end: the seed and the seat-token hashes."""
+
+    seed: int
+    token_hashes: list[str | None]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    game_id: str
+    version: int
+    position: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AiTurn:
+    game_id: str
+    seat: int
+    version: int
+    created_at: str = ""
+    done: bool = False
+
+
+class EventStore(Protocol):
+    """The persistence contract; ``tests/game/test_store_contract.py`` runs it on every backend."""
+
+    backend: str
+
+    def create_game(
+        self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
+        *, ai_turn: AiTurn | None = None,
+    ) -> AppendResult:
+        """Insert the game row, its secrets and its first events (versions 1..n) atomically."""
+        ...
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        *,
+        fingerprint: str | None = None,
+        status: str | None = None,
+        summary: dict[str, Any] | None = None,
+        ai_turn: AiTurn | None = None,
+    ) -> AppendResult:
+        """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`.
+
+        A command id already recorded for the game returns the original result (and its
+        fingerprint) without appending, whatever ``expected_version`` says: that is what makes a
+        client's retry after a lost response safe.
+        """
+        ...
+
+    def find_command(self, game_id: str, command_id: str) -> AppendResult | None: ...
+
+    def read(
+        self, game_id: str, *, after: int = 0, up_to: int | None = None, limit: int | None = None
+    ) -> list[StoredEvent]: ...
+
+    def get_game(self, game_id: str) -> GameRecord | None: ...
+
+    def current_version(self, game_id: str) -> int | None: ...
+
+    def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]: ...
+
+    def get_secret(self, game_id: str) -> GameSecret | None: ...
+
+    def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
+        """The global log: every game's events in commit order, by ascending ``position``."""
+        ...
+
+    def save_snapshot(self, snapshot: Snapshot) -> None: ...
+
+    def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None: ...
+
+    def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]: ...
+
+    def complete_ai_turn(self, game_id: str, version: int) -> None: ...
+
+    def migrate(self) -> list[int]:
+        """Apply pending numbered migrations; returns the numbers applied now."""
+        ...
+
+    def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+        ...
+
+    def migration_status(self) -> tuple[list[int], list[int]]:
+        """(applied, pending) migration numbers."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def stamp(
+    game_id: str, first_version: int, prev_hash: str, events: Sequence[NewEvent], command_id: str,
+    now: datetime, positions: Sequence[int] | None = None,
+) -> list[StoredEvent]:
+    """Give new events their versions, time and hash chain (positions are filled in by the backend)."""
+    created_at = format_time(now)
+    out: list[StoredEvent] = []
+    for offset, event in enumerate(events):
+        version = first_version + offset
+        digest = event_hash(
+            game_id=game_id, version=version, type=event.type, payload=event.payload,
+            schema_version=event.schema_version, created_at=created_at, command_id=command_id,
+            prev_hash=prev_hash,
+        )
+        out.append(
+            StoredEvent(
+                position=positions[offset] if positions else 0, game_id=game_id, version=version,
+                type=event.type, payload=event.payload, schema_version=event.schema_version,
+                created_at=created_at, command_id=command_id, prev_hash=prev_hash, hash=digest,
+            )
+        )
+        prev_hash = digest
+    return out

@@ -1,0 +1,56 @@
+"""Canonical JSON and the SHA-256 hash chain that makes the log tamper-evident.
+
+The hash covers every stored field of an event except its global position (which is a property
+of the notification log, not of the game), so altering any byte of a stored event, or reordering,
+inserting or dropping one, breaks the chain at that version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value: Any) -> str:
+    """One byte-exact text per JSON value: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def format_time(moment: datetime) -> str:
+    """Timestamps enter the hash as UTC ISO text with microseconds, which both backends round-trip."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def event_hash(
+    *,
+    game_id: str,
+    version: int,
+    type: str,
+    payload: dict[str, Any],
+    schema_version: int,
+    created_at: str,
+    command_id: str,
+    prev_hash: str,
+) -> str:
+    return sha256_hex(
+        canonical_json(
+            {
+                "game_id": game_id,
+                "version": version,
+                "type": type,
+                "payload": payload,
+                "schema_version": schema_version,
+                "created_at": created_at,
+                "command_id": command_id,
+                "prev_hash": prev_hash,
+            }
+        )
+    )

@@ -1,0 +1,305 @@
+"""PostgreSQL backend: psycopg 3 with a connection pool.
+
+Concurrency design (why appends are correct under many writers):
+
+* ``SELECT ... FOR UPDATE`` on the game's row serialises appends *per game*; the version check and
+  the command-id lookup run after the lock is held, so they see every committed append.
+* ``LOCK TABLE events IN EXCLUSIVE MODE`` (as the ``eventsourcing`` library does) serialises the
+  short insert-and-commit section *globally*, so notification-log positions become visible in
+  ascending order and a consumer reading ``after=p`` can never skip a later-committed lower
+  position. Plain SELECTs are not blocked by this lock.
+* Unique constraints and the chain trigger are the last line of defence: any integrity error on
+  the stream becomes :class:`VersionConflict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from torres_game.errors import GameNotFound, VersionConflict
+from torres_game.migrations import discover
+
+from .base import AiTurn, AppendResult, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
+from .hashing import GENESIS_HASH, format_time
+
+_EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
+_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
+_MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
+
+
+def _event(row: tuple[Any, ...]) -> StoredEvent:
+    return StoredEvent(
+        position=row[0], game_id=row[1], version=row[2], type=row[3], payload=row[4],
+        schema_version=row[5], created_at=format_time(row[6]), command_id=row[7], prev_hash=row[8],
+        hash=row[9],
+    )
+
+
+def _game(row: tuple[Any, ...]) -> GameRecord:
+    return GameRecord(
+        game_id=row[0], created_at=format_time(row[1]), edition=row[2], master=row[3], options=row[4],
+        seats=row[5], version=row[6], status=row[7], summary=row[8],
+    )
+
+
+class PostgresEventStore:
+    backend = "postgres"
+
+    def __init__(
+        self, url: str, *, min_size: int = 1, max_size: int = 4, migrations_dir: Path | None = None
+    ) -> None:
+        self.url = url
+        self.migrations_dir = migrations_dir
+        self.pool = ConnectionPool(
+            url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True}, open=True,
+            name="torres-game",
+        )
+
+    # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> list[int]:
+        """Apply pending migrations under an advisory lock; returns the numbers applied."""
+        assert self.migrations_dir is not None, "no migrations_dir configured"
+        applied_now: list[int] = []
+        with self.pool.connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+            try:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)"
+                )
+                done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+                for migration in discover(self.migrations_dir, "postgres"):
+                    if migration.number in done:
+                        continue
+                    with conn.transaction():
+                        conn.execute(migration.sql.encode())  # no params: multi-statement script
+                        conn.execute(
+                            "INSERT INTO schema_migrations VALUES (%s, %s, now())",
+                            (migration.number, migration.name),
+                        )
+                    applied_now.append(migration.number)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+        return applied_now
+
+    def migration_status(self) -> tuple[list[int], list[int]]:
+        assert self.migrations_dir is not None
+        wanted = [m.number for m in discover(self.migrations_dir, "postgres")]
+        with self.pool.connection() as conn:
+            exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+            done: set[int] = set()
+            if exists and exists[0]:
+                done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+        return sorted(done), [n for n in wanted if n not in done]
+
+    def ping(self) -> None:
+        with self.pool.connection(timeout=2) as conn:
+            conn.execute("SELECT 1")
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def create_game(
+        self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
+        *, ai_turn: AiTurn | None = None,
+    ) -> AppendResult:
+        now = datetime.now(UTC)
+        stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
+                " version, status, summary) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (game.game_id, now, now, game.edition, game.master, Jsonb(game.options), Jsonb(game.seats),
+                 stamped[-1].version, game.status, Jsonb(game.summary)),
+            )
+            conn.execute(
+                "INSERT INTO game_secrets (game_id, seed, token_hashes) VALUES (%s, %s, %s)",
+                (game.game_id, str(secret.seed), Jsonb(secret.token_hashes)),
+            )
+            stored = self._insert(conn, stamped, None, now)
+            if ai_turn:
+                self._insert_ai_turn(conn, ai_turn, now)
+        return AppendResult(game.game_id, tuple(stored))
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        *,
+        fingerprint: str | None = None,
+        status: str | None = None,
+        summary: dict[str, Any] | None = None,
+        ai_turn: AiTurn | None = None,
+    ) -> AppendResult:
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                row = conn.execute(
+                    "SELECT version FROM games WHERE game_id = %s FOR UPDATE", (game_id,)
+                ).fetchone()
+                if row is None:
+                    raise GameNotFound(f"no game {game_id}")
+                original = self._find_command(conn, game_id, command_id)
+                if original is not None:
+                    return original
+                current = row[0]
+                if current != expected_version:
+                    raise VersionConflict(
+                        f"expected version {expected_version}, the game is at {current}",
+                        current_version=current,
+                    )
+                prev = conn.execute(
+                    "SELECT hash FROM events WHERE game_id = %s AND version = %s", (game_id, current)
+                ).fetchone()
+                now = datetime.now(UTC)
+                stamped = stamp(game_id, current + 1, prev[0] if prev else GENESIS_HASH, events, command_id, now)
+                stored = self._insert(conn, stamped, fingerprint, now)
+                conn.execute(
+                    "UPDATE games SET version = %s, updated_at = %s,"
+                    " status = coalesce(%s, status), summary = coalesce(%s, summary) WHERE game_id = %s",
+                    (stored[-1].version, now, status, Jsonb(summary) if summary is not None else None, game_id),
+                )
+                if ai_turn:
+                    self._insert_ai_turn(conn, ai_turn, now)
+            return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
+        except psycopg.errors.IntegrityError as exc:  # belt and braces: the constraints disagree
+            current = self.current_version(game_id) or 0
+            raise VersionConflict(f"append refused by the database: {exc}", current_version=current) from exc
+
+    def _insert(
+        self, conn: psycopg.Connection, stamped: list[StoredEvent], fingerprint: str | None, now: datetime
+    ) -> list[StoredEvent]:
+        conn.execute("LOCK TABLE events IN EXCLUSIVE MODE")
+        out: list[StoredEvent] = []
+        for e in stamped:
+            position = conn.execute(
+                "INSERT INTO events (game_id, version, type, payload, schema_version, created_at,"
+                " command_id, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING position",
+                (e.game_id, e.version, e.type, Jsonb(e.payload), e.schema_version, now, e.command_id,
+                 e.prev_hash, e.hash),
+            ).fetchone()[0]  # type: ignore[index]
+            out.append(replace(e, position=position))
+        conn.execute(
+            "INSERT INTO commands (game_id, command_id, fingerprint, first_version, last_version, created_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s)",
+            (out[0].game_id, out[0].command_id, fingerprint, out[0].version, out[-1].version, now),
+        )
+        return out
+
+    @staticmethod
+    def _insert_ai_turn(conn: psycopg.Connection, turn: AiTurn, now: datetime) -> None:
+        conn.execute(
+            "INSERT INTO ai_turns (game_id, version, seat, created_at) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT DO NOTHING",
+            (turn.game_id, turn.version, turn.seat, now),
+        )
+
+    def _find_command(self, conn: psycopg.Connection, game_id: str, command_id: str) -> AppendResult | None:
+        row = conn.execute(
+            "SELECT fingerprint, first_version, last_version FROM commands"
+            " WHERE game_id = %s AND command_id = %s",
+            (game_id, command_id),
+        ).fetchone()
+        if row is None:
+            return None
+        rows = conn.execute(
+            f"SELECT {_EVENT_COLS} FROM events WHERE game_id = %s AND version BETWEEN %s AND %s ORDER BY version",
+            (game_id, row[1], row[2]),
+        ).fetchall()
+        return AppendResult(game_id, tuple(_event(r) for r in rows), duplicate=True, fingerprint=row[0])
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def find_command(self, game_id: str, command_id: str) -> AppendResult | None:
+        with self.pool.connection() as conn:
+            return self._find_command(conn, game_id, command_id)
+
+    def read(
+        self, game_id: str, *, after: int = 0, up_to: int | None = None, limit: int | None = None
+    ) -> list[StoredEvent]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLS} FROM events WHERE game_id = %s AND version > %s"
+                " AND (%s::int IS NULL OR version <= %s::int) ORDER BY version LIMIT %s",
+                (game_id, after, up_to, up_to, limit),
+            ).fetchall()
+        return [_event(r) for r in rows]
+
+    def get_game(self, game_id: str) -> GameRecord | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(f"SELECT {_GAME_COLS} FROM games WHERE game_id = %s", (game_id,)).fetchone()
+        return _game(row) if row else None
+
+    def current_version(self, game_id: str) -> int | None:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT version FROM games WHERE game_id = %s", (game_id,)).fetchone()
+        return row[0] if row else None
+
+    def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_GAME_COLS} FROM games WHERE (%s::text IS NULL OR status = %s::text)"
+                " ORDER BY created_at DESC, game_id LIMIT %s OFFSET %s",
+                (status, status, limit, offset),
+            ).fetchall()
+        return [_game(r) for r in rows]
+
+    def get_secret(self, game_id: str) -> GameSecret | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT seed, token_hashes FROM game_secrets WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        return GameSecret(int(row[0]), list(row[1])) if row else None
+
+    def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
+                (after, limit),
+            ).fetchall()
+        return [_event(r) for r in rows]
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        with self.pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO snapshots (game_id, version, position, created_at) VALUES (%s, %s, %s, now())"
+                " ON CONFLICT DO NOTHING",
+                (snapshot.game_id, snapshot.version, Jsonb(snapshot.position)),
+            )
+
+    def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT version, position FROM snapshots WHERE game_id = %s"
+                " AND (%s::int IS NULL OR version <= %s::int) ORDER BY version DESC LIMIT 1",
+                (game_id, at_most, at_most),
+            ).fetchone()
+        return Snapshot(game_id, row[0], row[1]) if row else None
+
+    def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT game_id, seat, version, created_at FROM ai_turns WHERE done_at IS NULL"
+                " ORDER BY created_at LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [AiTurn(r[0], r[1], r[2], format_time(r[3])) for r in rows]
+
+    def complete_ai_turn(self, game_id: str, version: int) -> None:
+        with self.pool.connection() as conn:
+            conn.execute(
+                "UPDATE ai_turns SET done_at = now() WHERE game_id = %s AND version = %s AND done_at IS NULL",
+                (game_id, version),
+            )

@@ -1,0 +1,326 @@
+"""SQLite backend (standard library): the embedded default when no DATABASE_URL is configured.
+
+One connection per thread, WAL journal so readers never block the writer, and ``BEGIN IMMEDIATE``
+for every write so that the version check, the command-id lookup and the inserts happen under
+SQLite's single writer lock: the same guarantees as the PostgreSQL row and table locks, obtained
+the SQLite way. Works across gunicorn processes too (the lock is the database file's).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from torres_game.errors import GameNotFound, VersionConflict
+from torres_game.migrations import discover
+
+from .base import AiTurn, AppendResult, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
+from .hashing import GENESIS_HASH, canonical_json, format_time
+
+_EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
+_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
+
+
+def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
+    return StoredEvent(
+        position=row[0], game_id=row[1], version=row[2], type=row[3], payload=json.loads(row[4]),
+        schema_version=row[5], created_at=row[6], command_id=row[7], prev_hash=row[8], hash=row[9],
+    )
+
+
+def _game(row: tuple[Any, ...]) -> GameRecord:
+    return GameRecord(
+        game_id=row[0], created_at=row[1], edition=row[2], master=bool(row[3]), options=json.loads(row[4]),
+        seats=json.loads(row[5]), version=row[6], status=row[7], summary=json.loads(row[8]),
+    )
+
+
+def path_from_url(url: str) -> str:
+    """``sqlite:///relative.db``, ``sqlite:////abs/path.db`` or a bare path."""
+    if url.startswith("sqlite://"):
+        return url[len("sqlite:///"):] if url.startswith("sqlite:///") else url[len("sqlite://"):]
+    return url
+
+
+class SqliteEventStore:
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, *, migrations_dir: Path | None = None) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.migrations_dir = migrations_dir
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> list[int]:
+        assert self.migrations_dir is not None, "no migrations_dir configured"
+        conn = self._conn()
+        applied_now: list[int] = []
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        for migration in discover(self.migrations_dir, "sqlite"):
+            with self._write() as c:
+                if c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (migration.number,)).fetchone():
+                    continue
+                for statement in _statements(migration.sql):
+                    c.execute(statement)
+                c.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                    (migration.number, migration.name, format_time(datetime.now(UTC))),
+                )
+            applied_now.append(migration.number)
+        return applied_now
+
+    def migration_status(self) -> tuple[list[int], list[int]]:
+        assert self.migrations_dir is not None
+        wanted = [m.number for m in discover(self.migrations_dir, "sqlite")]
+        conn = self._conn()
+        has = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
+        done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")} if has else set()
+        return sorted(done), [n for n in wanted if n not in done]
+
+    def ping(self) -> None:
+        self._conn().execute("SELECT 1")
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def create_game(
+        self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
+        *, ai_turn: AiTurn | None = None,
+    ) -> AppendResult:
+        now = datetime.now(UTC)
+        stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
+                " version, status, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game.game_id, format_time(now), format_time(now), game.edition, int(game.master),
+                 canonical_json(game.options), canonical_json(game.seats), stamped[-1].version, game.status,
+                 canonical_json(game.summary)),
+            )
+            conn.execute(
+                "INSERT INTO game_secrets (game_id, seed, token_hashes) VALUES (?, ?, ?)",
+                (game.game_id, str(secret.seed), canonical_json(secret.token_hashes)),
+            )
+            stored = self._insert(conn, stamped, None)
+            if ai_turn:
+                self._insert_ai_turn(conn, ai_turn)
+        return AppendResult(game.game_id, tuple(stored))
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        *,
+        fingerprint: str | None = None,
+        status: str | None = None,
+        summary: dict[str, Any] | None = None,
+        ai_turn: AiTurn | None = None,
+    ) -> AppendResult:
+        try:
+            with self._write() as conn:
+                row = conn.execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
+                if row is None:
+                    raise GameNotFound(f"no game {game_id}")
+                original = self._find_command(conn, game_id, command_id)
+                if original is not None:
+                    return original
+                current = row[0]
+                if current != expected_version:
+                    raise VersionConflict(
+                        f"expected version {expected_version}, the game is at {current}",
+                        current_version=current,
+                    )
+                prev = conn.execute(
+                    "SELECT hash FROM events WHERE game_id = ? AND version = ?", (game_id, current)
+                ).fetchone()
+                now = datetime.now(UTC)
+                stamped = stamp(game_id, current + 1, prev[0] if prev else GENESIS_HASH, events, command_id, now)
+                stored = self._insert(conn, stamped, fingerprint)
+                conn.execute(
+                    "UPDATE games SET version = ?, updated_at = ?, status = coalesce(?, status),"
+                    " summary = coalesce(?, summary) WHERE game_id = ?",
+                    (stored[-1].version, format_time(now), status,
+                     canonical_json(summary) if summary is not None else None, game_id),
+                )
+                if ai_turn:
+                    self._insert_ai_turn(conn, ai_turn)
+            return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
+        except sqlite3.IntegrityError as exc:
+            current = self.current_version(game_id) or 0
+            raise VersionConflict(f"append refused by the database: {exc}", current_version=current) from exc
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, stamped: list[StoredEvent], fingerprint: str | None) -> list[StoredEvent]:
+        out: list[StoredEvent] = []
+        for e in stamped:
+            cur = conn.execute(
+                "INSERT INTO events (game_id, version, type, payload, schema_version, created_at,"
+                " command_id, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (e.game_id, e.version, e.type, canonical_json(e.payload), e.schema_version, e.created_at,
+                 e.command_id, e.prev_hash, e.hash),
+            )
+            out.append(replace(e, position=cur.lastrowid))
+        conn.execute(
+            "INSERT INTO commands (game_id, command_id, fingerprint, first_version, last_version, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (out[0].game_id, out[0].command_id, fingerprint, out[0].version, out[-1].version, out[0].created_at),
+        )
+        return out
+
+    @staticmethod
+    def _insert_ai_turn(conn: sqlite3.Connection, turn: AiTurn) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO ai_turns (game_id, version, seat, created_at) VALUES (?, ?, ?, ?)",
+            (turn.game_id, turn.version, turn.seat, format_time(datetime.now(UTC))),
+        )
+
+    @staticmethod
+    def _find_command(conn: sqlite3.Connection, game_id: str, command_id: str) -> AppendResult | None:
+        row = conn.execute(
+            "SELECT fingerprint, first_version, last_version FROM commands WHERE game_id = ? AND command_id = ?",
+            (game_id, command_id),
+        ).fetchone()
+        if row is None:
+            return None
+        rows = conn.execute(
+            f"SELECT {_EVENT_COLS} FROM events WHERE game_id = ? AND version BETWEEN ? AND ? ORDER BY version",
+            (game_id, row[1], row[2]),
+        ).fetchall()
+        return AppendResult(game_id, tuple(_event(r) for r in rows), duplicate=True, fingerprint=row[0])
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def find_command(self, game_id: str, command_id: str) -> AppendResult | None:
+        return self._find_command(self._conn(), game_id, command_id)
+
+    def read(
+        self, game_id: str, *, after: int = 0, up_to: int | None = None, limit: int | None = None
+    ) -> list[StoredEvent]:
+        rows = self._conn().execute(
+            f"SELECT {_EVENT_COLS} FROM events WHERE game_id = ? AND version > ?"
+            " AND (? IS NULL OR version <= ?) ORDER BY version LIMIT ?",
+            (game_id, after, up_to, up_to, -1 if limit is None else limit),
+        ).fetchall()
+        return [_event(r) for r in rows]
+
+    def get_game(self, game_id: str) -> GameRecord | None:
+        row = self._conn().execute(f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        return _game(row) if row else None
+
+    def current_version(self, game_id: str) -> int | None:
+        row = self._conn().execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        return row[0] if row else None
+
+    def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]:
+        rows = self._conn().execute(
+            f"SELECT {_GAME_COLS} FROM games WHERE (? IS NULL OR status = ?)"
+            " ORDER BY created_at DESC, game_id LIMIT ? OFFSET ?",
+            (status, status, limit, offset),
+        ).fetchall()
+        return [_game(r) for r in rows]
+
+    def get_secret(self, game_id: str) -> GameSecret | None:
+        row = self._conn().execute(
+            "SELECT seed, token_hashes FROM game_secrets WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        return GameSecret(int(row[0]), json.loads(row[1])) if row else None
+
+    def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
+        rows = self._conn().execute(
+            f"SELECT {_EVENT_COLS} FROM events WHERE position > ? ORDER BY position LIMIT ?", (after, limit)
+        ).fetchall()
+        return [_event(r) for r in rows]
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO snapshots (game_id, version, position, created_at) VALUES (?, ?, ?, ?)",
+                (snapshot.game_id, snapshot.version, canonical_json(snapshot.position),
+                 format_time(datetime.now(UTC))),
+            )
+
+    def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None:
+        row = self._conn().execute(
+            "SELECT version, position FROM snapshots WHERE game_id = ? AND (? IS NULL OR version <= ?)"
+            " ORDER BY version DESC LIMIT 1",
+            (game_id, at_most, at_most),
+        ).fetchone()
+        return Snapshot(game_id, row[0], json.loads(row[1])) if row else None
+
+    def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]:
+        rows = self._conn().execute(
+            "SELECT game_id, seat, version, created_at FROM ai_turns WHERE done_at IS NULL"
+            " ORDER BY created_at LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [AiTurn(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def complete_ai_turn(self, game_id: str, version: int) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE ai_turns SET done_at = ? WHERE game_id = ? AND version = ? AND done_at IS NULL",
+                (format_time(datetime.now(UTC)), game_id, version),
+            )
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements, keeping ``CREATE TRIGGER ... BEGIN ... END;`` whole."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--") and not buffer.strip():
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
