@@ -1,0 +1,54 @@
+"""Torres rules engine: the pure, deterministic heart every service folds events through.
+
+The public API is CONTRACT.md's: `new_game`, `legal_actions`, `apply`, `IllegalAction`, `State.to_position` /
+`from_position`, `scores`, `is_over`, `winner`, `view`. Everything else is internal and may change.
+"""
+
+from __future__ import annotations
+
+from .actions import IllegalAction, apply, legal_actions
+from .editions import EDITIONS, Options
+from .names import CARD_KINDS, MASTER_CARDS
+from .render import board_text, status_text
+from .state import InvalidPosition, State, from_position, to_position
+from .turns import new_game
+from .view import view
+
+
+def scores(state: State) -> list[int]:
+    """Each seat's score, by seat."""
+    return list(state.scores)
+
+
+def is_over(state: State) -> bool:
+    """True after the third scoring (RULES 14)."""
+    return state.stage == "over"
+
+
+def winner(state: State) -> int | None:
+    """The seat with the highest score once the game is over; the collision rule leaves no tie."""
+    if state.stage != "over":
+        return None
+    return max(range(state.players), key=lambda seat: state.scores[seat])
+
+
+__all__ = [
+    "CARD_KINDS",
+    "EDITIONS",
+    "MASTER_CARDS",
+    "IllegalAction",
+    "InvalidPosition",
+    "Options",
+    "State",
+    "apply",
+    "board_text",
+    "from_position",
+    "is_over",
+    "legal_actions",
+    "new_game",
+    "scores",
+    "status_text",
+    "to_position",
+    "view",
+    "winner",
+]

@@ -1,0 +1,430 @@
+"""Actions in wire form: the generator of legal actions and `apply`, which validates and carries one out.
+
+`legal_actions` generates moves rather than filtering candidates (as python-chess does). `apply` checks the
+one action it is given and, when it is illegal, raises IllegalAction with the sentence of the rule it breaks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import building, cards, moves, turns
+from .board import SQUARE_NAMES, parse_square
+from .names import CARD_KINDS
+from .scoring import advance
+from .state import NO_FIGURE, State
+
+Action = dict[str, Any]
+
+
+class IllegalAction(ValueError):
+    """An action the rules forbid in this position; the message names the rule."""
+
+
+# Fields each action type may carry (besides "type"); a field outside these is an error, not ignored.
+_FIELDS: dict[str, frozenset[str]] = {
+    "place_foundation": frozenset({"at"}),
+    "place_start_knight": frozenset({"at"}),
+    "place_king": frozenset({"at"}),
+    "place_knight": frozenset({"at"}),
+    "move_knight": frozenset({"from", "to"}),
+    "build": frozenset({"at", "stack"}),
+    "buy_card": frozenset(),
+    "keep_card": frozenset({"card", "rest", "order"}),
+    "play_card": frozenset({"card", "from", "to", "at", "stack"}),
+    "advance_track": frozenset(),
+    "end_turn": frozenset({"stack", "spread"}),
+    "move_king": frozenset({"to"}),
+}
+
+_STAGE_OF = {
+    "place_foundation": "setup",
+    "place_start_knight": "setup",
+    "place_king": "setup",
+    "keep_card": "keep_card",
+    "move_king": "move_king",
+}
+
+_CARD_FIELDS = {
+    "block_under_knight": frozenset({"at", "stack"}),
+    "extra_block": frozenset({"at"}),
+    "six_ap": frozenset(),
+    "seven_ap": frozenset(),
+}
+_MOVE_FIELDS = frozenset({"from", "to"})
+
+
+# --- legal actions ---------------------------------------------------------------------------------------------
+
+
+def legal_actions(state: State) -> list[Action]:
+    """Every legal action of the player to move, in a stable order. Where choices are many (spreads, stack
+    indices of equal height) the canonical one is listed and `apply` accepts every legal variant."""
+    stage = state.stage
+    if stage == "turn":
+        return _turn_actions(state)
+    if stage == "keep_card":
+        return list(cards.keep_card_choices(state))
+    if stage == "setup":
+        step = turns.setup_step(state)
+        if step == "place_foundation":
+            squares = turns.foundation_squares(state)
+        else:
+            squares = turns.free_foundations(state)
+        return [{"type": step, "at": SQUARE_NAMES[sq]} for sq in squares]
+    if stage == "move_king":
+        out: list[Action] = [{"type": "move_king", "to": None}]
+        out.extend({"type": "move_king", "to": SQUARE_NAMES[sq]} for sq in turns.king_squares(state))
+        return out
+    return []
+
+
+def _turn_actions(state: State) -> list[Action]:
+    seat = state.to_move
+    names = SQUARE_NAMES
+    ap_left = state.ap - state.ap_spent
+    out: list[Action] = []
+    if ap_left >= 1:
+        if ap_left >= 2 and moves.reserve(state, seat) > 0:
+            out.extend({"type": "place_knight", "at": names[sq]} for sq in moves.placement_squares(state, seat))
+        for frm in state.knight_squares(seat):
+            f = names[frm]
+            out.extend({"type": "move_knight", "from": f, "to": names[to]}
+                       for to in moves.knight_destinations(state, frm))
+        choices = building.stack_choices(state)
+        if choices:
+            squares = building.build_squares(state)
+            for i in choices:
+                out.extend({"type": "build", "at": names[sq], "stack": i} for sq in squares)
+        if cards.why_not_buy(state) is None:
+            out.append({"type": "buy_card"})
+        out.append({"type": "advance_track"})
+    for kind in cards.playable_kinds(state):
+        out.extend(cards.card_uses(state, kind))
+    out.extend(_end_turn_actions(state))
+    return out
+
+
+def _end_turn_actions(state: State) -> list[Action]:
+    stacks = state.stacks[state.to_move]
+    fixed = building.turn_stack(state)
+    if fixed is not None:
+        candidates = [fixed]
+    else:
+        candidates = [i for i, h in enumerate(stacks) if h not in stacks[:i]]
+    capped = building.spread_is_capped(state)
+    out = []
+    for used in candidates:
+        remaining = stacks[:used] + stacks[used + 1 :]
+        spread = building.default_spread(remaining, stacks[used], capped)
+        out.append({"type": "end_turn", "stack": used, "spread": spread})
+    return out
+
+
+# --- apply -----------------------------------------------------------------------------------------------------
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after `action`; `state` itself is unchanged. Raises IllegalAction naming the broken rule."""
+    if not isinstance(action, dict):
+        raise IllegalAction("an action is an object with a \"type\"")
+    kind = action.get("type")
+    if kind not in _FIELDS:
+        raise IllegalAction(f"unknown action type {kind!r}: expected one of {', '.join(_FIELDS)}")
+    extra = set(action) - _FIELDS[kind] - {"type"}
+    if extra:
+        raise IllegalAction(f"{kind} has no field {', '.join(sorted(extra))}")
+    stage = state.stage
+    if stage == "over":
+        raise IllegalAction("the game is over: no more actions")
+    wanted = _STAGE_OF.get(kind, "turn")
+    if wanted != stage:
+        raise IllegalAction(_wrong_stage(state, kind))
+    if stage == "setup" and turns.setup_step(state) != kind:
+        raise IllegalAction(f"setup goes foundations, start knights, king: now is {turns.setup_step(state)}")
+    new = state._copy()
+    _HANDLERS[kind](new, action)
+    return new
+
+
+def _wrong_stage(state: State, kind: str) -> str:
+    if state.stage == "keep_card":
+        return "after buy_card from a personal deck the buyer must keep_card before anything else"
+    if state.stage == "move_king":
+        return "between phases the player furthest behind decides on the king (move_king) first"
+    if state.stage == "setup":
+        return f"the game is still in setup: {turns.setup_step(state)} is due"
+    return f"{kind} is not part of a turn"
+
+
+def _square(action: Action, field: str) -> int:
+    if field not in action:
+        raise IllegalAction(f"{action['type']} needs the field {field!r} (a square \"A1\"..\"H8\")")
+    sq = parse_square(action[field])
+    if sq is None:
+        raise IllegalAction(f"{field} must be a square \"A1\"..\"H8\", not {action[field]!r}")
+    return sq
+
+
+def _spend(state: State, ap: int, what: str) -> None:
+    if state.ap - state.ap_spent < ap:
+        raise IllegalAction(f"{what} costs {ap} AP but only {state.ap - state.ap_spent} AP are left this turn")
+    state.ap_spent += ap
+
+
+def _own_knight(state: State, sq: int, what: str) -> None:
+    if state.knights[sq] != state.to_move:
+        raise IllegalAction(f"{what} needs one of your own knights on {SQUARE_NAMES[sq]}")
+
+
+# setup --------------------------------------------------------------------------------------------------------
+
+
+def _place_foundation(state: State, action: Action) -> None:
+    sq = _square(action, "at")
+    if sq not in turns.foundation_squares(state):
+        raise IllegalAction(
+            f"a foundation goes on free ground with at least two empty squares to any foundation in its row or "
+            f"column{'' if state.options.master_diagonal_foundations else ' and not diagonally next to one'}: "
+            f"{SQUARE_NAMES[sq]} is not allowed"
+        )
+    state.set_heights(building.with_block(state.heights, sq))
+    state.supply -= 1
+    turns.after_foundation(state)
+
+
+def _place_start_knight(state: State, action: Action) -> None:
+    sq = _square(action, "at")
+    if sq not in turns.free_foundations(state):
+        raise IllegalAction(f"each player places a start knight on a free foundation: {SQUARE_NAMES[sq]} is not")
+    knights = list(state.knights)
+    knights[sq] = state.to_move
+    state.knights = tuple(knights)
+    turns.after_start_knight(state)
+
+
+def _place_king(state: State, action: Action) -> None:
+    sq = _square(action, "at")
+    if sq not in turns.free_foundations(state):
+        raise IllegalAction(f"the king is placed on a free foundation: {SQUARE_NAMES[sq]} is not")
+    state.king = sq
+    turns.after_king(state)
+
+
+# turn ---------------------------------------------------------------------------------------------------------
+
+
+def _place_knight(state: State, action: Action) -> None:
+    sq = _square(action, "at")
+    seat = state.to_move
+    if moves.reserve(state, seat) == 0:
+        raise IllegalAction("all 6 of your knights are on the board: none left to place")
+    if sq not in moves.placement_squares(state, seat):
+        raise IllegalAction(
+            f"a new knight goes on a free square next to one of your knights, at the same or a lower level: "
+            f"{SQUARE_NAMES[sq]} is not such a square"
+        )
+    _spend(state, 2, "placing a knight")
+    knights = list(state.knights)
+    knights[sq] = seat
+    state.knights = tuple(knights)
+
+
+def _move_knight(state: State, action: Action) -> None:
+    frm = _square(action, "from")
+    to = _square(action, "to")
+    _own_knight(state, frm, "move_knight")
+    if to not in moves.knight_destinations(state, frm):
+        raise IllegalAction(moves.why_not_move(state, frm, to))
+    _spend(state, 1, "a knight's step or gate move")
+    cards.move_knight(state, frm, to)
+
+
+def _build(state: State, action: Action) -> None:
+    sq = _square(action, "at")
+    stacks = state.stacks[state.to_move]
+    fixed = building.turn_stack(state)
+    index = action.get("stack", fixed)
+    if index is None:
+        raise IllegalAction("the first build of a turn chooses its stack: give \"stack\" (an index)")
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(stacks):
+        raise IllegalAction(f"stack must be the index of one of your {len(stacks)} stacks, not {index!r}")
+    if fixed is not None and index != fixed:
+        if state.stack_chosen is None:
+            raise IllegalAction(f"this edition builds from the largest stack automatically: stack {fixed}")
+        raise IllegalAction(f"blocks come from one stack per turn: this turn uses stack {fixed}")
+    if stacks[index] == 0:
+        raise IllegalAction(f"stack {index} has no blocks left")
+    if sq not in building.build_squares(state):
+        raise IllegalAction(building.why_not_build(state, sq))
+    _spend(state, 1, "building a block")
+    state.stacks = turns._with(state.stacks, state.to_move, turns._with(stacks, index, stacks[index] - 1))
+    state.stack_chosen = index
+    state.set_heights(building.with_block(state.heights, sq))
+
+
+def _buy_card(state: State, action: Action) -> None:
+    reason = cards.why_not_buy(state)
+    if reason:
+        raise IllegalAction(reason)
+    _spend(state, 1, "buying a card")
+    state.cards_bought += 1
+    seat = state.to_move
+    if state.decks is not None:
+        deck = state.decks[seat]
+        state.seen = deck[:3]
+        state.decks = turns._with(state.decks, seat, deck[3:])
+        state.stage = "keep_card"
+    else:
+        assert state.deck is not None
+        card = state.deck[0]
+        state.deck = state.deck[1:]
+        _take_card(state, card)
+
+
+def _take_card(state: State, card: str) -> None:
+    seat = state.to_move
+    state.hands = turns._with(state.hands, seat, tuple(sorted((*state.hands[seat], card))))
+    state.bought_this_turn = tuple(sorted((*state.bought_this_turn, card)))
+
+
+def _keep_card(state: State, action: Action) -> None:
+    seen = state.seen or ()
+    card = action.get("card")
+    if card not in seen:
+        raise IllegalAction(f"keep one of the cards you looked at ({', '.join(seen)}), not {card!r}")
+    others = cards.remove_one(seen, card)
+    rest = action.get("rest", "bottom" if state.options.personal_rest == "bottom" else None)
+    if rest not in ("top", "bottom"):
+        raise IllegalAction("rest must be \"top\" or \"bottom\": where the other cards go back")
+    if rest == "top" and state.options.personal_rest == "bottom":
+        raise IllegalAction("in this edition the other cards go back at the bottom of the deck")
+    order = action.get("order", list(others))
+    if not isinstance(order, list) or sorted(order) != sorted(others):
+        raise IllegalAction(f"order lists the other seen cards, top first: {', '.join(others) or 'none'}")
+    seat = state.to_move
+    deck = state.decks[seat] if state.decks is not None else ()
+    deck = (*order, *deck) if rest == "top" else (*deck, *order)
+    state.decks = turns._with(state.decks, seat, tuple(deck))
+    state.seen = None
+    state.stage = "turn"
+    _take_card(state, card)
+
+
+def _play_card(state: State, action: Action) -> None:
+    card = action.get("card")
+    if card not in CARD_KINDS:
+        raise IllegalAction(f"card must be one of {', '.join(CARD_KINDS)}, not {card!r}")
+    seat = state.to_move
+    hand = state.hands[seat]
+    if card not in hand:
+        raise IllegalAction(f"{card} is not in your hand")
+    if state.card_played:
+        raise IllegalAction("at most 1 card may be played per turn")
+    if card not in cards.playable_kinds(state):
+        raise IllegalAction(f"a card bought this turn cannot be played this turn: {card}")
+    allowed = _CARD_FIELDS.get(card, _MOVE_FIELDS)
+    extra = set(action) - allowed - {"type", "card"}
+    if extra:
+        raise IllegalAction(f"play_card {card} has no field {', '.join(sorted(extra))}")
+    if card in cards.KNIGHT_CARDS:
+        frm, to = _square(action, "from"), _square(action, "to")
+        reason = cards.why_not_knight_card(state, card, frm, to)
+        if reason:
+            raise IllegalAction(reason)
+        cards.move_knight(state, frm, to)
+    elif card == "block_under_knight":
+        at = _square(action, "at")
+        index = action.get("stack")
+        stacks = state.stacks[seat]
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(stacks):
+            raise IllegalAction(f"block_under_knight takes a block from one of your {len(stacks)} stacks: "
+                                f"give its index as \"stack\"")
+        if stacks[index] == 0:
+            raise IllegalAction(f"stack {index} has no blocks left")
+        if at not in building.block_under_knight_squares(state, seat):
+            raise IllegalAction(building.why_not_block_under_knight(state, at))
+        state.stacks = turns._with(state.stacks, seat, turns._with(stacks, index, stacks[index] - 1))
+        state.set_heights(building.with_block(state.heights, at))
+    elif card == "extra_block":
+        at = _square(action, "at")
+        if state.supply == 0:
+            raise IllegalAction("extra_block builds from the general supply, which is empty")
+        if at not in building.build_squares(state):
+            raise IllegalAction(building.why_not_build(state, at))
+        state.supply -= 1
+        state.set_heights(building.with_block(state.heights, at))
+    elif card in ("six_ap", "seven_ap"):
+        state.ap = 6 if card == "six_ap" else 7
+    else:  # move_block
+        frm, to = _square(action, "from"), _square(action, "to")
+        if to not in building.move_block_targets(state, frm):
+            raise IllegalAction(building.why_not_move_block(state, frm, to))
+        state.set_heights(building.with_block(building.with_block(state.heights, frm, -1), to))
+    state.hands = turns._with(state.hands, seat, cards.remove_one(hand, card))
+    state.card_played = True
+
+
+def _advance_track(state: State, action: Action) -> None:
+    _spend(state, 1, "a step on the score track")
+    scores = list(state.scores)
+    advance(scores, state.to_move)
+    state.scores = tuple(scores)
+
+
+def _end_turn(state: State, action: Action) -> None:
+    stacks = state.stacks[state.to_move]
+    fixed = building.turn_stack(state)
+    used = action.get("stack", fixed)
+    if used is None:
+        raise IllegalAction("every turn uses up one stack: give \"stack\", the one this turn uses")
+    if not isinstance(used, int) or isinstance(used, bool) or not 0 <= used < len(stacks):
+        raise IllegalAction(f"stack must be the index of one of your {len(stacks)} stacks, not {used!r}")
+    if fixed is not None and used != fixed:
+        raise IllegalAction(f"this turn uses stack {fixed}: it is the one used up")
+    remaining = stacks[:used] + stacks[used + 1 :]
+    leftover = stacks[used]
+    automatic = building.default_spread(remaining, leftover, building.spread_is_capped(state))
+    spread = action.get("spread", automatic)
+    if not isinstance(spread, list) or any(not isinstance(v, int) or isinstance(v, bool) for v in spread):
+        raise IllegalAction("spread is a list of whole numbers, one per remaining stack")
+    if state.options.stack_choice == "largest":
+        if spread != automatic:
+            raise IllegalAction(f"this edition spreads leftover blocks automatically: {automatic}")
+    else:
+        reason = building.why_not_spread(remaining, leftover, spread)
+        if reason:
+            raise IllegalAction(reason)
+    turns.end_turn(state, used, spread)
+
+
+def _move_king(state: State, action: Action) -> None:
+    if "to" not in action:
+        raise IllegalAction("move_king needs \"to\": a square, or null to leave the king where it stands")
+    target = action["to"]
+    if target is not None:
+        sq = parse_square(target)
+        if sq is None:
+            raise IllegalAction(f"to must be a square \"A1\"..\"H8\" or null, not {target!r}")
+        if sq not in turns.king_squares(state):
+            raise IllegalAction(f"the king moves onto a free block of a castle: {SQUARE_NAMES[sq]} is not one")
+        state.king = sq
+    turns.after_king_move(state)
+
+
+_HANDLERS = {
+    "place_foundation": _place_foundation,
+    "place_start_knight": _place_start_knight,
+    "place_king": _place_king,
+    "place_knight": _place_knight,
+    "move_knight": _move_knight,
+    "build": _build,
+    "buy_card": _buy_card,
+    "keep_card": _keep_card,
+    "play_card": _play_card,
+    "advance_track": _advance_track,
+    "end_turn": _end_turn,
+    "move_king": _move_king,
+}
+
+__all__ = ["NO_FIGURE", "Action", "IllegalAction", "apply", "legal_actions"]

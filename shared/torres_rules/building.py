@@ -1,0 +1,214 @@
+"""Blocks: building (5.3), the turn's stack and the spread of leftovers, and the block cards of section 9."""
+
+from __future__ import annotations
+
+from .board import SQUARE_NAMES, is_connected
+from .castles import NO_CASTLE, analyse
+from .editions import MIN_CASTLES, STACK_CAP
+from .state import State
+
+
+def _name(sq: int) -> str:
+    return SQUARE_NAMES[sq]
+
+
+def build_squares(state: State) -> list[int]:
+    """Free squares where a block may go now (5.3)."""
+    knights = state.knights
+    king = state.king
+    return [sq for sq in state.castles.build_squares() if knights[sq] < 0 and sq != king]
+
+
+def why_not_build(state: State, sq: int) -> str:
+    """The rule a block on `sq` breaks."""
+    if not state.is_free(sq):
+        return f"a block is never placed on a square where a figure stands: {_name(sq)} is occupied"
+    castles = state.castles
+    if state.heights[sq]:
+        return (
+            f"a stack may be at most as high as its castle's base area: {_name(sq)} is level {state.heights[sq]} "
+            f"in a castle of base area {castles.area_of(sq)}"
+        )
+    if castles.ground_extension(sq) is None:
+        return f"castles never join: a block on {_name(sq)} would touch two castles"
+    return f"a block must extend an existing castle: {_name(sq)} touches none"
+
+
+def with_block(heights: tuple[int, ...], sq: int, delta: int = 1) -> tuple[int, ...]:
+    hs = list(heights)
+    hs[sq] += delta
+    return tuple(hs)
+
+
+# --- the turn's stack -----------------------------------------------------------------------------------------
+
+
+def automatic_stack(stacks: tuple[int, ...]) -> int:
+    """Yucata: the turn's stack is the largest (the first of equals)."""
+    return max(range(len(stacks)), key=lambda i: (stacks[i], -i))
+
+
+def turn_stack(state: State) -> int | None:
+    """The stack this turn builds from: the chosen one, the automatic one (Yucata), or None if still open."""
+    if state.stack_chosen is not None:
+        return state.stack_chosen
+    if state.options.stack_choice == "largest" and state.stacks[state.to_move]:
+        return automatic_stack(state.stacks[state.to_move])
+    return None
+
+
+def stack_choices(state: State) -> list[int]:
+    """Stacks a build may still come from: the turn's stack, or one index per distinct height while open."""
+    stacks = state.stacks[state.to_move]
+    fixed = turn_stack(state)
+    if fixed is not None:
+        return [fixed] if stacks[fixed] > 0 else []
+    seen: set[int] = set()
+    out = []
+    for i, height in enumerate(stacks):
+        if height > 0 and height not in seen:
+            seen.add(height)
+            out.append(i)
+    return out
+
+
+def spread_capacity(remaining: tuple[int, ...]) -> int:
+    return sum(max(0, STACK_CAP - h) for h in remaining)
+
+
+def default_spread(remaining: tuple[int, ...], leftover: int, capped: bool) -> list[int]:
+    """Leftover blocks onto the remaining stacks in order: each up to 3 (capped), or all onto the next stack
+    (Yucata with 3-4 players). Whatever does not fit goes back to the supply."""
+    spread = [0] * len(remaining)
+    if not remaining:
+        return spread
+    if not capped:
+        spread[0] = leftover
+        return spread
+    for i, h in enumerate(remaining):
+        take = min(leftover, max(0, STACK_CAP - h))
+        spread[i] = take
+        leftover -= take
+    return spread
+
+
+def spread_is_capped(state: State) -> bool:
+    """Yucata lets 3-4 player leftovers pile onto the next stack without the cap of 3."""
+    return not (state.options.stack_choice == "largest" and state.players >= 3)
+
+
+def why_not_spread(remaining: tuple[int, ...], leftover: int, spread: list[int]) -> str | None:
+    """None if a player's spread is legal (5.3): no stack above 3, no new stack, as many as fit placed."""
+    if len(spread) != len(remaining):
+        return f"the spread lists one number per remaining stack: {len(remaining)} expected, got {len(spread)}"
+    for h, add in zip(remaining, spread, strict=True):
+        if add < 0:
+            return "a spread cannot take blocks off a stack"
+        if h + add > STACK_CAP:
+            return f"leftover blocks may not raise a stack above {STACK_CAP}"
+    must = min(leftover, spread_capacity(remaining))
+    if sum(spread) != must:
+        return (
+            f"as many leftover blocks as fit must be placed: {must} of {leftover} fit, the spread places "
+            f"{sum(spread)}"
+        )
+    return None
+
+
+# --- block cards (section 9) -----------------------------------------------------------------------------------
+
+
+def block_under_knight_squares(state: State, seat: int) -> list[int]:
+    """Card 2: squares of the seat's knights that may get a block slid under them."""
+    castles = state.castles
+    out = []
+    for sq in state.knight_squares(seat):
+        if state.heights[sq]:
+            if state.heights[sq] + 1 <= castles.area_of(sq):
+                out.append(sq)
+        elif castles.ground_extension(sq) is not None:
+            out.append(sq)
+    return out
+
+
+def why_not_block_under_knight(state: State, sq: int) -> str:
+    if state.knights[sq] != state.to_move:
+        return f"block_under_knight slides a block under one of your own knights: none stands on {_name(sq)}"
+    if state.heights[sq]:
+        return (
+            f"a stack may be at most as high as its castle's base area: {_name(sq)} is level "
+            f"{state.heights[sq]} in a castle of base area {state.castles.area_of(sq)}"
+        )
+    return f"castles never join: a block on {_name(sq)} would touch two castles"
+
+
+def move_block_targets(state: State, frm: int) -> list[int]:
+    """Card 8: where the free top block of `frm` may go. No split, no stack above its base area, at least 6
+    castles afterwards; a single-block castle may move whole and vanish into another castle."""
+    heights = state.heights
+    if not heights[frm] or not state.is_free(frm):
+        return []
+    lifted = with_block(heights, frm, -1)
+    after = analyse(lifted)
+    if heights[frm] == 1:
+        before = state.castles
+        rest = set(before.members[before.of[frm]]) - {frm}
+        if not is_connected(rest):
+            return []
+        for sq in rest:
+            if lifted[sq] > after.area_of(sq):
+                return []
+    count = after.count
+    out = []
+    for to in range(64):
+        if to == frm or not state.is_free(to):
+            continue
+        if lifted[to]:
+            if lifted[to] + 1 <= after.area_of(to) and count >= MIN_CASTLES:
+                out.append(to)
+            continue
+        joins = after.ground_extension(to)
+        if joins is None:
+            continue
+        if joins == NO_CASTLE:
+            if count + 1 >= MIN_CASTLES:
+                out.append(to)
+        elif count >= MIN_CASTLES:
+            out.append(to)
+    return out
+
+
+def why_not_move_block(state: State, frm: int, to: int) -> str:
+    heights = state.heights
+    if not heights[frm]:
+        return f"move_block moves a block of a castle: {_name(frm)} has none"
+    if not state.is_free(frm):
+        return f"only a free block may be moved: a figure stands on {_name(frm)}"
+    if to == frm:
+        return "move_block must move the block to another square"
+    if not state.is_free(to):
+        return f"a block is never placed on a square where a figure stands: {_name(to)} is occupied"
+    lifted = with_block(heights, frm, -1)
+    after = analyse(lifted)
+    if heights[frm] == 1:
+        before = state.castles
+        rest = set(before.members[before.of[frm]]) - {frm}
+        if not is_connected(rest):
+            return f"move_block may not split a castle: taking the block from {_name(frm)} splits it in two"
+        for sq in rest:
+            if lifted[sq] > after.area_of(sq):
+                return (
+                    f"a stack may be at most as high as its castle's base area: without {_name(frm)} the stack "
+                    f"on {_name(sq)} (height {lifted[sq]}) is higher than the base area {after.area_of(sq)}"
+                )
+    if lifted[to] and lifted[to] + 1 <= after.area_of(to):
+        return f"there are never fewer than {MIN_CASTLES} castles: the move would leave {after.count}"
+    if lifted[to]:
+        return (
+            f"a stack may be at most as high as its castle's base area: {_name(to)} would be level "
+            f"{lifted[to] + 1} in a castle of base area {after.area_of(to)}"
+        )
+    joins = after.ground_extension(to)
+    if joins is None:
+        return f"castles never join: a block on {_name(to)} would touch two castles"
+    return f"there are never fewer than {MIN_CASTLES} castles: the move would leave {after.count}"

@@ -1,0 +1,135 @@
+"""Action cards (5.4, 5.5, 9): where they come from, buying and keeping, and each kind's legal uses.
+
+`card_uses` generates every legal use of a card in wire form; `play` carries one out. Validation of a use that
+is not generated asks `why_not_use` for the rule's sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import permutations
+from typing import Any
+
+from . import building, moves
+from .board import SQUARE_NAMES
+from .state import NO_FIGURE, State
+
+KNIGHT_CARDS = {
+    "climb_two": moves.climb_two_squares,
+    "castle_gate": moves.castle_gate_squares,
+    "diagonal": moves.diagonal_squares,
+    "reposition_knight": moves.reposition_squares,
+    "jump": moves.jump_squares,
+}
+
+_KNIGHT_CARD_RULES = {
+    "climb_two": "climb_two moves a knight to an orthogonally adjacent free square exactly 2 levels higher",
+    "castle_gate": "castle_gate enters a castle next to the knight and leaves onto a free square next to it",
+    "diagonal": "diagonal moves a knight one square diagonally onto a free square, climbing at most 1 level",
+    "reposition_knight": "reposition_knight places the knight again next to another of your knights, "
+    "at the same or a lower level",
+    "jump": "jump leaps over one directly adjacent figure onto the free square beyond, at most 1 level higher",
+}
+
+
+# --- buying ----------------------------------------------------------------------------------------------------
+
+
+def own_deck(state: State, seat: int) -> tuple[str, ...]:
+    """The deck a seat buys from: its personal deck or the common deck (empty in the master version)."""
+    if state.decks is not None:
+        return state.decks[seat]
+    return state.deck or ()
+
+
+def why_not_buy(state: State) -> str | None:
+    if state.options.deck == "hand":
+        return "in the master version every card is in hand from the start: there is no buying"
+    if state.cards_bought >= 2:
+        return "at most 2 cards may be bought per turn"
+    if state.ap_left < 1:
+        return "buying a card costs 1 AP and no AP is left"
+    if not own_deck(state, state.to_move):
+        return "an empty deck cannot be bought from"
+    return None
+
+
+def keep_card_choices(state: State) -> Iterator[dict[str, Any]]:
+    """Every (card kept, where the rest go, their order) after a personal-deck buy."""
+    seen = state.seen or ()
+    rests = ("bottom",) if state.options.personal_rest == "bottom" else ("top", "bottom")
+    for i, card in enumerate(seen):
+        if card in seen[:i]:
+            continue
+        others = seen[:i] + seen[i + 1 :]
+        orders = sorted(set(permutations(others)))
+        for rest in rests:
+            for order in orders:
+                yield {"type": "keep_card", "card": card, "rest": rest, "order": list(order)}
+
+
+# --- playing ---------------------------------------------------------------------------------------------------
+
+
+def playable_kinds(state: State) -> list[str]:
+    """Cards in hand that may be played now: one per turn, none bought this turn (5.5)."""
+    if state.card_played:
+        return []
+    hand = state.hands[state.to_move]
+    bought = state.bought_this_turn
+    out = []
+    for kind in dict.fromkeys(hand):
+        if hand.count(kind) > bought.count(kind):
+            out.append(kind)
+    return out
+
+
+def card_uses(state: State, card: str) -> Iterator[dict[str, Any]]:
+    """Every legal use of a card for the player to move, in wire form."""
+    seat = state.to_move
+    names = SQUARE_NAMES
+    if card in KNIGHT_CARDS:
+        targets = KNIGHT_CARDS[card]
+        for frm in state.knight_squares(seat):
+            for to in targets(state, frm):
+                yield {"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
+    elif card == "block_under_knight":
+        stacks = state.stacks[seat]
+        choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
+        for at in building.block_under_knight_squares(state, seat):
+            for i in choices:
+                yield {"type": "play_card", "card": card, "at": names[at], "stack": i}
+    elif card == "extra_block":
+        if state.supply > 0:
+            for at in building.build_squares(state):
+                yield {"type": "play_card", "card": card, "at": names[at]}
+    elif card in ("six_ap", "seven_ap"):
+        yield {"type": "play_card", "card": card}
+    elif card == "move_block":
+        for frm in range(64):
+            for to in building.move_block_targets(state, frm):
+                yield {"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
+
+
+def why_not_knight_card(state: State, card: str, frm: int, to: int) -> str | None:
+    """None if the knight card may move the knight on `frm` to `to`."""
+    if state.knights[frm] != state.to_move:
+        return f"{card} moves one of your own knights: none stands on {SQUARE_NAMES[frm]}"
+    if to in KNIGHT_CARDS[card](state, frm):
+        return None
+    if card == "jump" and state.options.jump_over == "foreign_knight":
+        return _KNIGHT_CARD_RULES[card] + " (this edition: over a foreign knight only, never the king or your own)"
+    return f"{_KNIGHT_CARD_RULES[card]}: {SQUARE_NAMES[frm]} to {SQUARE_NAMES[to]} is not such a move"
+
+
+def move_knight(state: State, frm: int, to: int) -> None:
+    """Private to the engine: move a knight on a fresh copy."""
+    knights = list(state.knights)
+    knights[to] = knights[frm]
+    knights[frm] = NO_FIGURE
+    state.knights = tuple(knights)
+
+
+def remove_one(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1 :]

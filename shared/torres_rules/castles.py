@@ -1,0 +1,115 @@
+"""Castles: maximal orthogonally connected groups of castle squares (height >= 1), and what follows from them.
+
+Everything here depends on the heights alone, so one analysis serves every state with the same board (knight
+moves never change it) and is cached by the heights tuple.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .board import NEIGHBOURS, SQUARES
+
+NO_CASTLE = -1
+
+
+class Castles:
+    """The castles of one board.
+
+    of[square]: the castle index of a square, or NO_CASTLE on the ground. areas[c]: base area of castle c.
+    members[c]: its squares. Figure-independent derived tables are computed on first use.
+    """
+
+    __slots__ = ("_gate_exits", "areas", "heights", "members", "of")
+
+    def __init__(self, heights: tuple[int, ...]) -> None:
+        self.heights = heights
+        of = [NO_CASTLE] * 64
+        members: list[tuple[int, ...]] = []
+        for start in SQUARES:
+            if heights[start] == 0 or of[start] != NO_CASTLE:
+                continue
+            index = len(members)
+            of[start] = index
+            group = [start]
+            i = 0
+            while i < len(group):
+                for n in NEIGHBOURS[group[i]]:
+                    if heights[n] and of[n] == NO_CASTLE:
+                        of[n] = index
+                        group.append(n)
+                i += 1
+            members.append(tuple(sorted(group)))
+        self.of: tuple[int, ...] = tuple(of)
+        self.members: tuple[tuple[int, ...], ...] = tuple(members)
+        self.areas: tuple[int, ...] = tuple(len(m) for m in members)
+        self._gate_exits: list[tuple[tuple[int, int], ...] | None] = [None] * len(members)
+
+    @property
+    def count(self) -> int:
+        return len(self.members)
+
+    def area_of(self, square: int) -> int:
+        """Base area of the castle the square belongs to (0 on the ground)."""
+        c = self.of[square]
+        return self.areas[c] if c != NO_CASTLE else 0
+
+    def castles_touching(self, square: int) -> set[int]:
+        """Castles orthogonally adjacent to a square (not counting the square's own castle)."""
+        own = self.of[square]
+        return {self.of[n] for n in NEIGHBOURS[square] if self.of[n] != NO_CASTLE and self.of[n] != own}
+
+    def ground_extension(self, square: int) -> int | None:
+        """The one castle a block on this ground square would extend, NO_CASTLE if it touches none,
+        None if it touches two or more (castles never join)."""
+        found = NO_CASTLE
+        for n in NEIGHBOURS[square]:
+            c = self.of[n]
+            if c != NO_CASTLE and c != found:
+                if found != NO_CASTLE:
+                    return None
+                found = c
+        return found
+
+    def build_squares(self) -> tuple[int, ...]:
+        """Squares where a block may be built, figures aside (RULES 5.3): on top of a castle square whose stack
+        stays <= the base area, or on ground next to exactly one castle."""
+        return _build_squares(self.heights)
+
+    def gate_exits(self, castle: int) -> tuple[tuple[int, int], ...]:
+        """(square E, level of E) for every square a gate of the castle opens onto (RULES 5.2 [ruling]: a gate
+        exists between a castle square X and a neighbour E whose level is below X's top)."""
+        exits = self._gate_exits[castle]
+        if exits is None:
+            h = self.heights
+            found: dict[int, int] = {}
+            for x in self.members[castle]:
+                for e in NEIGHBOURS[x]:
+                    if h[e] < h[x]:
+                        found[e] = h[e]
+            exits = tuple(sorted(found.items()))
+            self._gate_exits[castle] = exits
+        return exits
+
+    def neighbouring_squares(self, castle: int) -> frozenset[int]:
+        """Every square orthogonally adjacent to some square of the castle (castle squares included)."""
+        return frozenset(n for x in self.members[castle] for n in NEIGHBOURS[x])
+
+
+@lru_cache(maxsize=8192)
+def analyse(heights: tuple[int, ...]) -> Castles:
+    return Castles(heights)
+
+
+@lru_cache(maxsize=8192)
+def _build_squares(heights: tuple[int, ...]) -> tuple[int, ...]:
+    castles = analyse(heights)
+    out = []
+    for sq in SQUARES:
+        c = castles.of[sq]
+        if c != NO_CASTLE:
+            if heights[sq] < castles.areas[c]:
+                out.append(sq)
+        elif castles.ground_extension(sq) not in (None, NO_CASTLE):
+            out.append(sq)
+    return tuple(out)

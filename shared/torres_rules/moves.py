@@ -1,0 +1,145 @@
+"""Knights on the move: placement (5.1), steps and gate moves (5.2), and the knight cards of section 9.
+
+Each rule is a generator of destinations; `apply` checks membership and, when the move is not there, asks the
+matching `why_not_*` function for the sentence of the rule that forbids it.
+"""
+
+from __future__ import annotations
+
+from .board import DIAGONAL_NEIGHBOURS, JUMPS, NEIGHBOURS, SQUARE_NAMES
+from .castles import NO_CASTLE
+from .editions import KNIGHTS_PER_PLAYER
+from .state import NO_FIGURE, State
+
+
+def _name(sq: int) -> str:
+    return SQUARE_NAMES[sq]
+
+
+def reserve(state: State, seat: int) -> int:
+    """Knights of the seat not yet on the board."""
+    return KNIGHTS_PER_PLAYER - state.knights.count(seat)
+
+
+def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list[int]:
+    """Free squares orthogonally next to one of the seat's knights, at the same or a lower level (5.1).
+    `without`: a knight lifted off the board (card 9.9) that neither counts as a neighbour nor blocks."""
+    h = state.heights
+    knights = state.knights
+    king = state.king
+    out: set[int] = set()
+    for k in range(64):
+        if knights[k] != seat or k == without:
+            continue
+        level = h[k]
+        for n in NEIGHBOURS[k]:
+            if (knights[n] == NO_FIGURE or n == without) and n != king and h[n] <= level:
+                out.add(n)
+    out.discard(without)
+    return sorted(out)
+
+
+def step_squares(state: State, square: int) -> list[int]:
+    """A step: to an orthogonally adjacent free square, climbing at most 1 level (5.2)."""
+    h = state.heights
+    limit = h[square] + 1
+    knights = state.knights
+    king = state.king
+    return [n for n in NEIGHBOURS[square] if h[n] <= limit and knights[n] == NO_FIGURE and n != king]
+
+
+def gate_squares(state: State, square: int) -> list[int]:
+    """Gate moves (5.2): enter a castle next to the knight through a gate above the knight's level, leave
+    through any gate of that castle onto a free square no higher than the knight started."""
+    h = state.heights
+    level = h[square]
+    castles = state.castles
+    knights = state.knights
+    king = state.king
+    out: set[int] = set()
+    entered: set[int] = set()
+    for t in NEIGHBOURS[square]:
+        c = castles.of[t]
+        if c == NO_CASTLE or h[t] <= level or c in entered:
+            continue
+        entered.add(c)
+        for e, e_level in castles.gate_exits(c):
+            if e_level <= level and e != square and knights[e] == NO_FIGURE and e != king:
+                out.add(e)
+    return sorted(out)
+
+
+def knight_destinations(state: State, square: int) -> list[int]:
+    """Everything `move_knight` may reach from a square for 1 AP: steps and gate moves together."""
+    steps = step_squares(state, square)
+    gates = gate_squares(state, square)
+    if not gates:
+        return sorted(steps)
+    return sorted(set(steps).union(gates))
+
+
+def why_not_move(state: State, frm: int, to: int) -> str:
+    h = state.heights
+    if not state.is_free(to):
+        return f"{_name(to)} is occupied: a knight moves only onto a free square and never passes over figures"
+    if to in NEIGHBOURS[frm]:
+        return (
+            f"knight may climb at most 1 level per step: {_name(frm)} is level {h[frm]}, {_name(to)} is level "
+            f"{h[to]} (and no gate move leads there)"
+        )
+    return (
+        f"{_name(frm)} to {_name(to)} is neither a step to a neighbour nor a gate move: a gate move enters a "
+        f"castle next to the knight higher than its level {h[frm]} and leaves onto a square no higher"
+    )
+
+
+# --- cards that move knights (section 9) ---------------------------------------------------------------------
+
+
+def climb_two_squares(state: State, square: int) -> list[int]:
+    """Card 1: an orthogonally adjacent free square exactly 2 levels higher."""
+    target = state.heights[square] + 2
+    return [n for n in NEIGHBOURS[square] if state.heights[n] == target and state.is_free(n)]
+
+
+def diagonal_squares(state: State, square: int) -> list[int]:
+    """Card 5: one square diagonally, climbing at most 1 level."""
+    limit = state.heights[square] + 1
+    return [n for n in DIAGONAL_NEIGHBOURS[square] if state.heights[n] <= limit and state.is_free(n)]
+
+
+def jump_squares(state: State, square: int) -> list[int]:
+    """Card 10: over one directly adjacent figure in a straight line onto the free square beyond, landing at
+    most 1 level higher. Over any figure, or a foreign knight only (option jump_over)."""
+    seat = state.knights[square]
+    limit = state.heights[square] + 1
+    foreign_only = state.options.jump_over == "foreign_knight"
+    out = []
+    for over, land in JUMPS[square]:
+        owner = state.knights[over]
+        if foreign_only:
+            if owner == NO_FIGURE or owner == seat:
+                continue
+        elif owner == NO_FIGURE and state.king != over:
+            continue
+        if state.heights[land] <= limit and state.is_free(land):
+            out.append(land)
+    return sorted(out)
+
+
+def castle_gate_squares(state: State, square: int) -> list[int]:
+    """Card 4: into an adjacent castle of any height and out through any gate onto a free square (not the
+    knight's own) next to another square of that castle, at any level."""
+    castles = state.castles
+    out: set[int] = set()
+    for c in {castles.of[t] for t in NEIGHBOURS[square] if castles.of[t] != NO_CASTLE}:
+        for x in castles.members[c]:
+            for e in NEIGHBOURS[x]:
+                if e != square and state.is_free(e):
+                    out.add(e)
+    return sorted(out)
+
+
+def reposition_squares(state: State, square: int) -> list[int]:
+    """Card 9: lift the knight and place it again by 5.1, next to another of the player's knights."""
+    return [sq for sq in placement_squares(state, state.knights[square], without=square) if sq != square]

@@ -1,0 +1,45 @@
+"""The words of the game on the wire: card kinds, master cards, stages, action types."""
+
+from __future__ import annotations
+
+CARD_KINDS: tuple[str, ...] = (
+    "climb_two",
+    "block_under_knight",
+    "extra_block",
+    "castle_gate",
+    "diagonal",
+    "six_ap",
+    "seven_ap",
+    "move_block",
+    "reposition_knight",
+    "jump",
+)
+COPIES_PER_KIND = 4  # 40 action cards = 4 colours x the same 10 kinds
+
+MASTER_CARDS: tuple[str, ...] = (
+    "different_levels",
+    "same_level",
+    "one_line",
+    "square",
+    "edge",
+    "castle_count",
+    "diagonals",
+    "together",
+)
+
+STAGES: tuple[str, ...] = ("setup", "turn", "keep_card", "move_king", "over")
+
+ACTION_TYPES: tuple[str, ...] = (
+    "place_foundation",
+    "place_start_knight",
+    "place_king",
+    "place_knight",
+    "move_knight",
+    "build",
+    "buy_card",
+    "keep_card",
+    "play_card",
+    "advance_track",
+    "end_turn",
+    "move_king",
+)
