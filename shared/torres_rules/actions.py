@@ -67,10 +67,7 @@ def legal_actions(state: State) -> list[Action]:
         return list(cards.keep_card_choices(state))
     if stage == "setup":
         step = turns.setup_step(state)
-        if step == "place_foundation":
-            squares = turns.foundation_squares(state)
-        else:
-            squares = turns.free_foundations(state)
+        squares = turns.foundation_squares(state) if step == "place_foundation" else turns.free_foundations(state)
         return [{"type": step, "at": SQUARE_NAMES[sq]} for sq in squares]
     if stage == "move_king":
         out: list[Action] = [{"type": "move_king", "to": None}]
@@ -108,10 +105,7 @@ def _turn_actions(state: State) -> list[Action]:
 def _end_turn_actions(state: State) -> list[Action]:
     stacks = state.stacks[state.to_move]
     fixed = building.turn_stack(state)
-    if fixed is not None:
-        candidates = [fixed]
-    else:
-        candidates = [i for i, h in enumerate(stacks) if h not in stacks[:i]]
+    candidates = [fixed] if fixed is not None else [i for i, h in enumerate(stacks) if h not in stacks[:i]]
     capped = building.spread_is_capped(state)
     out = []
     for used in candidates:
@@ -188,7 +182,7 @@ def _place_foundation(state: State, action: Action) -> None:
             f"column{'' if state.options.master_diagonal_foundations else ' and not diagonally next to one'}: "
             f"{SQUARE_NAMES[sq]} is not allowed"
         )
-    state.set_heights(building.with_block(state.heights, sq))
+    state.add_block(sq)
     state.supply -= 1
     turns.after_foundation(state)
 
@@ -260,7 +254,7 @@ def _build(state: State, action: Action) -> None:
     _spend(state, 1, "building a block")
     state.stacks = turns._with(state.stacks, state.to_move, turns._with(stacks, index, stacks[index] - 1))
     state.stack_chosen = index
-    state.set_heights(building.with_block(state.heights, sq))
+    state.add_block(sq)
 
 
 def _buy_card(state: State, action: Action) -> None:
@@ -345,7 +339,7 @@ def _play_card(state: State, action: Action) -> None:
         if at not in building.block_under_knight_squares(state, seat):
             raise IllegalAction(building.why_not_block_under_knight(state, at))
         state.stacks = turns._with(state.stacks, seat, turns._with(stacks, index, stacks[index] - 1))
-        state.set_heights(building.with_block(state.heights, at))
+        state.add_block(at)
     elif card == "extra_block":
         at = _square(action, "at")
         if state.supply == 0:
@@ -353,7 +347,7 @@ def _play_card(state: State, action: Action) -> None:
         if at not in building.build_squares(state):
             raise IllegalAction(building.why_not_build(state, at))
         state.supply -= 1
-        state.set_heights(building.with_block(state.heights, at))
+        state.add_block(at)
     elif card in ("six_ap", "seven_ap"):
         state.ap = 6 if card == "six_ap" else 7
     else:  # move_block

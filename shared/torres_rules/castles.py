@@ -20,10 +20,11 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_gate_exits", "areas", "heights", "members", "of")
+    __slots__ = ("_build_squares", "_gate_exits", "areas", "heights", "members", "of")
 
     def __init__(self, heights: tuple[int, ...]) -> None:
         self.heights = heights
+        self._build_squares: tuple[int, ...] | None = None
         of = [NO_CASTLE] * 64
         members: list[tuple[int, ...]] = []
         for start in SQUARES:
@@ -44,6 +45,35 @@ class Castles:
         self.members: tuple[tuple[int, ...], ...] = tuple(members)
         self.areas: tuple[int, ...] = tuple(len(m) for m in members)
         self._gate_exits: list[tuple[tuple[int, int], ...] | None] = [None] * len(members)
+
+    def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
+        """The castles after one block was added on `square` (giving `heights`), derived without a new flood
+        fill: a block on top changes no membership; a ground block joins the one castle it touches or founds
+        one (building never joins castles)."""
+        new = Castles.__new__(Castles)
+        new.heights = heights
+        new._build_squares = None
+        if self.heights[square]:
+            new.of, new.members, new.areas = self.of, self.members, self.areas
+            new._gate_exits = [None] * len(self.members)
+            return new
+        joined = self.ground_extension(square)
+        if joined is None:  # not reachable by legal building; stay exact anyway
+            return Castles(heights)
+        of = list(self.of)
+        if joined == NO_CASTLE:
+            joined = len(self.members)
+            members = (*self.members, (square,))
+        else:
+            members = list(self.members)
+            members[joined] = tuple(sorted((*members[joined], square)))
+            members = tuple(members)
+        of[square] = joined
+        new.of = tuple(of)
+        new.members = members
+        new.areas = tuple(len(m) for m in members)
+        new._gate_exits = [None] * len(members)
+        return new
 
     @property
     def count(self) -> int:
@@ -74,11 +104,25 @@ class Castles:
     def build_squares(self) -> tuple[int, ...]:
         """Squares where a block may be built, figures aside (RULES 5.3): on top of a castle square whose stack
         stays <= the base area, or on ground next to exactly one castle."""
-        return _build_squares(self.heights)
+        if self._build_squares is None:
+            heights, of, areas = self.heights, self.of, self.areas
+            out = []
+            for sq in SQUARES:
+                c = of[sq]
+                if c != NO_CASTLE:
+                    if heights[sq] < areas[c]:
+                        out.append(sq)
+                    continue
+                touching = {of[n] for n in NEIGHBOURS[sq]}
+                touching.discard(NO_CASTLE)
+                if len(touching) == 1:
+                    out.append(sq)
+            self._build_squares = tuple(out)
+        return self._build_squares
 
     def gate_exits(self, castle: int) -> tuple[tuple[int, int], ...]:
-        """(square E, level of E) for every square a gate of the castle opens onto (RULES 5.2 [ruling]: a gate
-        exists between a castle square X and a neighbour E whose level is below X's top)."""
+        """(level of E, square E) for every square a gate of the castle opens onto, lowest first (RULES 5.2
+        [ruling]: a gate exists between a castle square X and a neighbour E whose level is below X's top)."""
         exits = self._gate_exits[castle]
         if exits is None:
             h = self.heights
@@ -87,7 +131,7 @@ class Castles:
                 for e in NEIGHBOURS[x]:
                     if h[e] < h[x]:
                         found[e] = h[e]
-            exits = tuple(sorted(found.items()))
+            exits = tuple(sorted((level, e) for e, level in found.items()))
             self._gate_exits[castle] = exits
         return exits
 
@@ -100,16 +144,3 @@ class Castles:
 def analyse(heights: tuple[int, ...]) -> Castles:
     return Castles(heights)
 
-
-@lru_cache(maxsize=8192)
-def _build_squares(heights: tuple[int, ...]) -> tuple[int, ...]:
-    castles = analyse(heights)
-    out = []
-    for sq in SQUARES:
-        c = castles.of[sq]
-        if c != NO_CASTLE:
-            if heights[sq] < castles.areas[c]:
-                out.append(sq)
-        elif castles.ground_extension(sq) not in (None, NO_CASTLE):
-            out.append(sq)
-    return tuple(out)

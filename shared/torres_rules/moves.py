@@ -63,8 +63,10 @@ def gate_squares(state: State, square: int) -> list[int]:
         if c == NO_CASTLE or h[t] <= level or c in entered:
             continue
         entered.add(c)
-        for e, e_level in castles.gate_exits(c):
-            if e_level <= level and e != square and knights[e] == NO_FIGURE and e != king:
+        for e_level, e in castles.gate_exits(c):
+            if e_level > level:
+                break
+            if e != square and knights[e] == NO_FIGURE and e != king:
                 out.add(e)
     return sorted(out)
 
@@ -118,7 +120,7 @@ def jump_squares(state: State, square: int) -> list[int]:
     for over, land in JUMPS[square]:
         owner = state.knights[over]
         if foreign_only:
-            if owner == NO_FIGURE or owner == seat:
+            if owner in (NO_FIGURE, seat):
                 continue
         elif owner == NO_FIGURE and state.king != over:
             continue

@@ -8,6 +8,7 @@ tuple hash -- search code creates millions of states.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import compress
 from typing import Any
 
 from .board import SQUARE_NAMES, parse_square
@@ -26,6 +27,8 @@ from .editions import (
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS, STAGES
 
 NO_FIGURE = -1
+_SQUARES = range(64)
+_new_state = object.__new__
 
 _FIELDS = (
     "players",
@@ -109,9 +112,34 @@ class State:
 
     def _copy(self) -> State:
         """A private, still mutable copy for `apply` to change before handing it out."""
-        new = State.__new__(State)
-        for name in _FIELDS:
-            setattr(new, name, getattr(self, name))
+        new = _new_state(State)
+        new.players = self.players
+        new.edition = self.edition
+        new.master = self.master
+        new.options = self.options
+        new.master_card = self.master_card
+        new.stage = self.stage
+        new.phase = self.phase
+        new.round = self.round
+        new.start_player = self.start_player
+        new.to_move = self.to_move
+        new.ap = self.ap
+        new.ap_spent = self.ap_spent
+        new.card_played = self.card_played
+        new.cards_bought = self.cards_bought
+        new.stack_chosen = self.stack_chosen
+        new.heights = self.heights
+        new.knights = self.knights
+        new.king = self.king
+        new.scores = self.scores
+        new.stacks = self.stacks
+        new.leftover = self.leftover
+        new.supply = self.supply
+        new.hands = self.hands
+        new.bought_this_turn = self.bought_this_turn
+        new.decks = self.decks
+        new.deck = self.deck
+        new.seen = self.seen
         new._castles = self._castles
         new._key = None
         return new
@@ -130,12 +158,21 @@ class State:
         self.heights = heights
         self._castles = None
 
+    def add_block(self, square: int) -> None:
+        """Private to the engine: one more block on `square` of a fresh copy, castles updated incrementally."""
+        heights = list(self.heights)
+        heights[square] += 1
+        new_heights = tuple(heights)
+        if self._castles is not None:
+            self._castles = self._castles.with_block(square, new_heights)
+        self.heights = new_heights
+
     def is_free(self, square: int) -> bool:
         """No figure (knight or king) stands on the square."""
         return self.knights[square] == NO_FIGURE and self.king != square
 
     def knight_squares(self, seat: int) -> list[int]:
-        return [sq for sq, owner in enumerate(self.knights) if owner == seat]
+        return list(compress(_SQUARES, map(seat.__eq__, self.knights)))
 
     @property
     def ap_left(self) -> int:

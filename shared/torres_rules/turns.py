@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from . import building, scoring
-from .board import FOUNDATIONS, column, row
+from .board import DIAGONAL_NEIGHBOURS, FOUNDATIONS, column, row
 from .editions import AP_PER_TURN, BLOCK_STOCKS, PHASES, TOTAL_BLOCKS, make_options, rounds_in_phase
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS
 from .state import NO_FIGURE, State
@@ -92,21 +92,26 @@ def setup_step(state: State) -> str:
 def foundation_squares(state: State) -> list[int]:
     """Free ground squares for a master foundation: two in one row or column need two empty squares between
     them [ruling]; diagonal touching only where the edition allows it (10)."""
-    placed = [sq for sq in range(64) if state.heights[sq]]
+    blocked: set[int] = set()
     diagonal_ok = state.options.master_diagonal_foundations
-    out = []
-    for sq in range(64):
-        if state.heights[sq]:
-            continue
-        ok = True
-        for f in placed:
-            dx, dy = abs(column(sq) - column(f)), abs(row(sq) - row(f))
-            if (dy == 0 and dx < 3) or (dx == 0 and dy < 3) or (not diagonal_ok and dx == 1 and dy == 1):
-                ok = False
-                break
-        if ok:
-            out.append(sq)
-    return out
+    for f in range(64):
+        if state.heights[f]:
+            blocked |= FOUNDATION_SPACING[f]
+            if not diagonal_ok:
+                blocked.update(DIAGONAL_NEIGHBOURS[f])
+    return [sq for sq in range(64) if not state.heights[sq] and sq not in blocked]
+
+
+def _too_close(sq: int) -> frozenset[int]:
+    """Squares in the same row or column with fewer than two empty squares between them and `sq`."""
+    return frozenset(
+        other for other in range(64)
+        if (row(other) == row(sq) and abs(column(other) - column(sq)) < 3)
+        or (column(other) == column(sq) and abs(row(other) - row(sq)) < 3)
+    )
+
+
+FOUNDATION_SPACING: tuple[frozenset[int], ...] = tuple(_too_close(sq) for sq in range(64))
 
 
 def free_foundations(state: State) -> list[int]:
@@ -244,4 +249,4 @@ def after_king_move(state: State) -> None:
 
 
 def _with(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return values[:index] + (value,) + values[index + 1 :]
+    return (*values[:index], value, *values[index + 1:])
