@@ -28,7 +28,7 @@ test: lint pytest
 
 # A terminal game against bots (the service stack arrives with the game service).
 run: $(STAMP)
-	$(BIN)/python -m torres_terminal
+	$(BIN)/python -m torres_terminal $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .actions import IllegalAction, apply, legal_actions
 from .editions import EDITIONS, Options
 from .names import CARD_KINDS, MASTER_CARDS
-from .render import board_text, status_text
+from .render import action_text, board_text, status_text
 from .state import InvalidPosition, State, from_position, to_position
 from .turns import new_game
 from .view import view
@@ -40,6 +40,7 @@ __all__ = [
     "InvalidPosition",
     "Options",
     "State",
+    "action_text",
     "apply",
     "board_text",
     "from_position",

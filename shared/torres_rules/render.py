@@ -41,3 +41,23 @@ def status_text(state: State) -> str:
         lines.append(f"AP left {state.ap - state.ap_spent} of {state.ap}  supply {state.supply}  "
                      f"king on {SQUARE_NAMES[state.king]}")
     return "\n".join(lines)
+
+
+def action_text(action: dict) -> str:
+    """A short human form of a wire action, e.g. "move_knight D4-D5" or "end_turn stack 1 spread [1, 0]"."""
+    parts = [action["type"]]
+    if "card" in action:
+        parts.append(action["card"])
+    if "from" in action:
+        parts.append(f"{action['from']}-{action['to']}")
+    elif "to" in action:
+        parts.append(action["to"] or "(stay)")
+    if "at" in action:
+        parts.append(action["at"])
+    if "stack" in action:
+        parts.append(f"stack {action['stack']}")
+    if "spread" in action and action["spread"]:
+        parts.append(f"spread {action['spread']}")
+    if "rest" in action:
+        parts.append(f"rest {action['rest']} {action['order']}")
+    return " ".join(parts)
