@@ -1,0 +1,109 @@
+"""How AI seats get to move: a small driver interface behind the ``ai_turns`` outbox.
+
+Whenever an append leaves an AI seat to move, the same transaction inserts an ``ai_turns`` row
+(game, seat, version), so a turn can never be lost even if the process dies right after the
+commit. After the commit the service calls :meth:`AiDriver.turn_due`. A driver must eventually
+submit one action through the normal append path with ``expected_version=version`` and the
+deterministic command id ``ai:<game>:<version>`` (see :func:`ai_command_id`): a duplicate
+delivery is then harmless (the store returns the original result) and a stale one gets a
+conflict. The AI-worker service plugs Celery in here by implementing ``turn_due`` as
+``task.delay(game_id, seat, version)`` and draining :meth:`EventStore.pending_ai_turns` on start.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .service import GameService
+
+log = logging.getLogger(__name__)
+
+
+def ai_command_id(game_id: str, version: int) -> str:
+    return f"ai:{game_id}:{version}"
+
+
+class AiDriver(Protocol):
+    def start(self, service: GameService) -> None:
+        """Begin work; pick up turns left pending in the outbox by a previous process."""
+        ...
+
+    def turn_due(self, game_id: str, seat: int, version: int) -> None:
+        """An AI seat is to move at ``version`` (already recorded in the outbox). Must not block."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class OutboxOnlyDriver:
+    """Records due turns only (the outbox row is written by the append); an external worker plays."""
+
+    def start(self, service: GameService) -> None:
+        pass
+
+    def turn_due(self, game_id: str, seat: int, version: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class RandomBotDriver:
+    """In-process stand-in for the AI worker: one daemon thread plays a uniformly random legal action."""
+
+    def __init__(self, delay: float = 0.0, rng: random.Random | None = None) -> None:
+        self.delay = delay
+        self.rng = rng or random.Random()
+        self._queue: queue.Queue[tuple[str, int, int] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._service: GameService | None = None
+
+    def start(self, service: GameService) -> None:
+        self._service = service
+        self._thread = threading.Thread(target=self._run, name="torres-random-bot", daemon=True)
+        self._thread.start()
+        for turn in service.store.pending_ai_turns(limit=1000):
+            self.turn_due(turn.game_id, turn.seat, turn.version)
+
+    def turn_due(self, game_id: str, seat: int, version: int) -> None:
+        self._queue.put((game_id, seat, version))
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def idle(self) -> bool:
+        """True when nothing is queued (tests use it to wait for the bot)."""
+        return self._queue.unfinished_tasks == 0
+
+    def _run(self) -> None:
+        assert self._service is not None
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                if self.delay:
+                    time.sleep(self.delay)
+                game_id, seat, version = item
+                self._service.play_ai_turn(game_id, seat, version, choose=self.rng.choice)
+            except Exception:  # a bot must never take the process down
+                log.exception("AI turn failed", extra={"turn": item})
+            finally:
+                self._queue.task_done()
+
+
+def make_driver(kind: str, delay: float = 0.0) -> AiDriver:
+    if kind == "thread":
+        return RandomBotDriver(delay=delay)
+    if kind == "none":
+        return OutboxOnlyDriver()
+    raise ValueError(f"unknown AI driver {kind!r} (expected 'thread' or 'none')")

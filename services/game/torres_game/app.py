@@ -1,0 +1,74 @@
+"""The application factory: wires config → store → service → AI driver → HTTP."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from flask import Flask, g, request
+
+from .ai import AiDriver, make_driver
+from .config import Config
+from .errors import ServiceError
+from .http.games import blp as games_blp
+from .http.ops import notifications as notifications_blp
+from .http.ops import ops as ops_blp
+from .http.problems import ProblemApi, service_problem
+from .logs import configure_logging
+from .service import GameService
+from .store import EventStore, open_store
+
+log = logging.getLogger("torres_game.http")
+
+
+def create_app(
+    config: Config | None = None, *, store: EventStore | None = None, driver: AiDriver | None = None
+) -> Flask:
+    config = config or Config.from_env()
+    configure_logging(config.log_level, config.json_logs)
+    if not config.api_key or not config.admin_key:
+        config = config.with_generated_keys()
+    store = store or open_store(config.database_url, migrations_dir=config.migrations_dir,
+                                pool_min=config.pool_min, pool_max=config.pool_max)
+    if config.auto_migrate:
+        applied = store.migrate()
+        if applied:
+            log.info("migrations applied", extra={"migrations": applied, "backend": store.backend})
+    service = GameService(store, config, driver or make_driver(config.ai_driver, config.ai_delay))
+
+    app = Flask("torres_game")
+    app.config.update(
+        API_TITLE="Torres game service",
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
+    app.extensions["torres_game"] = service
+    api = ProblemApi(app, spec_kwargs={"info": {"description": "Event-sourced Torres games (issue 4)."}})
+    api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
+    api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
+    api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
+    for blueprint in (ops_blp, games_blp, notifications_blp):
+        api.register_blueprint(blueprint)
+    app.register_error_handler(ServiceError, service_problem)
+    _request_logging(app)
+    service.start()
+    return app
+
+
+def _request_logging(app: Flask) -> None:
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _log(response: Any) -> Any:
+        if log.isEnabledFor(logging.INFO):
+            log.info("request", extra={
+                "method": request.method, "path": request.path, "status": response.status_code,
+                "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+            })
+        return response

@@ -1,0 +1,160 @@
+"""/v1/games: create, read, act, wait. Each view parses, calls one service method, returns."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, stream_with_context
+from flask_smorest import Blueprint
+
+from torres_game.service import GameService
+
+from . import schemas as s
+from .auth import credentials
+
+blp = Blueprint("games", __name__, url_prefix="/v1", description="Games: create, read, act, wait")
+
+PROBLEMS = {code: s.ProblemSchema for code in (400, 401, 403, 404, 409, 422)}
+
+
+def service() -> GameService:
+    return current_app.extensions["torres_game"]
+
+
+def _errors(*codes: int) -> Any:
+    """Document the problem responses an endpoint may return."""
+    def wrap(func: Any) -> Any:
+        for code in codes:
+            func = blp.alt_response(code, schema=s.ProblemSchema, description="problem details",
+                                    content_type="application/problem+json")(func)
+        return func
+    return wrap
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(s.CreateGameSchema)
+@blp.response(201, s.GameCreatedSchema)
+@_errors(400, 401, 403)
+@blp.doc(security=[{"apiKey": []}])
+def create_game(body: dict[str, Any]) -> dict[str, Any]:
+    """Create a game (service key). Returns a secret token for each human seat."""
+    return service().create_game(credentials(), **body)
+
+
+@blp.route("/games", methods=["GET"])
+@blp.arguments(s.ListGamesArgs, location="query")
+@blp.response(200, s.GameListSchema)
+def list_games(args: dict[str, Any]) -> dict[str, Any]:
+    """List games, newest first, optionally filtered by status."""
+    return service().list_games(status=args.get("status"), limit=args["limit"], offset=args["offset"])
+
+
+@blp.route("/games/<game_id>", methods=["GET"])
+@blp.response(200, s.GameSummarySchema)
+@_errors(404)
+def game_summary(game_id: str) -> dict[str, Any]:
+    """A game's public summary (never tokens)."""
+    return service().game_summary(game_id)
+
+
+@blp.route("/games/<game_id>/view", methods=["GET"])
+@blp.arguments(s.SeatArgs, location="query")
+@blp.response(200, s.ViewSchema)
+@_errors(403, 404)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}])
+def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The seat's view (seat token), or the spectator view without credentials."""
+    return service().view(game_id, credentials(), seat=args.get("seat"))
+
+
+@blp.route("/games/<game_id>/legal-actions", methods=["GET"])
+@blp.arguments(s.SeatArgs, location="query")
+@blp.response(200, s.LegalActionsSchema)
+@_errors(401, 403, 404)
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}])
+def legal_actions(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The legal actions of the token's seat (empty when it is not that seat's turn)."""
+    return service().legal_actions(game_id, credentials(), seat=args.get("seat"))
+
+
+@blp.route("/games/<game_id>/events", methods=["GET"])
+@blp.arguments(s.PageArgs, location="query")
+@blp.response(200, s.EventPageSchema)
+@_errors(403, 404)
+@blp.doc(security=[{}, {"seatToken": []}, {"adminKey": []}])
+def events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Events after version ``after``, redacted for the reader (full after the end or with the admin key)."""
+    return service().events(game_id, credentials(), after=args["after"], limit=args["limit"])
+
+
+@blp.route("/games/<game_id>/state", methods=["GET"])
+@blp.arguments(s.StateArgs, location="query")
+@blp.response(200, s.StateSchema)
+@_errors(401, 403, 404)
+@blp.doc(security=[{"adminKey": []}, {"seatToken": []}])
+def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The position at version k (admin key or game over), or the seat's view at k (seat token)."""
+    return service().position_at(game_id, credentials(), version=args.get("version"))
+
+
+@blp.route("/games/<game_id>/verify", methods=["GET"])
+@blp.response(200, s.VerifySchema)
+@_errors(404)
+def verify(game_id: str) -> dict[str, Any]:
+    """Re-hash the chain and re-fold the log; report the first inconsistency."""
+    return service().verify(game_id)
+
+
+@blp.route("/games/<game_id>/actions", methods=["POST"])
+@blp.arguments(s.ActionRequestSchema)
+@blp.response(201, s.ActionResultSchema)
+@_errors(400, 401, 403, 404, 409, 422)
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}])
+def submit_action(body: dict[str, Any], game_id: str) -> Any:
+    """Submit an action at ``expected_version``; a repeated ``command_id`` replays the original 201."""
+    result = service().submit_action(game_id, credentials(), **body)
+    return result.body, 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})
+
+
+@blp.route("/games/<game_id>/wait", methods=["GET"])
+@blp.arguments(s.WaitArgs, location="query")
+@blp.response(200, s.WaitSchema)
+@_errors(400, 404)
+def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``."""
+    return service().wait(game_id, version=args["version"], timeout=args["timeout"])
+
+
+@blp.route("/games/<game_id>/stream", methods=["GET"])
+@blp.arguments(s.StreamArgs, location="query")
+@_errors(404)
+@blp.doc(responses={"200": {"description": "text/event-stream of `version` events"}})
+def stream(args: dict[str, Any], game_id: str) -> Response:
+    """Server-sent events: one ``version`` event per change, ``: keep-alive`` comments, ends at game over."""
+    svc = service()
+    first = svc.game_summary(game_id)  # 404 before the stream starts
+    deadline = time.monotonic() + args["timeout"]
+
+    def generate() -> Iterator[str]:
+        seen = args["version"]
+        status = first["status"]
+        while True:
+            current = svc.game_summary(game_id)
+            status = current["status"]
+            if current["version"] > seen:
+                seen = current["version"]
+                payload = {"version": seen, "status": status, "to_move": current["to_move"]}
+                yield f"id: {seen}\nevent: version\ndata: {json.dumps(payload)}\n\n"
+            left = deadline - time.monotonic()
+            if status == "over" or left <= 0:
+                yield "event: end\ndata: {}\n\n"
+                return
+            got = svc.waiter.wait(game_id, seen, min(15.0, left))
+            if got is not None and got <= seen:
+                yield ": keep-alive\n\n"
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,0 +1,47 @@
+"""Operational endpoints: liveness, readiness, and the global notification log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_smorest import Blueprint
+
+from torres_game.errors import NotReady
+
+from . import schemas as s
+from .auth import credentials
+from .games import service
+
+ops = Blueprint("ops", __name__, description="Health and readiness")
+notifications = Blueprint("notifications", __name__, url_prefix="/v1", description="The global event log")
+
+
+@ops.route("/healthz", methods=["GET"])
+def healthz() -> dict[str, Any]:
+    """Liveness: the process answers (no database access)."""
+    return {"status": "ok"}
+
+
+@ops.route("/readyz", methods=["GET"])
+def readyz() -> dict[str, Any]:
+    """Readiness: the database answers and every migration is applied."""
+    store = service().store
+    try:
+        store.ping()
+        applied, pending = store.migration_status()
+    except Exception as exc:  # any driver error means "not ready", with the reason
+        current_app.logger.warning("readiness check failed: %s", exc)
+        raise NotReady(f"database unreachable: {type(exc).__name__}") from exc
+    if pending:
+        raise NotReady(f"migrations pending: {pending}", applied=applied, pending=pending)
+    return {"status": "ready", "backend": store.backend, "migrations": applied}
+
+
+@notifications.route("/notifications", methods=["GET"])
+@notifications.arguments(s.PageArgs, location="query")
+@notifications.response(200, s.NotificationPageSchema)
+@notifications.doc(security=[{"apiKey": []}, {"adminKey": []}])
+def read_notifications(args: dict[str, Any]) -> dict[str, Any]:
+    """Every game's events in commit order after ``position`` (service key: redacted; admin: full)."""
+    return service().notifications(credentials(), after=args["after"], limit=args["limit"])

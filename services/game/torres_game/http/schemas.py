@@ -1,0 +1,209 @@
+"""Request and response schemas (marshmallow). Unknown fields in a body are refused (RAISE)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+EDITIONS = ("rio_grande", "ravensburger", "yucata")
+LEVELS = ("easy", "medium", "hard")
+
+
+class StrictSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class QuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class SeatSpecSchema(StrictSchema):
+    kind = fields.String(required=True, validate=validate.OneOf(("human", "ai")))
+    player_id = fields.String(validate=validate.Length(min=1, max=200))
+    level = fields.String(validate=validate.OneOf(LEVELS))
+
+    @validates_schema
+    def _by_kind(self, data: dict[str, Any], **_: Any) -> None:
+        if data["kind"] == "human" and "level" in data:
+            raise ValidationError("only AI seats have a level", "level")
+        if data["kind"] == "ai" and "player_id" in data:
+            raise ValidationError("AI seats have no player_id", "player_id")
+
+
+class CreateGameSchema(StrictSchema):
+    edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
+    master = fields.Boolean(load_default=False)
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=4))
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer()
+    kind = fields.String()
+    player_id = fields.String(allow_none=True)
+    level = fields.String()
+    token = fields.String(metadata={"description": "secret seat token (human seats, creation only)"})
+
+
+class GameCreatedSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    seed_commitment = fields.String(metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
+    seats = fields.List(fields.Nested(SeatSchema))
+
+
+class GameSummarySchema(Schema):
+    game_id = fields.String()
+    status = fields.String()
+    version = fields.Integer()
+    edition = fields.String()
+    master = fields.Boolean()
+    options = fields.Dict()
+    seats = fields.List(fields.Nested(SeatSchema))
+    stage = fields.String(allow_none=True)
+    phase = fields.Integer(allow_none=True)
+    round = fields.Integer(allow_none=True)
+    to_move = fields.Integer(allow_none=True)
+    scores = fields.List(fields.Integer())
+    winner = fields.Integer(allow_none=True)
+    created_at = fields.String()
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema))
+    limit = fields.Integer()
+    offset = fields.Integer()
+
+
+class ListGamesArgs(QuerySchema):
+    status = fields.String(validate=validate.OneOf(("active", "over")))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class SeatArgs(QuerySchema):
+    seat = fields.Integer(validate=validate.Range(min=0, max=3),
+                          metadata={"description": "an AI seat (service key) or any seat (admin key)"})
+
+
+class PageArgs(QuerySchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class StateArgs(QuerySchema):
+    version = fields.Integer(validate=validate.Range(min=1))
+
+
+class WaitArgs(QuerySchema):
+    version = fields.Integer(required=True, validate=validate.Range(min=0))
+    timeout = fields.Float(load_default=25.0, validate=validate.Range(min=0, max=60))
+
+
+class StreamArgs(QuerySchema):
+    version = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    timeout = fields.Float(load_default=300.0, validate=validate.Range(min=0, max=3600),
+                           metadata={"description": "close the stream after this many seconds"})
+
+
+class EventSchema(Schema):
+    position = fields.Integer()
+    game_id = fields.String()
+    version = fields.Integer()
+    type = fields.String()
+    payload = fields.Dict()
+    schema_version = fields.Integer()
+    created_at = fields.String()
+    command_id = fields.String()
+    prev_hash = fields.String()
+    hash = fields.String()
+
+
+class EventPageSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    events = fields.List(fields.Nested(EventSchema))
+    next_after = fields.Integer()
+    redacted = fields.Boolean()
+
+
+class ActionRequestSchema(StrictSchema):
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=3))
+    action = fields.Dict(keys=fields.String(), required=True)
+    expected_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    command_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+    @validates_schema
+    def _action_has_type(self, data: dict[str, Any], **_: Any) -> None:
+        if not isinstance(data.get("action", {}).get("type"), str):
+            raise ValidationError("an action needs a string 'type'", "action")
+
+
+class ActionResultSchema(Schema):
+    version = fields.Integer()
+    events = fields.List(fields.Nested(EventSchema))
+
+
+class ViewSchema(Schema):
+    version = fields.Integer()
+    seat = fields.Integer(allow_none=True)
+    view = fields.Dict()
+
+
+class LegalActionsSchema(Schema):
+    version = fields.Integer()
+    seat = fields.Integer()
+    actions = fields.List(fields.Dict())
+
+
+class StateSchema(Schema):
+    version = fields.Integer()
+    seat = fields.Integer(allow_none=True)
+    position = fields.Dict(metadata={"description": "full position JSON (admin key or game over)"})
+    view = fields.Dict(metadata={"description": "the seat's view at that version (seat token)"})
+
+
+class InconsistencySchema(Schema):
+    version = fields.Integer()
+    reason = fields.String()
+
+
+class VerifySchema(Schema):
+    game_id = fields.String()
+    ok = fields.Boolean()
+    events = fields.Integer()
+    version = fields.Integer()
+    first_inconsistency = fields.Nested(InconsistencySchema, allow_none=True)
+
+
+class WaitSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    changed = fields.Boolean()
+
+
+class NotificationSchema(Schema):
+    position = fields.Integer()
+    game_id = fields.String()
+    version = fields.Integer()
+    type = fields.String()
+    payload = fields.Dict()
+    created_at = fields.String()
+
+
+class NotificationPageSchema(Schema):
+    notifications = fields.List(fields.Nested(NotificationSchema))
+    next_after = fields.Integer()
+
+
+class ProblemSchema(Schema):
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String()
+    current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
+    errors = fields.Dict(metadata={"description": "400 validation_failed only: field errors"})

@@ -1,0 +1,52 @@
+"""What each reader may see of the log (RULES.md section 13, hidden information).
+
+Readers: the admin key and everyone after the game's end see everything; a seat sees public facts
+plus its own secrets except deck order; spectators (and the service key) see public facts only.
+Only ``action_applied`` events of :data:`SECRET_ACTION_TYPES` carry secrets before the end (the
+seed is revealed by ``game_ended``, which only exists once the game is over).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .events import ACTION_APPLIED, SECRET_ACTION_TYPES
+from .store.base import StoredEvent
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who is reading: ``full`` (admin / game over), a ``seat``, or a spectator (``seat is None``)."""
+
+    full: bool = False
+    seat: int | None = None
+
+    @classmethod
+    def spectator(cls) -> Reader:
+        return cls()
+
+
+FULL = Reader(full=True)
+
+
+def redact_event(event: StoredEvent, reader: Reader) -> dict[str, Any]:
+    doc = event.to_json()
+    if reader.full or event.type != ACTION_APPLIED:
+        return doc
+    action = event.payload.get("action", {})
+    if action.get("type") not in SECRET_ACTION_TYPES:
+        return doc
+    payload = {k: v for k, v in event.payload.items() if k != "salt"}
+    if reader.seat is not None and reader.seat == event.payload.get("seat"):
+        # The owner knows the card kept; deck order stays secret even to the owner (section 13).
+        payload["action"] = {k: v for k, v in action.items() if k != "order"}
+    else:
+        payload["action"] = {"type": action["type"]}
+    payload["redacted"] = True
+    doc["payload"] = payload
+    return doc
+
+
+def redact_events(events: list[StoredEvent], reader: Reader) -> list[dict[str, Any]]:
+    return [redact_event(e, reader) for e in events]

@@ -1,0 +1,523 @@
+"""The application layer: one method per use case, nothing about HTTP.
+
+Callers pass plain values and a :class:`Credentials`; failures are :mod:`torres_game.errors`
+values. Every write goes through :meth:`GameService._submit`, the single path that checks the
+version, the turn and the rules before one atomic append, so the in-process bot, an external AI
+worker and human players are held to exactly the same rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torres_rules as tr
+
+from . import events as ev
+from .ai import AiDriver, ai_command_id
+from .config import Config
+from .errors import (
+    CommandIdReused,
+    Forbidden,
+    GameNotFound,
+    GameOver,
+    IllegalActionError,
+    NotFound,
+    NotYourTurn,
+    ServiceError,
+    Unauthenticated,
+    ValidationFailed,
+    VersionConflict,
+)
+from .redaction import FULL, Reader, redact_events
+from .store.base import AiTurn, AppendResult, EventStore, GameRecord, GameSecret, Snapshot
+from .store.hashing import GENESIS_HASH, canonical_json
+from .waiting import VersionWaiter
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What the caller presented: the service key, the admin key and/or a seat token."""
+
+    api_key: str | None = None
+    admin_key: str | None = None
+    token: str | None = None
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The answer to an action: the body, and whether it replays an earlier identical command."""
+
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class _GameInfo:
+    """The parts of a game that never change after creation (safe to cache per process)."""
+
+    record: GameRecord
+    secret: GameSecret
+
+    def seat_kind(self, seat: int) -> str | None:
+        seats = self.record.seats
+        return seats[seat]["kind"] if 0 <= seat < len(seats) else None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _same(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+class _StateCache:
+    """Latest folded state per game (LRU): most requests only fold the events they haven't seen."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[str, tuple[int, tr.State]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> tuple[int, tr.State] | None:
+        with self._lock:
+            item = self._items.get(game_id)
+            if item is not None:
+                self._items.move_to_end(game_id)
+            return item
+
+    def put(self, game_id: str, version: int, state: tr.State) -> None:
+        with self._lock:
+            old = self._items.get(game_id)
+            if old is None or old[0] < version:
+                self._items[game_id] = (version, state)
+                self._items.move_to_end(game_id)
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+
+
+class GameService:
+    def __init__(self, store: EventStore, config: Config, driver: AiDriver) -> None:
+        self.store = store
+        self.config = config
+        self.driver = driver
+        self._states = _StateCache(config.state_cache_size)
+        self._infos: dict[str, _GameInfo] = {}
+        self._infos_lock = threading.Lock()
+        self.waiter = VersionWaiter(store.current_version, config.wait_poll_interval)
+
+    def start(self) -> None:
+        self.driver.start(self)
+
+    def close(self) -> None:
+        self.driver.close()
+        self.store.close()
+
+    # -- authentication ---------------------------------------------------------------------
+
+    def _require_service(self, creds: Credentials) -> None:
+        if creds.api_key is None:
+            raise Unauthenticated("send the service key in X-API-Key")
+        if not _same(creds.api_key, self.config.api_key):
+            raise Forbidden("wrong service key")
+
+    def _is_admin(self, creds: Credentials) -> bool:
+        if creds.admin_key is None:
+            return False
+        if not _same(creds.admin_key, self.config.admin_key):
+            raise Forbidden("wrong admin key")
+        return True
+
+    def _seat_of_token(self, info: _GameInfo, token: str) -> int:
+        digest = token_hash(token)
+        for seat, expected in enumerate(info.secret.token_hashes):
+            if expected is not None and hmac.compare_digest(digest, expected):
+                return seat
+        raise Forbidden("this token does not belong to a seat of this game")
+
+    def _reader(self, info: _GameInfo, creds: Credentials, *, over: bool, seat: int | None = None) -> Reader:
+        """Resolve who reads: admin or game over → everything; a seat; or a spectator."""
+        if self._is_admin(creds) or over:
+            return Reader(full=True, seat=self._optional_seat(info, creds, seat))
+        return Reader(seat=self._optional_seat(info, creds, seat))
+
+    def _optional_seat(self, info: _GameInfo, creds: Credentials, seat: int | None) -> int | None:
+        """A seat token names its seat; the service key may name an AI seat; else spectator."""
+        if creds.token is not None:
+            own = self._seat_of_token(info, creds.token)
+            if seat is not None and seat != own:
+                raise Forbidden(f"this token is for seat {own}, not seat {seat}")
+            return own
+        if seat is not None:
+            if creds.admin_key is not None and self._is_admin(creds):
+                if info.seat_kind(seat) is None:
+                    raise NotFound(f"no seat {seat}")
+                return seat
+            self._require_service(creds)
+            if info.seat_kind(seat) != "ai":
+                raise Forbidden("the service key may act only for AI seats")
+            return seat
+        return None
+
+    def _actor(self, info: _GameInfo, creds: Credentials, seat: int) -> int:
+        if creds.token is not None:
+            own = self._seat_of_token(info, creds.token)
+            if seat != own:
+                raise Forbidden(f"this token is for seat {own}, not seat {seat}")
+            return seat
+        if creds.api_key is not None:
+            self._require_service(creds)
+            if info.seat_kind(seat) != "ai":
+                raise Forbidden("the service key may act only for AI seats")
+            return seat
+        raise Unauthenticated("send Authorization: Bearer <seat token>")
+
+    # -- loading --------------------------------------------------------------------------
+
+    def _info(self, game_id: str) -> _GameInfo:
+        info = self._infos.get(game_id)
+        if info is not None:
+            return info
+        record = self.store.get_game(game_id)
+        secret = self.store.get_secret(game_id) if record else None
+        if record is None or secret is None:
+            raise GameNotFound(f"no game {game_id}")
+        info = _GameInfo(record, secret)
+        with self._infos_lock:
+            if len(self._infos) > 4 * self.config.state_cache_size:
+                self._infos.clear()
+            self._infos[game_id] = info
+        return info
+
+    def _record(self, game_id: str) -> GameRecord:
+        record = self.store.get_game(game_id)
+        if record is None:
+            raise GameNotFound(f"no game {game_id}")
+        return record
+
+    def state_at(self, game_id: str, version: int | None = None) -> tuple[int, tr.State]:
+        """The state after ``version`` (default: the latest): cache or snapshot, plus a tail fold."""
+        info = self._info(game_id)
+        cached = self._states.get(game_id)
+        base: tr.State | None
+        if cached is not None and (version is None or cached[0] <= version):
+            base_version, base = cached
+        else:
+            snapshot = self.store.latest_snapshot(game_id, at_most=version)
+            base_version, base = (snapshot.version, tr.from_position(snapshot.position)) if snapshot else (0, None)
+        if base is not None and version == base_version:
+            return base_version, base
+        tail = self.store.read(game_id, after=base_version, up_to=version)
+        state = ev.fold(tail, info.secret.seed, base)
+        last = tail[-1].version if tail else base_version
+        if state is None or (version is not None and last != version):
+            raise NotFound(f"game {game_id} has no version {version}")
+        if version is None:
+            self._states.put(game_id, last, state)
+        return last, state
+
+    # -- use cases: create and read -------------------------------------------------------
+
+    def create_game(
+        self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],
+        seats: Sequence[dict[str, Any]],
+    ) -> dict[str, Any]:
+        self._require_service(creds)
+        if not 2 <= len(seats) <= 4:
+            raise ValidationFailed("a game has 2 to 4 seats", errors={"seats": ["2 to 4 seats"]})
+        seed = secrets.randbits(128)
+        try:
+            state = tr.new_game(players=len(seats), seed=seed, edition=edition, master=master, **options)
+        except (ValueError, TypeError) as exc:
+            raise ValidationFailed(str(exc), errors={"options": [str(exc)]}) from exc
+        public_seats: list[dict[str, Any]] = []
+        tokens: list[str | None] = []
+        for number, spec in enumerate(seats):
+            seat: dict[str, Any] = {"seat": number, "kind": spec["kind"]}
+            if spec["kind"] == "human":
+                seat["player_id"] = spec.get("player_id")
+                tokens.append(secrets.token_urlsafe(24))
+            else:
+                seat["level"] = spec.get("level", "easy")
+                tokens.append(None)
+            public_seats.append(seat)
+        game_id = str(uuid.uuid4())
+        created = ev.game_created(edition=edition, master=master, options=options, seats=public_seats, seed=seed)
+        summary = ev.summary_of(state)
+        record = GameRecord(
+            game_id=game_id, created_at="", edition=edition, master=master, options=options,
+            seats=public_seats, status="active", summary=summary,
+        )
+        secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
+        ai_turn = self._ai_turn_due(public_seats, game_id, 1, state)
+        result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn)
+        self._states.put(game_id, result.version, state)
+        self._after_append(game_id, ai_turn)
+        return {
+            "game_id": game_id,
+            "version": result.version,
+            "seed_commitment": created.payload["seed_commitment"],
+            "seats": [
+                {**seat, **({"token": token} if token else {})}
+                for seat, token in zip(public_seats, tokens, strict=True)
+            ],
+        }
+
+    @staticmethod
+    def _summary(record: GameRecord) -> dict[str, Any]:
+        return {
+            "game_id": record.game_id,
+            "status": record.status,
+            "version": record.version,
+            "edition": record.edition,
+            "master": record.master,
+            "options": record.options,
+            "seats": record.seats,
+            **{k: record.summary.get(k) for k in ("stage", "phase", "round", "to_move", "scores", "winner")},
+            "created_at": record.created_at,
+        }
+
+    def list_games(self, *, status: str | None, limit: int, offset: int) -> dict[str, Any]:
+        records = self.store.list_games(status=status, limit=limit, offset=offset)
+        return {"games": [self._summary(r) for r in records], "limit": limit, "offset": offset}
+
+    def game_summary(self, game_id: str) -> dict[str, Any]:
+        return self._summary(self._record(game_id))
+
+    def view(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
+        info = self._info(game_id)
+        reader_seat = self._optional_seat(info, creds, seat)
+        version, state = self.state_at(game_id)
+        return {"version": version, "seat": reader_seat, "view": tr.view(state, reader_seat)}
+
+    def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
+        info = self._info(game_id)
+        reader_seat = self._optional_seat(info, creds, seat)
+        if reader_seat is None:
+            raise Unauthenticated("send Authorization: Bearer <seat token>")
+        version, state = self.state_at(game_id)
+        mine = not tr.is_over(state) and state.to_position().get("to_move") == reader_seat
+        return {"version": version, "seat": reader_seat, "actions": tr.legal_actions(state) if mine else []}
+
+    def events(self, game_id: str, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
+        info = self._info(game_id)
+        record = self._record(game_id)
+        reader = self._reader(info, creds, over=record.status == "over")
+        page = self.store.read(game_id, after=after, limit=limit)
+        return {
+            "game_id": game_id,
+            "version": record.version,
+            "events": redact_events(page, reader),
+            "next_after": page[-1].version if page else after,
+            "redacted": not reader.full,
+        }
+
+    def position_at(self, game_id: str, creds: Credentials, *, version: int | None) -> dict[str, Any]:
+        info = self._info(game_id)
+        record = self._record(game_id)
+        admin = self._is_admin(creds)
+        if not admin and record.status != "over" and creds.token is None:
+            raise Unauthenticated("the state before the end needs the admin key or a seat token")
+        seat = None if admin else (self._seat_of_token(info, creds.token) if creds.token else None)
+        at, state = self.state_at(game_id, version)
+        if admin or record.status == "over":
+            return {"version": at, "position": state.to_position()}
+        return {"version": at, "seat": seat, "view": tr.view(state, seat)}
+
+    def notifications(self, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
+        admin = self._is_admin(creds)
+        if not admin:
+            self._require_service(creds)
+        page = self.store.notifications(after=after, limit=limit)
+        reader = FULL if admin else Reader.spectator()
+        items = [
+            {k: doc[k] for k in ("position", "game_id", "version", "type", "payload", "created_at")}
+            for doc in redact_events(page, reader)
+        ]
+        return {"notifications": items, "next_after": page[-1].position if page else after}
+
+    def wait(self, game_id: str, *, version: int, timeout: float) -> dict[str, Any]:
+        record = self._record(game_id)
+        current = record.version
+        if current <= version and record.status != "over":
+            current = self.waiter.wait(game_id, version, timeout) or current
+        return {"game_id": game_id, "version": current, "changed": current > version}
+
+    # -- verify ---------------------------------------------------------------------------
+
+    def verify(self, game_id: str) -> dict[str, Any]:
+        """Re-hash the chain and re-fold the log; report the first inconsistency found."""
+        info = self._info(game_id)
+        record = self._record(game_id)
+        log_events = self.store.read(game_id)
+        seed = info.secret.seed
+        prev, state, ended = GENESIS_HASH, None, False
+        snapshot = self.store.latest_snapshot(game_id)
+
+        def report(version: int, reason: str) -> dict[str, Any]:
+            return {"game_id": game_id, "ok": False, "events": len(log_events),
+                    "version": log_events[-1].version if log_events else 0,
+                    "first_inconsistency": {"version": version, "reason": reason}}
+
+        for expected, event in enumerate(log_events, start=1):
+            v = event.version
+            if v != expected:
+                return report(expected, f"version gap: found {v} where {expected} was expected")
+            if event.prev_hash != prev:
+                return report(v, "prev_hash does not match the previous event's hash")
+            if event.recomputed_hash() != event.hash:
+                return report(v, "hash mismatch: the stored event was altered")
+            prev = event.hash
+            if ended:
+                return report(v, "event after game_ended")
+            if event.type == ev.GAME_CREATED:
+                if v != 1:
+                    return report(v, "game_created is not the first event")
+                if event.payload.get("seed_commitment") != ev.seed_commitment(seed):
+                    return report(v, "seed commitment does not match the game's seed")
+                state = ev.initial_state(event.payload, seed)
+            elif event.type == ev.ACTION_APPLIED:
+                if state is None:
+                    return report(v, "action before game_created")
+                to_move = None if tr.is_over(state) else state.to_position().get("to_move")
+                if event.payload.get("seat") != to_move:
+                    return report(v, f"seat {event.payload.get('seat')} acted but seat {to_move} was to move")
+                try:
+                    state = tr.apply(state, event.payload["action"])
+                except (tr.IllegalAction, ValueError, KeyError, TypeError) as exc:
+                    return report(v, f"illegal action: {exc}")
+            elif event.type == ev.GAME_ENDED:
+                if state is None or not tr.is_over(state):
+                    return report(v, "game_ended but the folded game is not over")
+                expected_payload = ev.game_ended(state, seed).payload
+                if event.payload != expected_payload:
+                    return report(v, f"game_ended says {event.payload}, the fold gives {expected_payload}")
+                ended = True
+            else:
+                return report(v, f"unknown event type {event.type!r}")
+            if snapshot is not None and snapshot.version == v and state is not None \
+                    and snapshot.position != state.to_position():
+                return report(v, "snapshot differs from the fold (a cache: delete it to rebuild)")
+        last = log_events[-1].version if log_events else 0
+        if state is not None and tr.is_over(state) and not ended:
+            return report(last, "the game is over but no game_ended was recorded")
+        if record.version != last:
+            return report(last, f"the games row says version {record.version}, the log ends at {last}")
+        return {"game_id": game_id, "ok": True, "events": len(log_events), "version": last,
+                "first_inconsistency": None}
+
+    # -- use cases: write -----------------------------------------------------------------
+
+    def submit_action(
+        self, game_id: str, creds: Credentials, *, seat: int, action: dict[str, Any],
+        expected_version: int, command_id: str,
+    ) -> Submitted:
+        info = self._info(game_id)
+        self._actor(info, creds, seat)
+        return self._submit(info, seat, action, expected_version, command_id)
+
+    def play_ai_turn(
+        self, game_id: str, seat: int, version: int, *, choose: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> Submitted | None:
+        """Play one due AI turn with ``choose(legal_actions)``; stale or finished turns are just closed."""
+        try:
+            info = self._info(game_id)
+            current, state = self.state_at(game_id)
+            if current != version or tr.is_over(state) or state.to_position().get("to_move") != seat:
+                return None
+            if info.seat_kind(seat) != "ai":
+                return None
+            action = choose(tr.legal_actions(state))
+            return self._submit(info, seat, action, version, ai_command_id(game_id, version))
+        except (VersionConflict, NotYourTurn, GameOver):
+            return None
+        finally:
+            self.store.complete_ai_turn(game_id, version)
+
+    @staticmethod
+    def _fingerprint(seat: int, action: dict[str, Any], expected_version: int) -> str:
+        body = {"seat": seat, "action": action, "expected_version": expected_version}
+        return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+    def _replay(self, original: AppendResult, fingerprint: str, seat: int) -> Submitted:
+        if original.fingerprint != fingerprint:
+            raise CommandIdReused("this command id was already used with a different request")
+        return Submitted(self._submitted_body(original, seat), replayed=True)
+
+    def _submitted_body(self, result: AppendResult, seat: int) -> dict[str, Any]:
+        return {"version": result.version, "events": redact_events(list(result.events), Reader(seat=seat))}
+
+    def _refuse(self, game_id: str, command_id: str, fingerprint: str, seat: int, error: ServiceError) -> Submitted:
+        """Before refusing, honour a retry: a known command id returns its original result."""
+        original = self.store.find_command(game_id, command_id)
+        if original is not None:
+            return self._replay(original, fingerprint, seat)
+        raise error
+
+    def _submit(
+        self, info: _GameInfo, seat: int, action: dict[str, Any], expected_version: int, command_id: str
+    ) -> Submitted:
+        game_id = info.record.game_id
+        fingerprint = self._fingerprint(seat, action, expected_version)
+        version, state = self.state_at(game_id)
+        if expected_version != version:
+            return self._refuse(game_id, command_id, fingerprint, seat, VersionConflict(
+                f"expected version {expected_version}, the game is at {version}", current_version=version))
+        if tr.is_over(state):
+            return self._refuse(game_id, command_id, fingerprint, seat, GameOver("the game is over"))
+        to_move = state.to_position().get("to_move")
+        if to_move != seat:
+            return self._refuse(game_id, command_id, fingerprint, seat,
+                                NotYourTurn(f"seat {to_move} is to move, not seat {seat}"))
+        try:
+            new_state = tr.apply(state, action)
+        except tr.IllegalAction as exc:
+            return self._refuse(game_id, command_id, fingerprint, seat, IllegalActionError(str(exc)))
+        except (ValueError, KeyError, TypeError) as exc:  # a malformed wire form the rules did not classify
+            return self._refuse(game_id, command_id, fingerprint, seat,
+                                IllegalActionError(f"malformed action: {exc!r}"))
+        over = tr.is_over(new_state)
+        new_events = [ev.action_applied(seat, action)]
+        if over:
+            new_events.append(ev.game_ended(new_state, info.secret.seed))
+        new_version = version + len(new_events)
+        ai_turn = None if over else self._ai_turn_due(info.record.seats, game_id, new_version, new_state)
+        result = self.store.append(
+            game_id, version, new_events, command_id, fingerprint=fingerprint,
+            status="over" if over else None, summary=ev.summary_of(new_state), ai_turn=ai_turn,
+        )
+        if result.duplicate:
+            return self._replay(result, fingerprint, seat)
+        self._states.put(game_id, result.version, new_state)
+        every = self.config.snapshot_every
+        if every > 0 and result.version // every > version // every:
+            self.store.save_snapshot(Snapshot(game_id, result.version, new_state.to_position()))
+        self._after_append(game_id, ai_turn)
+        log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
+                                          "action_type": action.get("type")})
+        return Submitted(self._submitted_body(result, seat))
+
+    @staticmethod
+    def _ai_turn_due(seats: list[dict[str, Any]], game_id: str, version: int, state: tr.State) -> AiTurn | None:
+        if tr.is_over(state):
+            return None
+        to_move = state.to_position().get("to_move")
+        if to_move is not None and seats[to_move]["kind"] == "ai":
+            return AiTurn(game_id, to_move, version)
+        return None
+
+    def _after_append(self, game_id: str, ai_turn: AiTurn | None) -> None:
+        self.waiter.notify()
+        if ai_turn is not None:
+            self.driver.turn_due(ai_turn.game_id, ai_turn.seat, ai_turn.version)
