@@ -31,7 +31,8 @@ def serve(config: Config, host: str, port: int) -> int:
     print("  create a game:")
     print(f"    curl -s -X POST {base}/v1/games -H 'X-API-Key: {config.api_key}' \\")
     print("      -H 'Content-Type: application/json' \\")
-    print("      -d '{\"seats\": [{\"kind\": \"human\", \"player_id\": \"me\"}, {\"kind\": \"ai\", \"level\": \"easy\"}]}'")
+    seats = '{"seats": [{"kind": "human", "player_id": "me"}, {"kind": "ai", "level": "easy"}]}'
+    print(f"      -d '{seats}'")
     print(f"  admin key: {config.admin_key}", flush=True)
     app.run(host=host, port=port, threaded=True, use_reloader=False)
     return 0

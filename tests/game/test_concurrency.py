@@ -1,0 +1,112 @@
+"""Many writers at one expected version on PostgreSQL: exactly one wins, no gap, no duplicate."""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from flask import Flask
+from torres_game.errors import VersionConflict
+from torres_game.store import PostgresEventStore
+from torres_game.store.base import NewEvent
+
+from .conftest import MIGRATIONS, bearer, create_game, event_count
+from .test_store_contract import act, new_game
+
+pytestmark = pytest.mark.postgres
+
+WRITERS = 12
+
+
+def test_threads_at_the_same_version_one_wins(pg_store: PostgresEventStore) -> None:
+    game_id = new_game(pg_store)
+    barrier = threading.Barrier(WRITERS)
+
+    def writer(i: int) -> str:
+        barrier.wait()
+        try:
+            pg_store.append(game_id, 1, act(i), f"writer-{i}")
+            return "won"
+        except VersionConflict as exc:
+            assert exc.current_version == 2
+            return "conflict"
+
+    with ThreadPoolExecutor(WRITERS) as pool:
+        outcomes = list(pool.map(writer, range(WRITERS)))
+    assert outcomes.count("won") == 1 and outcomes.count("conflict") == WRITERS - 1
+    assert [e.version for e in pg_store.read(game_id)] == [1, 2]
+
+
+def test_threads_retrying_one_command_append_once(pg_store: PostgresEventStore) -> None:
+    game_id = new_game(pg_store)
+    barrier = threading.Barrier(WRITERS)
+
+    def writer(_: int) -> tuple[int, bool]:
+        barrier.wait()
+        result = pg_store.append(game_id, 1, act(1), "the-one-command", fingerprint="fp")
+        return result.version, result.duplicate
+
+    with ThreadPoolExecutor(WRITERS) as pool:
+        outcomes = list(pool.map(writer, range(WRITERS)))
+    assert {v for v, _ in outcomes} == {2}
+    assert sum(not dup for _, dup in outcomes) == 1
+    assert [e.version for e in pg_store.read(game_id)] == [1, 2]
+
+
+def _process_writer(url: str, game_id: str, i: int, barrier: Any, results: Any) -> None:
+    store = PostgresEventStore(url, min_size=1, max_size=1, migrations_dir=MIGRATIONS)
+    try:
+        barrier.wait()
+        store.append(game_id, 3, [NewEvent("action_applied", {"seat": 0, "action": {"i": i}})], f"p-{i}")
+        results.put("won")
+    except VersionConflict:
+        results.put("conflict")
+    finally:
+        store.close()
+
+
+def test_processes_at_the_same_version_one_wins(pg_url: str, pg_store: PostgresEventStore) -> None:
+    game_id = new_game(pg_store)
+    pg_store.append(game_id, 1, act(1), "a")
+    pg_store.append(game_id, 2, act(2), "b")
+    ctx = multiprocessing.get_context("fork")
+    processes = 6
+    barrier, results = ctx.Barrier(processes), ctx.Queue()
+    workers = [ctx.Process(target=_process_writer, args=(pg_url, game_id, i, barrier, results))
+               for i in range(processes)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    outcomes = [results.get(timeout=5) for _ in range(processes)]
+    assert outcomes.count("won") == 1 and outcomes.count("conflict") == processes - 1
+    versions = [e.version for e in pg_store.read(game_id)]
+    assert versions == [1, 2, 3, 4]
+
+
+def test_http_submissions_at_the_same_version_one_201_rest_409(pg_app: Flask) -> None:
+    client = pg_app.test_client()
+    game = create_game(client)
+    game_id, token = game["game_id"], game["seats"][0]["token"]
+    legal = client.get(f"/v1/games/{game_id}/legal-actions", headers=bearer(token)).get_json()
+    before = event_count(client, game_id)
+    barrier = threading.Barrier(8)
+
+    def submit(i: int) -> int:
+        local = pg_app.test_client()
+        body = {"seat": 0, "action": random.Random(i).choice(legal["actions"]),
+                "expected_version": legal["version"], "command_id": f"race-{i}"}
+        barrier.wait()
+        response = local.post(f"/v1/games/{game_id}/actions", json=body, headers=bearer(token))
+        if response.status_code == 409:
+            assert response.get_json()["current_version"] == legal["version"] + 1
+        return response.status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(pool.map(submit, range(8)))
+    assert sorted(codes) == [201] + [409] * 7
+    assert event_count(client, game_id) == before + 1

@@ -1,0 +1,153 @@
+"""One contract suite for the event store, run against SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+import uuid
+
+import psycopg
+import pytest
+from torres_game.errors import GameNotFound, VersionConflict
+from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
+from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Snapshot
+from torres_game.store.hashing import GENESIS_HASH
+
+
+def new_game(store: EventStore, *, events: int = 1) -> str:
+    game_id = str(uuid.uuid4())
+    record = GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                        summary={"stage": "setup"})
+    created = [NewEvent("game_created", {"n": i}) for i in range(events)]
+    store.create_game(record, GameSecret(2**100 + 7, ["h0", None]), created, f"create:{game_id}")
+    return game_id
+
+
+def act(i: int) -> list[NewEvent]:
+    return [NewEvent("action_applied", {"seat": 0, "action": {"type": "end_turn", "i": i}})]
+
+
+def raw(store: EventStore, sql: str) -> None:
+    """Run SQL directly against the store's database, bypassing the store's API."""
+    if isinstance(store, PostgresEventStore):
+        with store.pool.connection() as conn:
+            conn.execute(sql)
+    else:
+        assert isinstance(store, SqliteEventStore)
+        store._conn().execute(sql)
+
+
+class TestEventStoreContract:
+    def test_create_and_read_back(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        record = store.get_game(game_id)
+        assert record is not None and record.version == 1 and record.status == "active"
+        assert record.summary == {"stage": "setup"} and record.seats[0]["kind"] == "human"
+        assert store.get_secret(game_id) == GameSecret(2**100 + 7, ["h0", None])
+        (event,) = store.read(game_id)
+        assert (event.version, event.type, event.prev_hash) == (1, "game_created", GENESIS_HASH)
+        assert event.recomputed_hash() == event.hash
+        assert store.get_game("nope") is None and store.current_version("nope") is None
+
+    def test_append_versions_are_consecutive_and_chained(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        for version in range(1, 6):
+            result = store.append(game_id, version, act(version), f"c{version}")
+            assert result.version == version + 1 and not result.duplicate
+        two = store.append(game_id, 6, [*act(6), NewEvent("game_ended", {"winner": 0})], "end",
+                           status="over", summary={"stage": "over"})
+        assert [e.version for e in two.events] == [7, 8]
+        events = store.read(game_id)
+        assert [e.version for e in events] == list(range(1, 9))
+        for before, after in itertools.pairwise(events):
+            assert after.prev_hash == before.hash
+        assert all(e.recomputed_hash() == e.hash for e in events)
+        record = store.get_game(game_id)
+        assert record is not None and (record.version, record.status) == (8, "over")
+        assert [e.version for e in store.read(game_id, after=2, up_to=5)] == [3, 4, 5]
+        assert [e.version for e in store.read(game_id, after=2, limit=2)] == [3, 4]
+
+    def test_stale_append_is_a_version_conflict_and_changes_nothing(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        store.append(game_id, 1, act(1), "a")
+        with pytest.raises(VersionConflict) as info:
+            store.append(game_id, 1, act(2), "b")
+        assert info.value.current_version == 2
+        with pytest.raises(VersionConflict):
+            store.append(game_id, 5, act(2), "c")
+        assert [e.version for e in store.read(game_id)] == [1, 2]
+        assert store.find_command(game_id, "b") is None
+
+    def test_repeated_command_id_returns_original_and_appends_nothing(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        first = store.append(game_id, 1, act(1), "same", fingerprint="f1")
+        store.append(game_id, 2, act(2), "other")
+        again = store.append(game_id, 1, act(99), "same", fingerprint="f2")  # stale version: still the original
+        assert again.duplicate and again.fingerprint == "f1"
+        assert again.events == first.events
+        assert store.current_version(game_id) == 3
+        found = store.find_command(game_id, "same")
+        assert found is not None and found.version == 2
+
+    def test_unknown_game(self, store: EventStore) -> None:
+        with pytest.raises(GameNotFound):
+            store.append("missing", 0, act(1), "x")
+
+    def test_update_delete_and_gaps_are_refused_by_the_database(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        store.append(game_id, 1, act(1), "a")
+        refused = (sqlite3.DatabaseError, psycopg.Error)
+        with pytest.raises(refused, match="append-only"):
+            raw(store, f"UPDATE events SET type = 'x' WHERE game_id = '{game_id}'")
+        with pytest.raises(refused, match="append-only"):
+            raw(store, f"DELETE FROM events WHERE game_id = '{game_id}'")
+        if isinstance(store, PostgresEventStore):
+            with pytest.raises(refused, match="append-only"):
+                raw(store, "TRUNCATE events CASCADE")
+        with pytest.raises(refused, match="predecessor"):  # a gap: version 4 after 2
+            raw(store, "INSERT INTO events (game_id, version, type, payload, schema_version, created_at,"
+                       f" command_id, prev_hash, hash) VALUES ('{game_id}', 4, 'x', '{{}}', 1,"
+                       f" '2026-01-01T00:00:00+00:00', 'z', '{'0' * 64}', 'h')")
+        assert [e.version for e in store.read(game_id)] == [1, 2]
+
+    def test_notification_log_is_ordered_across_games(self, store: EventStore) -> None:
+        start = (store.notifications(after=0, limit=100000) or [None])[-1]
+        after = start.position if start else 0
+        games = [new_game(store) for _ in range(3)]
+        expected = [(g, 1) for g in games]
+        for version in (1, 2):
+            for g in games:
+                store.append(g, version, act(version), f"c{version}")
+                expected.append((g, version + 1))
+        log = store.notifications(after=after, limit=1000)
+        assert [(e.game_id, e.version) for e in log] == expected
+        positions = [e.position for e in log]
+        assert positions == sorted(positions) and len(set(positions)) == len(positions)
+        page = store.notifications(after=log[2].position, limit=2)
+        assert [e.position for e in page] == positions[3:5]
+
+    def test_snapshots(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        assert store.latest_snapshot(game_id) is None
+        store.save_snapshot(Snapshot(game_id, 20, {"v": 20}))
+        store.save_snapshot(Snapshot(game_id, 40, {"v": 40}))
+        store.save_snapshot(Snapshot(game_id, 40, {"v": "ignored duplicate"}))
+        assert store.latest_snapshot(game_id) == Snapshot(game_id, 40, {"v": 40})
+        assert store.latest_snapshot(game_id, at_most=39) == Snapshot(game_id, 20, {"v": 20})
+        assert store.latest_snapshot(game_id, at_most=19) is None
+
+    def test_ai_turn_outbox_is_written_with_the_append(self, store: EventStore) -> None:
+        game_id = new_game(store)
+        store.append(game_id, 1, act(1), "a", ai_turn=AiTurn(game_id, 1, 2))
+        with pytest.raises(VersionConflict):
+            store.append(game_id, 1, act(1), "b", ai_turn=AiTurn(game_id, 0, 2))
+        pending = [t for t in store.pending_ai_turns(limit=10000) if t.game_id == game_id]
+        assert [(t.seat, t.version) for t in pending] == [(1, 2)]
+        store.complete_ai_turn(game_id, 2)
+        assert not [t for t in store.pending_ai_turns(limit=10000) if t.game_id == game_id]
+
+    def test_migrations_are_recorded_and_idempotent(self, store: EventStore) -> None:
+        assert store.migrate() == []
+        applied, pending = store.migration_status()
+        assert applied == [1, 2] and pending == []
+        store.ping()
