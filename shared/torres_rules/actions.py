@@ -83,22 +83,22 @@ def _turn_actions(state: State) -> list[Action]:
     out: list[Action] = []
     if ap_left >= 1:
         if ap_left >= 2 and moves.reserve(state, seat) > 0:
-            out.extend({"type": "place_knight", "at": names[sq]} for sq in moves.placement_squares(state, seat))
+            out += [{"type": "place_knight", "at": names[sq]} for sq in moves.placement_squares(state, seat)]
         for frm in state.knight_squares(seat):
             f = names[frm]
-            out.extend({"type": "move_knight", "from": f, "to": names[to]}
-                       for to in moves.knight_destinations(state, frm))
+            out += [{"type": "move_knight", "from": f, "to": names[to]} for to in moves.knight_destinations(state, frm)]
         choices = building.stack_choices(state)
         if choices:
-            squares = building.build_squares(state)
+            squares = [names[sq] for sq in building.build_squares(state)]
             for i in choices:
-                out.extend({"type": "build", "at": names[sq], "stack": i} for sq in squares)
+                out += [{"type": "build", "at": at, "stack": i} for at in squares]
         if cards.why_not_buy(state) is None:
             out.append({"type": "buy_card"})
         out.append({"type": "advance_track"})
-    for kind in cards.playable_kinds(state):
-        out.extend(cards.card_uses(state, kind))
-    out.extend(_end_turn_actions(state))
+    if not state.card_played and state.hands[seat]:
+        for kind in cards.playable_kinds(state):
+            out.extend(cards.card_uses(state, kind))
+    out += _end_turn_actions(state)
     return out
 
 

@@ -20,11 +20,12 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_build_squares", "_gate_exits", "areas", "heights", "members", "of")
+    __slots__ = ("_build_squares", "_gate_exits", "_gate_targets", "areas", "heights", "members", "of")
 
     def __init__(self, heights: tuple[int, ...]) -> None:
         self.heights = heights
         self._build_squares: tuple[int, ...] | None = None
+        self._gate_targets: dict[int, tuple[int, ...]] = {}
         of = [NO_CASTLE] * 64
         members: list[tuple[int, ...]] = []
         for start in SQUARES:
@@ -53,6 +54,7 @@ class Castles:
         new = Castles.__new__(Castles)
         new.heights = heights
         new._build_squares = None
+        new._gate_targets = {}
         if self.heights[square]:
             new.of, new.members, new.areas = self.of, self.members, self.areas
             new._gate_exits = [None] * len(self.members)
@@ -134,6 +136,28 @@ class Castles:
             exits = tuple(sorted((level, e) for e, level in found.items()))
             self._gate_exits[castle] = exits
         return exits
+
+    def gate_targets(self, square: int) -> tuple[int, ...]:
+        """Where gate moves (5.2) lead from a knight on `square`, figures aside: through any castle next to it
+        with a gate above the knight's level, out through a gate onto a square no higher than it started."""
+        targets = self._gate_targets.get(square)
+        if targets is None:
+            level = self.heights[square]
+            found: set[int] = set()
+            entered: set[int] = set()
+            for t in NEIGHBOURS[square]:
+                c = self.of[t]
+                if c == NO_CASTLE or self.heights[t] <= level or c in entered:
+                    continue
+                entered.add(c)
+                for e_level, e in self.gate_exits(c):
+                    if e_level > level:
+                        break
+                    found.add(e)
+            found.discard(square)
+            targets = tuple(sorted(found))
+            self._gate_targets[square] = targets
+        return targets
 
     def neighbouring_squares(self, castle: int) -> frozenset[int]:
         """Every square orthogonally adjacent to some square of the castle (castle squares included)."""

@@ -28,12 +28,12 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
     knights = state.knights
     king = state.king
     out: set[int] = set()
-    for k in range(64):
-        if knights[k] != seat or k == without:
+    for k in state.knight_squares(seat):
+        if k == without:
             continue
         level = h[k]
         for n in NEIGHBOURS[k]:
-            if (knights[n] == NO_FIGURE or n == without) and n != king and h[n] <= level:
+            if h[n] <= level and (knights[n] == NO_FIGURE or n == without) and n != king:
                 out.add(n)
     out.discard(without)
     return sorted(out)
@@ -51,33 +51,25 @@ def step_squares(state: State, square: int) -> list[int]:
 def gate_squares(state: State, square: int) -> list[int]:
     """Gate moves (5.2): enter a castle next to the knight through a gate above the knight's level, leave
     through any gate of that castle onto a free square no higher than the knight started."""
-    h = state.heights
-    level = h[square]
-    castles = state.castles
     knights = state.knights
     king = state.king
-    out: set[int] = set()
-    entered: set[int] = set()
-    for t in NEIGHBOURS[square]:
-        c = castles.of[t]
-        if c == NO_CASTLE or h[t] <= level or c in entered:
-            continue
-        entered.add(c)
-        for e_level, e in castles.gate_exits(c):
-            if e_level > level:
-                break
-            if e != square and knights[e] == NO_FIGURE and e != king:
-                out.add(e)
-    return sorted(out)
+    return [e for e in state.castles.gate_targets(square) if knights[e] == NO_FIGURE and e != king]
 
 
 def knight_destinations(state: State, square: int) -> list[int]:
-    """Everything `move_knight` may reach from a square for 1 AP: steps and gate moves together."""
-    steps = step_squares(state, square)
-    gates = gate_squares(state, square)
-    if not gates:
-        return sorted(steps)
-    return sorted(set(steps).union(gates))
+    """Everything `move_knight` may reach from a square for 1 AP: steps and gate moves together, sorted."""
+    h = state.heights
+    knights = state.knights
+    king = state.king
+    limit = h[square] + 1
+    # NEIGHBOURS lists squares in increasing order, so the steps come out sorted.
+    out = [n for n in NEIGHBOURS[square] if h[n] <= limit and knights[n] == NO_FIGURE and n != king]
+    gates = state.castles.gate_targets(square)
+    if gates:
+        extra = [e for e in gates if knights[e] == NO_FIGURE and e != king and e not in out]
+        if extra:
+            out = sorted(out + extra)
+    return out
 
 
 def why_not_move(state: State, frm: int, to: int) -> str:

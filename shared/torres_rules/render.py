@@ -56,7 +56,7 @@ def action_text(action: dict) -> str:
         parts.append(action["at"])
     if "stack" in action:
         parts.append(f"stack {action['stack']}")
-    if "spread" in action and action["spread"]:
+    if action.get("spread"):
         parts.append(f"spread {action['spread']}")
     if "rest" in action:
         parts.append(f"rest {action['rest']} {action['order']}")

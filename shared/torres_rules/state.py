@@ -8,7 +8,6 @@ tuple hash -- search code creates millions of states.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import compress
 from typing import Any
 
 from .board import SQUARE_NAMES, parse_square
@@ -27,7 +26,6 @@ from .editions import (
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS, STAGES
 
 NO_FIGURE = -1
-_SQUARES = range(64)
 _new_state = object.__new__
 
 _FIELDS = (
@@ -74,7 +72,7 @@ class State:
     (multisets); decks/deck/seen are tuples, top card first.
     """
 
-    __slots__ = (*_FIELDS, "_castles", "_key")
+    __slots__ = (*_FIELDS, "_castles", "_key", "_knights_of")
 
     players: int
     edition: str
@@ -109,6 +107,7 @@ class State:
             setattr(self, name, fields[name])
         self._castles: Castles | None = None
         self._key: tuple[Any, ...] | None = None
+        self._knights_of: tuple[tuple[int, ...], dict[int, list[int]]] | None = None
 
     def _copy(self) -> State:
         """A private, still mutable copy for `apply` to change before handing it out."""
@@ -142,6 +141,7 @@ class State:
         new.seen = self.seen
         new._castles = self._castles
         new._key = None
+        new._knights_of = self._knights_of
         return new
 
     # --- derived facts -------------------------------------------------------------------------------------
@@ -172,7 +172,16 @@ class State:
         return self.knights[square] == NO_FIGURE and self.king != square
 
     def knight_squares(self, seat: int) -> list[int]:
-        return list(compress(_SQUARES, map(seat.__eq__, self.knights)))
+        """The seat's knights, by square; cached per seat for the current knights tuple (a copy shares the cache
+        until its knights change)."""
+        cache = self._knights_of
+        if cache is None or cache[0] is not self.knights:
+            cache = (self.knights, {})
+            self._knights_of = cache
+        squares = cache[1].get(seat)
+        if squares is None:
+            squares = cache[1][seat] = _indices(self.knights, seat)
+        return list(squares)
 
     @property
     def ap_left(self) -> int:
@@ -199,6 +208,18 @@ class State:
 
     def to_position(self) -> dict[str, Any]:
         return to_position(self)
+
+
+def _indices(values: tuple[int, ...], wanted: int) -> list[int]:
+    """Positions of `wanted` in `values` (tuple.index runs in C: faster than a Python loop over 64 squares)."""
+    out = []
+    i = -1
+    try:
+        while True:
+            i = values.index(wanted, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
 
 
 # --- position JSON ---------------------------------------------------------------------------------------
