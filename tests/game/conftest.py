@@ -16,9 +16,10 @@ from typing import Any
 
 import psycopg
 import pytest
-import torres_rules as tr
 from flask import Flask
 from flask.testing import FlaskClient
+
+import torres_rules as tr
 from torres_game.app import create_app
 from torres_game.config import Config
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore

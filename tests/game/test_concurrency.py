@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+
 from torres_game.errors import VersionConflict
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import NewEvent

@@ -8,6 +8,7 @@ import uuid
 
 import psycopg
 import pytest
+
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Snapshot

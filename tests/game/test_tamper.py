@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+
 from torres_game.store.hashing import GENESIS_HASH, event_hash, format_time
 
 from .conftest import create_game, play_one

@@ -496,6 +496,7 @@ class GameService:
         result = self.store.append(
             game_id, version, new_events, command_id, fingerprint=fingerprint,
             status="over" if over else None, summary=ev.summary_of(new_state), ai_turn=ai_turn,
+            close_ai_turns=any(seat["kind"] == "ai" for seat in info.record.seats),
         )
         if result.duplicate:
             return self._replay(result, fingerprint, seat)

@@ -163,12 +163,14 @@ class EventStore(Protocol):
         status: str | None = None,
         summary: dict[str, Any] | None = None,
         ai_turn: AiTurn | None = None,
+        close_ai_turns: bool = False,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`.
 
         A command id already recorded for the game returns the original result (and its
         fingerprint) without appending, whatever ``expected_version`` says: that is what makes a
-        client's retry after a lost response safe.
+        client's retry after a lost response safe. ``ai_turn`` records a due AI turn in the same
+        transaction; ``close_ai_turns`` marks the game's earlier due turns done (the game moved on).
         """
         ...
 

@@ -143,6 +143,7 @@ class PostgresEventStore:
         status: str | None = None,
         summary: dict[str, Any] | None = None,
         ai_turn: AiTurn | None = None,
+        close_ai_turns: bool = False,
     ) -> AppendResult:
         try:
             with self.pool.connection() as conn, conn.transaction():
@@ -171,6 +172,11 @@ class PostgresEventStore:
                     " status = coalesce(%s, status), summary = coalesce(%s, summary) WHERE game_id = %s",
                     (stored[-1].version, now, status, Jsonb(summary) if summary is not None else None, game_id),
                 )
+                if close_ai_turns:  # the game moved on: earlier due turns are settled
+                    conn.execute(
+                        "UPDATE ai_turns SET done_at = %s WHERE game_id = %s AND version <= %s AND done_at IS NULL",
+                        (now, game_id, current),
+                    )
                 if ai_turn:
                     self._insert_ai_turn(conn, ai_turn, now)
             return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)

@@ -162,6 +162,7 @@ class SqliteEventStore:
         status: str | None = None,
         summary: dict[str, Any] | None = None,
         ai_turn: AiTurn | None = None,
+        close_ai_turns: bool = False,
     ) -> AppendResult:
         try:
             with self._write() as conn:
@@ -189,6 +190,11 @@ class SqliteEventStore:
                     (stored[-1].version, format_time(now), status,
                      canonical_json(summary) if summary is not None else None, game_id),
                 )
+                if close_ai_turns:  # the game moved on: earlier due turns are settled
+                    conn.execute(
+                        "UPDATE ai_turns SET done_at = ? WHERE game_id = ? AND version <= ? AND done_at IS NULL",
+                        (format_time(now), game_id, current),
+                    )
                 if ai_turn:
                     self._insert_ai_turn(conn, ai_turn)
             return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
