@@ -12,7 +12,7 @@ from . import building, cards, moves, turns
 from .board import SQUARE_NAMES, parse_square
 from .names import CARD_KINDS
 from .scoring import advance
-from .state import NO_FIGURE, State
+from .state import NO_FIGURE, State, replaced
 
 Action = dict[str, Any]
 
@@ -244,7 +244,7 @@ def _build(state: State, action: Action) -> None:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(stacks):
         raise IllegalAction(f"stack must be the index of one of your {len(stacks)} stacks, not {index!r}")
     if fixed is not None and index != fixed:
-        if state.stack_chosen is None:
+        if state.options.stack_choice == "largest":
             raise IllegalAction(f"this edition builds from the largest stack automatically: stack {fixed}")
         raise IllegalAction(f"blocks come from one stack per turn: this turn uses stack {fixed}")
     if stacks[index] == 0:
@@ -252,7 +252,7 @@ def _build(state: State, action: Action) -> None:
     if sq not in building.build_squares(state):
         raise IllegalAction(building.why_not_build(state, sq))
     _spend(state, 1, "building a block")
-    state.stacks = turns._with(state.stacks, state.to_move, turns._with(stacks, index, stacks[index] - 1))
+    state.take_block(state.to_move, index)
     state.stack_chosen = index
     state.add_block(sq)
 
@@ -267,7 +267,7 @@ def _buy_card(state: State, action: Action) -> None:
     if state.decks is not None:
         deck = state.decks[seat]
         state.seen = deck[:3]
-        state.decks = turns._with(state.decks, seat, deck[3:])
+        state.decks = replaced(state.decks, seat, deck[3:])
         state.stage = "keep_card"
     else:
         assert state.deck is not None
@@ -278,7 +278,7 @@ def _buy_card(state: State, action: Action) -> None:
 
 def _take_card(state: State, card: str) -> None:
     seat = state.to_move
-    state.hands = turns._with(state.hands, seat, tuple(sorted((*state.hands[seat], card))))
+    state.hands = replaced(state.hands, seat, tuple(sorted((*state.hands[seat], card))))
     state.bought_this_turn = tuple(sorted((*state.bought_this_turn, card)))
 
 
@@ -299,7 +299,7 @@ def _keep_card(state: State, action: Action) -> None:
     seat = state.to_move
     deck = state.decks[seat] if state.decks is not None else ()
     deck = (*order, *deck) if rest == "top" else (*deck, *order)
-    state.decks = turns._with(state.decks, seat, tuple(deck))
+    state.decks = replaced(state.decks, seat, tuple(deck))
     state.seen = None
     state.stage = "turn"
     _take_card(state, card)
@@ -338,7 +338,7 @@ def _play_card(state: State, action: Action) -> None:
             raise IllegalAction(f"stack {index} has no blocks left")
         if at not in building.block_under_knight_squares(state, seat):
             raise IllegalAction(building.why_not_block_under_knight(state, at))
-        state.stacks = turns._with(state.stacks, seat, turns._with(stacks, index, stacks[index] - 1))
+        state.take_block(seat, index)
         state.add_block(at)
     elif card == "extra_block":
         at = _square(action, "at")
@@ -355,7 +355,7 @@ def _play_card(state: State, action: Action) -> None:
         if to not in building.move_block_targets(state, frm):
             raise IllegalAction(building.why_not_move_block(state, frm, to))
         state.set_heights(building.with_block(building.with_block(state.heights, frm, -1), to))
-    state.hands = turns._with(state.hands, seat, cards.remove_one(hand, card))
+    state.hands = replaced(state.hands, seat, cards.remove_one(hand, card))
     state.card_played = True
 
 

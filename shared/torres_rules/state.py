@@ -167,6 +167,11 @@ class State:
             self._castles = self._castles.with_block(square, new_heights)
         self.heights = new_heights
 
+    def take_block(self, seat: int, stack: int) -> None:
+        """Private to the engine: one block off one of the seat's stacks of a fresh copy."""
+        stacks = self.stacks[seat]
+        self.stacks = replaced(self.stacks, seat, replaced(stacks, stack, stacks[stack] - 1))
+
     def is_free(self, square: int) -> bool:
         """No figure (knight or king) stands on the square."""
         return self.knights[square] == NO_FIGURE and self.king != square
@@ -208,6 +213,11 @@ class State:
 
     def to_position(self) -> dict[str, Any]:
         return to_position(self)
+
+
+def replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """A copy of a tuple with one item replaced: the building block of every change to a State."""
+    return (*values[:index], value, *values[index + 1 :])
 
 
 def _indices(values: tuple[int, ...], wanted: int) -> list[int]:

@@ -12,7 +12,7 @@ from . import building, scoring
 from .board import DIAGONAL_NEIGHBOURS, FOUNDATIONS, column, row
 from .editions import AP_PER_TURN, BLOCK_STOCKS, PHASES, TOTAL_BLOCKS, make_options, rounds_in_phase
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS
-from .state import NO_FIGURE, State
+from .state import NO_FIGURE, State, replaced
 
 MASTER_FOUNDATIONS = 8
 
@@ -165,10 +165,10 @@ def end_turn(state: State, used: int, spread: list[int]) -> None:
     else:
         new = ()
         if state.options.carry_over_blocks and state.phase < PHASES:
-            state.leftover = _with(state.leftover, seat, state.leftover[seat] + leftover)
+            state.leftover = replaced(state.leftover, seat, state.leftover[seat] + leftover)
         else:
             state.supply += leftover
-    state.stacks = _with(state.stacks, seat, new)
+    state.stacks = replaced(state.stacks, seat, new)
     next_seat = (seat + 1) % state.players
     if next_seat != state.start_player:
         begin_turn(state, next_seat)
@@ -247,6 +247,3 @@ def after_king_move(state: State) -> None:
     state.stage = "turn"
     begin_turn(state, state.start_player)
 
-
-def _with(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1:])

@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-import torres_rules as tr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import torres_rules as tr
 from torres_rules.names import CARD_KINDS
 
 from .invariants import check_position, check_transition
@@ -45,7 +46,7 @@ def random_candidate(rng: random.Random, state: tr.State, legal: list[dict]) -> 
         if card == "extra_block":
             return {"type": kind, "card": card, "at": sq()}
         if card == "block_under_knight":
-            listed = [a["stack"] for a in legal if a.get("card") == card]
+            listed = [a["stack"] for a in legal if a["type"] == "play_card" and a["card"] == card]
             return {"type": kind, "card": card, "at": sq(), "stack": listed[0] if listed else 0}
         return {"type": kind, "card": card, "from": sq(), "to": sq()}
     return {"type": kind}
