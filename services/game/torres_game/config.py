@@ -18,9 +18,10 @@ log = logging.getLogger(__name__)
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
 
 
-def default_data_dir() -> Path:
-    """Where the embedded SQLite database lives when no DATABASE_URL is set."""
-    return Path(os.environ.get("TORRES_DATA_DIR", Path.cwd() / "data"))
+def default_data_dir(env: dict[str, str] | None = None) -> Path:
+    """Where the embedded SQLite database lives when no DATABASE_URL is set (``./data`` by default)."""
+    env = os.environ if env is None else env
+    return Path(env.get("TORRES_DATA_DIR", str(Path.cwd() / "data")))
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Config:
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
         """Read ``TORRES_*``/``DATABASE_URL`` variables; generate and log keys that are unset."""
         env = dict(os.environ if env is None else env)
-        url = env.get("DATABASE_URL") or f"sqlite:///{default_data_dir() / 'torres.sqlite3'}"
+        url = env.get("DATABASE_URL") or f"sqlite:///{default_data_dir(env) / 'torres.sqlite3'}"
         cfg = cls(
             database_url=url,
             api_key=env.get("TORRES_API_KEY", ""),

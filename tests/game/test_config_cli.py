@@ -1,0 +1,87 @@
+"""Configuration, structured logs, and the command line (migrate, serve)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from torres_game.config import Config
+from torres_game.logs import JsonFormatter
+
+from .conftest import MIGRATIONS
+
+
+def test_defaults_use_embedded_sqlite_and_generate_keys(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="torres_game.config"):
+        config = Config.from_env({"TORRES_DATA_DIR": str(tmp_path)})
+    assert config.backend == "sqlite" and config.database_url == f"sqlite:///{tmp_path / 'torres.sqlite3'}"
+    assert len(config.api_key) >= 24 and config.api_key != config.admin_key
+    assert sum("generated" in r.getMessage() for r in caplog.records) == 2
+    assert Config.from_env({"TORRES_DATA_DIR": str(tmp_path)}).api_key != config.api_key  # random each start
+
+
+def test_environment_overrides() -> None:
+    config = Config.from_env({
+        "DATABASE_URL": "postgresql://u@h/db", "TORRES_API_KEY": "k", "TORRES_ADMIN_KEY": "a",
+        "SNAPSHOT_EVERY": "7", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": "9",
+    })
+    assert (config.backend, config.api_key, config.admin_key, config.snapshot_every, config.ai_driver,
+            config.pool_max) == ("postgres", "k", "a", 7, "none", 9)
+
+
+def test_json_log_lines_carry_extra_fields() -> None:
+    record = logging.LogRecord("torres_game.x", logging.INFO, __file__, 1, "action applied", None, None)
+    record.game_id = "g1"
+    line = json.loads(JsonFormatter().format(record))
+    assert line["msg"] == "action applied" and line["game_id"] == "g1" and line["level"] == "info"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(TORRES_DATA_DIR=str(tmp_path), TORRES_MIGRATIONS_DIR=str(MIGRATIONS), TORRES_API_KEY="cli-key")
+    return env
+
+
+def test_migrate_command(tmp_path: Path) -> None:
+    run = [sys.executable, "-m", "torres_game", "migrate"]
+    first = subprocess.run(run, env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=True)
+    assert "applied now [1, 2]" in first.stdout and "pending none" in first.stdout
+    again = subprocess.run(run, env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=True)
+    assert "applied now nothing" in again.stdout
+    assert (tmp_path / "torres.sqlite3").exists()
+
+
+def test_serve_prints_address_and_a_curl_example(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "torres_game", "serve", "--port", str(port)], env=_env(tmp_path),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(6)]
+        text = "".join(lines)
+        assert f"http://127.0.0.1:{port}" in text and "curl -s -X POST" in text and "X-API-Key: cli-key" in text
+        for _ in range(50):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as response:
+                    assert json.loads(response.read())["status"] == "ready"
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the dev server never became ready")
+    finally:
+        server.terminate()
+        server.wait(10)
