@@ -58,6 +58,7 @@ class Castles:
         if self.heights[square]:
             new.of, new.members, new.areas = self.of, self.members, self.areas
             new._gate_exits = [None] * len(self.members)
+            new._update_build_squares(self, (square,))
             return new
         joined = self.ground_extension(square)
         if joined is None:  # not reachable by legal building; stay exact anyway
@@ -75,7 +76,21 @@ class Castles:
         new.members = members
         new.areas = tuple(len(m) for m in members)
         new._gate_exits = [None] * len(members)
+        new._update_build_squares(self, (square, *NEIGHBOURS[square], *members[joined]))
         return new
+
+    def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
+        """Carry the build squares over from the board before one added block, re-deciding only the squares
+        the block can affect: its own, its neighbours and the squares of the castle it grew."""
+        if before._build_squares is None:
+            return
+        squares = set(before._build_squares)
+        for sq in affected:
+            if self._buildable(sq):
+                squares.add(sq)
+            else:
+                squares.discard(sq)
+        self._build_squares = tuple(sorted(squares))
 
     @property
     def count(self) -> int:
@@ -107,20 +122,22 @@ class Castles:
         """Squares where a block may be built, figures aside (RULES 5.3): on top of a castle square whose stack
         stays <= the base area, or on ground next to exactly one castle."""
         if self._build_squares is None:
-            heights, of, areas = self.heights, self.of, self.areas
-            out = []
-            for sq in SQUARES:
-                c = of[sq]
-                if c != NO_CASTLE:
-                    if heights[sq] < areas[c]:
-                        out.append(sq)
-                    continue
-                touching = {of[n] for n in NEIGHBOURS[sq]}
-                touching.discard(NO_CASTLE)
-                if len(touching) == 1:
-                    out.append(sq)
-            self._build_squares = tuple(out)
+            self._build_squares = tuple(sq for sq in SQUARES if self._buildable(sq))
         return self._build_squares
+
+    def _buildable(self, sq: int) -> bool:
+        c = self.of[sq]
+        if c != NO_CASTLE:
+            return self.heights[sq] < self.areas[c]
+        of = self.of
+        found = NO_CASTLE
+        for n in NEIGHBOURS[sq]:
+            d = of[n]
+            if d != NO_CASTLE and d != found:
+                if found != NO_CASTLE:
+                    return False
+                found = d
+        return found != NO_CASTLE
 
     def gate_exits(self, castle: int) -> tuple[tuple[int, int], ...]:
         """(level of E, square E) for every square a gate of the castle opens onto, lowest first (RULES 5.2

@@ -152,3 +152,21 @@ def assert_view_hides(state: tr.State, seat: int | None) -> None:
     assert view["hand_sizes"] == [len(h) for h in full["hands"]]
     for key in ("hands", "decks", "deck"):
         assert key not in view
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]), master=st.booleans())
+def test_incremental_castle_tables_match_a_fresh_analysis(seed: int, players: int, master: bool) -> None:
+    """The engine updates castles and build squares incrementally per block; they must equal a fresh analysis."""
+    from torres_rules.castles import Castles
+
+    rng = random.Random(seed)
+    state = tr.new_game(players, seed=seed, master=master)
+    while not tr.is_over(state):
+        fresh = Castles(state.heights)
+        derived = state.castles
+        assert sorted(derived.members) == sorted(fresh.members)
+        assert derived.build_squares() == fresh.build_squares()
+        for sq in state.knight_squares(state.to_move if state.to_move is not None else 0):
+            assert derived.gate_targets(sq) == fresh.gate_targets(sq)
+        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
