@@ -5,7 +5,7 @@ from __future__ import annotations
 from .board import SQUARE_NAMES, is_connected
 from .castles import NO_CASTLE, analyse
 from .editions import MIN_CASTLES, STACK_CAP
-from .state import State
+from .state import NO_FIGURE, State
 
 
 def _name(sq: int) -> str:
@@ -149,8 +149,10 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     if not heights[frm] or not state.is_free(frm):
         return []
     lifted = with_block(heights, frm, -1)
-    after = analyse(lifted)
-    if heights[frm] == 1:
+    if heights[frm] > 1:
+        after = state.castles  # the square stays a castle square: membership and areas are unchanged
+    else:
+        after = analyse(lifted)
         before = state.castles
         rest = set(before.members[before.of[frm]]) - {frm}
         if not is_connected(rest):
@@ -159,12 +161,15 @@ def move_block_targets(state: State, frm: int) -> list[int]:
             if lifted[sq] > after.area_of(sq):
                 return []
     count = after.count
+    of, areas = after.of, after.areas
+    knights, king = state.knights, state.king
     out = []
     for to in range(64):
-        if to == frm or not state.is_free(to):
+        if to in (frm, king) or knights[to] != NO_FIGURE:
             continue
-        if lifted[to]:
-            if lifted[to] + 1 <= after.area_of(to) and count >= MIN_CASTLES:
+        c = of[to]
+        if c != NO_CASTLE:
+            if lifted[to] < areas[c] and count >= MIN_CASTLES:
                 out.append(to)
             continue
         joins = after.ground_extension(to)

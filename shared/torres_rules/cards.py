@@ -84,31 +84,36 @@ def playable_kinds(state: State) -> list[str]:
     return out
 
 
-def card_uses(state: State, card: str) -> Iterator[dict[str, Any]]:
+def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     """Every legal use of a card for the player to move, in wire form."""
     seat = state.to_move
     names = SQUARE_NAMES
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
+        out = []
         for frm in state.knight_squares(seat):
-            for to in targets(state, frm):
-                yield {"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
-    elif card == "block_under_knight":
+            f = names[frm]
+            out += [{"type": "play_card", "card": card, "from": f, "to": names[to]} for to in targets(state, frm)]
+        return out
+    if card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
-        for at in building.block_under_knight_squares(state, seat):
-            for i in choices:
-                yield {"type": "play_card", "card": card, "at": names[at], "stack": i}
-    elif card == "extra_block":
-        if state.supply > 0:
-            for at in building.build_squares(state):
-                yield {"type": "play_card", "card": card, "at": names[at]}
-    elif card in ("six_ap", "seven_ap"):
-        yield {"type": "play_card", "card": card}
-    elif card == "move_block":
-        for frm in range(64):
-            for to in building.move_block_targets(state, frm):
-                yield {"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
+        return [{"type": "play_card", "card": card, "at": names[at], "stack": i}
+                for at in building.block_under_knight_squares(state, seat) for i in choices]
+    if card == "extra_block":
+        if state.supply == 0:
+            return []
+        return [{"type": "play_card", "card": card, "at": names[at]} for at in building.build_squares(state)]
+    if card in ("six_ap", "seven_ap"):
+        return [{"type": "play_card", "card": card}]
+    # move_block
+    out = []
+    for frm in range(64):
+        if state.heights[frm]:
+            f = names[frm]
+            out += [{"type": "play_card", "card": card, "from": f, "to": names[to]}
+                    for to in building.move_block_targets(state, frm)]
+    return out
 
 
 def why_not_knight_card(state: State, card: str, frm: int, to: int) -> str | None:

@@ -92,14 +92,16 @@ def why_not_move(state: State, frm: int, to: int) -> str:
 
 def climb_two_squares(state: State, square: int) -> list[int]:
     """Card 1: an orthogonally adjacent free square exactly 2 levels higher."""
-    target = state.heights[square] + 2
-    return [n for n in NEIGHBOURS[square] if state.heights[n] == target and state.is_free(n)]
+    h, knights, king = state.heights, state.knights, state.king
+    target = h[square] + 2
+    return [n for n in NEIGHBOURS[square] if h[n] == target and knights[n] == NO_FIGURE and n != king]
 
 
 def diagonal_squares(state: State, square: int) -> list[int]:
     """Card 5: one square diagonally, climbing at most 1 level."""
-    limit = state.heights[square] + 1
-    return [n for n in DIAGONAL_NEIGHBOURS[square] if state.heights[n] <= limit and state.is_free(n)]
+    h, knights, king = state.heights, state.knights, state.king
+    limit = h[square] + 1
+    return [n for n in DIAGONAL_NEIGHBOURS[square] if h[n] <= limit and knights[n] == NO_FIGURE and n != king]
 
 
 def jump_squares(state: State, square: int) -> list[int]:
@@ -125,13 +127,13 @@ def castle_gate_squares(state: State, square: int) -> list[int]:
     """Card 4: into an adjacent castle of any height and out through any gate onto a free square (not the
     knight's own) next to another square of that castle, at any level."""
     castles = state.castles
+    knights, king = state.knights, state.king
     out: set[int] = set()
-    for c in {castles.of[t] for t in NEIGHBOURS[square] if castles.of[t] != NO_CASTLE}:
+    for c in {castles.of[t] for t in NEIGHBOURS[square]} - {NO_CASTLE}:
         for x in castles.members[c]:
-            for e in NEIGHBOURS[x]:
-                if e != square and state.is_free(e):
-                    out.add(e)
-    return sorted(out)
+            out.update(NEIGHBOURS[x])
+    out.discard(square)
+    return sorted(e for e in out if knights[e] == NO_FIGURE and e != king)
 
 
 def reposition_squares(state: State, square: int) -> list[int]:
