@@ -7,25 +7,25 @@ import random
 
 import pytest
 
-import torres_rules as tr
 from torres_terminal.__main__ import choose, play
+from torres_terminal.games import LocalGame
+
+JUNK = ["", "0", "99999", "hello", "{not json", "[1, 2]", '{"type": "fly"}',
+        '{"type": "build", "at": "Z9", "stack": 0}', "help", "board"]
 
 
-def test_a_person_plays_a_whole_game_and_bad_input_never_crashes() -> None:
-    rng = random.Random(7)
-    junk = itertools.cycle(["", "0", "99999", "hello", "{not json", "[1, 2]", '{"type": "fly"}',
-                            '{"type": "build", "at": "Z9", "stack": 0}', "help", "board"])
-    said: list[str] = []
+def scripted(seed: int):
+    """A person who mostly picks one of the first listed actions and now and then types nonsense."""
+    rng = random.Random(seed)
+    junk = itertools.cycle(JUNK)
     prompts = itertools.count()
+    return lambda prompt: next(junk) if next(prompts) % 3 == 0 else str(rng.randint(1, 3))
 
-    def ask(prompt: str) -> str:
-        n = next(prompts)
-        if n % 3 == 0:
-            return next(junk)
-        return str(rng.randint(1, 3))  # some listed action
 
-    state = play(3, "rio_grande", False, seed=11, seat=1, ask=ask, say=said.append)
-    assert tr.is_over(state)
+def test_a_person_plays_a_whole_local_game_and_bad_input_never_crashes() -> None:
+    said: list[str] = []
+    view = play(LocalGame(3, "rio_grande", False, seed=11, seat=1), ask=scripted(7), say=said.append)
+    assert view["stage"] == "over"
     text = "\n".join(said)
     assert "game over" in text
     assert "illegal:" in text and "pick a number" in text and "not valid JSON" in text
@@ -43,5 +43,5 @@ def test_choose_names_what_is_wrong(reply: str, expected: object) -> None:
 
 
 def test_quit_ends_the_game_early() -> None:
-    state = play(2, "yucata", True, seed=1, seat=0, ask=lambda _: "quit", say=lambda _: None)
-    assert not tr.is_over(state)
+    view = play(LocalGame(2, "yucata", True, seed=1, seat=0), ask=lambda _: "quit", say=lambda _: None)
+    assert view["stage"] != "over"

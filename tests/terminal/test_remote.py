@@ -1,0 +1,47 @@
+"""The terminal client on a real game service (embedded SQLite, served over HTTP on loopback): a person plays
+a whole game against the service's AI seat."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from torres_game.app import create_app
+from torres_game.config import Config
+from torres_terminal.__main__ import play
+from torres_terminal.games import RemoteGame
+
+from .test_terminal import scripted
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
+
+
+@pytest.fixture
+def game_service(tmp_path: Path) -> Iterator[str]:
+    config = Config(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}", api_key="key", admin_key="admin",
+                    ai_driver="thread", migrations_dir=MIGRATIONS, log_level="WARNING")
+    server = make_server("127.0.0.1", 0, create_app(config), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
+def test_a_person_plays_a_whole_game_on_the_game_service(game_service: str) -> None:
+    said: list[str] = []
+    game = RemoteGame(game_service, "key", players=2, edition="yucata", master=False, seat=1, level="easy")
+    view = play(game, ask=scripted(3), say=said.append)
+    assert view["stage"] == "over"
+    text = "\n".join(said)
+    assert "game over" in text and "illegal:" in text
+
+
+def test_a_wrong_service_key_is_reported(game_service: str) -> None:
+    with pytest.raises(RuntimeError, match="401|403"):
+        RemoteGame(game_service, "wrong", players=2, edition="yucata", master=False, seat=0, level="easy")
