@@ -1,0 +1,1 @@
+"""Torres matchmaking: Redis-backed tickets, atomic pairing via Lua, openskill ratings (issue 6)."""

@@ -1,0 +1,77 @@
+"""Command line: ``python -m torres_matchmaking serve`` (API) and ``... matcher`` (the pairing loop).
+
+With no ``REDIS_URL`` the store lives inside the process, so ``serve`` also runs the matcher and
+the ratings consumer in threads (one command, embedded defaults). With ``REDIS_URL`` set, run
+``serve`` and any number of ``matcher`` processes side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from .config import Config
+from .logs import configure_logging
+
+
+def serve(config: Config, host: str, port: int, workers: bool) -> int:
+    from .app import Services, create_app
+
+    services = Services.build(config)
+    app = create_app(config, services=services)
+    if workers:
+        services.start_workers()
+    base = f"http://{host}:{port}"
+    mode = "embedded fakeredis" if config.embedded else config.redis_url
+    print(f"Torres matchmaking on {base} ({mode}; game service {config.game_service_url}; "
+          f"matcher {'in-process' if workers else 'separate'})")
+    print(f"  OpenAPI: {base}/openapi.json")
+    print(f"  queue:   curl -s -X POST {base}/v1/tickets -H 'Content-Type: application/json' \\")
+    print("             -d '{\"player_id\": \"alice\", \"player_counts\": [2], \"max_wait_seconds\": 5}'", flush=True)
+    try:
+        app.run(host=host, port=port, threaded=True, use_reloader=False)
+    finally:
+        services.stop()
+    return 0
+
+
+def matcher(config: Config, ratings: bool) -> int:
+    from .app import Services
+
+    if config.embedded:
+        print("matcher: REDIS_URL is unset; an embedded store is private to one process, "
+              "so use `serve` (which runs the matcher in-process) or set REDIS_URL", file=sys.stderr)
+        return 2
+    services = Services.build(config)
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    services.start_workers(matcher=True, ratings=ratings)
+    done.wait()
+    services.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m torres_matchmaking", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("serve", help="the HTTP API (plus matcher and ratings threads when embedded)")
+    run.add_argument("--host", default="127.0.0.1")
+    run.add_argument("--port", type=int, default=8100)
+    run.add_argument("--workers", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the matcher and ratings consumer in-process (default: only when embedded)")
+    m = sub.add_parser("matcher", help="the matchmaking loop (needs REDIS_URL); run as many as you like")
+    m.add_argument("--ratings", action=argparse.BooleanOptionalAction, default=True,
+                   help="also run the ratings consumer (safe to run in several processes)")
+    args = parser.parse_args(argv)
+    config = Config.from_env()
+    configure_logging(config.log_level, config.json_logs)
+    if args.command == "serve":
+        return serve(config, args.host, args.port, config.embedded if args.workers is None else args.workers)
+    return matcher(config, args.ratings)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The application factory and the wiring shared by the API server and the matcher command."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Flask, g, request
+
+from .config import Config
+from .consumer import RatingConsumer
+from .errors import ServiceError
+from .game_client import GameCreator, GameServiceClient
+from .http.ops import blp as ops_blp
+from .http.problems import ProblemApi, service_problem, unexpected_problem
+from .http.tickets import blp as tickets_blp
+from .logs import configure_logging
+from .matcher import Matcher
+from .ratings import RatingBook
+from .store import Redis
+from .tickets import TicketService
+
+log = logging.getLogger("torres_matchmaking.http")
+
+
+@dataclass
+class Services:
+    """Everything one process needs, built from one Config (no module-level globals)."""
+
+    config: Config
+    store: Redis
+    ratings: RatingBook
+    tickets: TicketService
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _threads: list[threading.Thread] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, config: Config) -> Services:
+        store = Redis.open(config)
+        ratings = RatingBook(store)
+        return cls(config, store, ratings, TicketService(store, config, ratings))
+
+    def start_workers(self, games: GameCreator | None = None, *, matcher: bool = True,
+                      ratings: bool = True) -> None:
+        """Run the matcher loop and/or the ratings consumer in daemon threads of this process."""
+        client = GameServiceClient(self.config.game_service_url, self.config.game_service_api_key,
+                                   self.config.game_service_timeout)
+        if matcher:
+            m = Matcher(self.store, self.config, games or client)
+            self._spawn("mm-matcher", m.run, self._stop)
+        if ratings:
+            consumer = RatingConsumer(self.store, client)
+            self._spawn("mm-ratings", consumer.run, self._stop, self.config.ratings_poll_seconds)
+
+    def _spawn(self, name: str, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+
+def create_app(config: Config | None = None, *, services: Services | None = None) -> Flask:
+    config = config or Config.from_env()
+    configure_logging(config.log_level, config.json_logs)
+    services = services or Services.build(config)
+
+    app = Flask("torres_matchmaking")
+    app.config.update(
+        API_TITLE="Torres matchmaking",
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=16 * 1024,
+    )
+    app.extensions["torres_matchmaking"] = services
+    api = ProblemApi(app, spec_kwargs={"info": {"description": "Tickets, atomic pairing and ratings (issue 6)."}})
+    for blueprint in (ops_blp, tickets_blp):
+        api.register_blueprint(blueprint)
+    app.register_error_handler(ServiceError, service_problem)
+    app.register_error_handler(Exception, _unexpected)
+    _request_logging(app)
+    return app
+
+
+def _unexpected(error: Exception) -> Any:
+    from werkzeug.exceptions import HTTPException
+
+    if isinstance(error, HTTPException):
+        return error
+    return unexpected_problem(error)
+
+
+def _request_logging(app: Flask) -> None:
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _log(response: Any) -> Any:
+        if log.isEnabledFor(logging.INFO):
+            log.info("request", extra={
+                "method": request.method, "path": request.path, "status": response.status_code,
+                "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+            })
+        return response

@@ -1,0 +1,76 @@
+"""Configuration from environment variables, with defaults that run on a bare machine.
+
+``REDIS_URL`` unset means "embedded": the very same code talks to an in-process fakeredis server
+(with Lua), so there is one matching implementation whether or not a real Redis is around.
+Nothing reads the environment at import time; entry points call :meth:`Config.from_env`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+EDITIONS = ("rio_grande", "ravensburger", "yucata")
+PLAYER_COUNTS = (2, 3, 4)
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() not in ("0", "false", "no", "")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the API and the matcher need. Immutable; use ``with_()`` for variants."""
+
+    redis_url: str = ""  # "" → in-process fakeredis
+    key_prefix: str = "mm:"
+    game_service_url: str = "http://127.0.0.1:8000"
+    game_service_api_key: str = ""
+    game_service_timeout: float = 5.0
+    ticket_ttl: float = 300.0  # an unmatched ticket expires after this many seconds
+    default_max_wait: float = 60.0  # seconds before AI seats may fill, when the ticket does not say
+    result_ttl: int = 3600  # how long a finished ticket (matched/cancelled/expired) stays readable
+    window_base: float = 3.0  # rating window (openskill mu units) at zero wait
+    window_growth: float = 0.5  # ... widening per second of waiting
+    window_max: float = 25.0
+    tick_seconds: float = 0.2
+    claim_timeout: float = 60.0  # a claim older than this is assumed dead and re-queued
+    retry_delay: float = 1.0  # first back-off after the game service failed (doubles, capped)
+    retry_delay_max: float = 15.0
+    create_concurrency: int = 8
+    ratings_poll_seconds: float = 1.0
+    log_level: str = "INFO"
+    json_logs: bool = True
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Config:
+        e = dict(os.environ if env is None else env)
+        d = cls()
+        return cls(
+            redis_url=e.get("REDIS_URL", ""),
+            key_prefix=e.get("MM_KEY_PREFIX", d.key_prefix),
+            game_service_url=e.get("GAME_SERVICE_URL", d.game_service_url).rstrip("/"),
+            game_service_api_key=e.get("GAME_SERVICE_API_KEY", e.get("TORRES_API_KEY", "")),
+            game_service_timeout=float(e.get("GAME_SERVICE_TIMEOUT", d.game_service_timeout)),
+            ticket_ttl=float(e.get("MM_TICKET_TTL", d.ticket_ttl)),
+            default_max_wait=float(e.get("MM_DEFAULT_MAX_WAIT", d.default_max_wait)),
+            result_ttl=int(e.get("MM_RESULT_TTL", d.result_ttl)),
+            window_base=float(e.get("MM_WINDOW_BASE", d.window_base)),
+            window_growth=float(e.get("MM_WINDOW_GROWTH", d.window_growth)),
+            window_max=float(e.get("MM_WINDOW_MAX", d.window_max)),
+            tick_seconds=float(e.get("MM_TICK_SECONDS", d.tick_seconds)),
+            claim_timeout=float(e.get("MM_CLAIM_TIMEOUT", d.claim_timeout)),
+            retry_delay=float(e.get("MM_RETRY_DELAY", d.retry_delay)),
+            retry_delay_max=float(e.get("MM_RETRY_DELAY_MAX", d.retry_delay_max)),
+            create_concurrency=int(e.get("MM_CREATE_CONCURRENCY", d.create_concurrency)),
+            ratings_poll_seconds=float(e.get("MM_RATINGS_POLL_SECONDS", d.ratings_poll_seconds)),
+            log_level=e.get("LOG_LEVEL", d.log_level),
+            json_logs=_flag(e.get("MM_JSON_LOGS", "1")),
+        )
+
+    def with_(self, **changes: object) -> Config:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def embedded(self) -> bool:
+        return not self.redis_url

@@ -1,0 +1,48 @@
+"""The service's error hierarchy: stable ``code`` + HTTP status, mapped to problem details once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    status: int = 500
+    code: str = "internal_error"
+    title: str = "Internal error"
+
+    def __init__(self, detail: str | None = None, **extras: Any) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.extras = extras
+
+
+class ValidationFailed(ServiceError):
+    status, code, title = 400, "validation_failed", "The request is malformed"
+
+
+class MalformedId(ServiceError):
+    status, code, title = 400, "malformed_id", "The id in the path is malformed"
+
+
+class TicketNotFound(ServiceError):
+    status, code, title = 404, "ticket_not_found", "No such ticket"
+
+
+class LiveTicketExists(ServiceError):
+    """A player has at most one live (queued or being matched) ticket."""
+
+    status, code, title = 409, "live_ticket_exists", "The player already has a live ticket"
+
+
+class TicketNotCancellable(ServiceError):
+    """Only a queued ticket can be cancelled; one being matched or finished cannot."""
+
+    status, code, title = 409, "ticket_not_cancellable", "The ticket is no longer queued"
+
+
+class NotReady(ServiceError):
+    status, code, title = 503, "not_ready", "The service is not ready"
+
+
+class GameServiceError(Exception):
+    """The game service refused or did not answer; the caller re-queues and retries later."""

@@ -1,0 +1,52 @@
+"""The game service, seen from here: create a game, read the notification log. Nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+
+from .errors import GameServiceError
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    game_id: str
+    seats: list[dict[str, Any]]  # as returned: seat, kind, player_id / level, token (humans)
+
+
+class GameCreator(Protocol):
+    def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
+        """Create a game or raise :class:`GameServiceError`."""
+        ...
+
+
+class GameServiceClient:
+    """HTTP client for the game service's ``/v1`` API (service key in ``X-API-Key``)."""
+
+    def __init__(self, base_url: str, api_key: str, timeout: float = 5.0) -> None:
+        self._http = httpx.Client(base_url=base_url, timeout=timeout, headers={"X-API-Key": api_key})
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise GameServiceError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+        if response.status_code >= 300:
+            raise GameServiceError(f"{method} {path}: HTTP {response.status_code}: {response.text[:300]}")
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise GameServiceError(f"{method} {path}: not JSON") from exc
+
+    def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
+        body = self._call("POST", "/v1/games", json={"edition": edition, "master": master, "options": {},
+                                                      "seats": seats})
+        return CreatedGame(body["game_id"], body["seats"])
+
+    def notifications(self, after: int, limit: int = 200) -> dict[str, Any]:
+        return self._call("GET", "/v1/notifications", params={"after": after, "limit": limit})

@@ -1,0 +1,29 @@
+"""Operational endpoints: liveness and readiness (Redis answers and runs Lua)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_smorest import Blueprint
+
+from torres_matchmaking.errors import NotReady
+
+blp = Blueprint("ops", __name__, description="Health and readiness")
+
+
+@blp.route("/healthz", methods=["GET"])
+def healthz() -> dict[str, Any]:
+    """Liveness: the process answers."""
+    return {"status": "ok"}
+
+
+@blp.route("/readyz", methods=["GET"])
+def readyz() -> dict[str, Any]:
+    """Readiness: Redis answers."""
+    services = current_app.extensions["torres_matchmaking"]
+    try:
+        services.store.client.ping()
+    except Exception as exc:
+        raise NotReady(f"redis unreachable: {type(exc).__name__}") from exc
+    return {"status": "ready", "redis": "embedded" if services.config.embedded else "external"}

@@ -1,0 +1,99 @@
+"""Request and response schemas (marshmallow). Unknown fields in a body are refused (RAISE)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
+
+from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
+from torres_matchmaking.tickets import PLAYER_ID
+
+STATUSES = ("queued", "matched", "cancelled", "expired")
+
+
+class StrictSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class QuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class CreateTicketSchema(StrictSchema):
+    player_id = fields.String(required=True, validate=validate.Regexp(
+        PLAYER_ID, error="1-64 characters: letters, digits and _.:@- (not first)"))
+    player_counts = fields.List(
+        fields.Integer(strict=True, validate=validate.OneOf(PLAYER_COUNTS, error="a game has 2 to 4 players")),
+        required=True, validate=validate.Length(min=1, max=3))
+    edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
+    master = fields.Boolean(load_default=False)
+    max_wait_seconds = fields.Float(
+        allow_none=True, validate=validate.Range(min=0, max=3600),
+        metadata={"description": "seconds before AI seats may complete the game; null = humans only "
+                                 "(default: the server's MM_DEFAULT_MAX_WAIT)"})
+    ttl_seconds = fields.Float(validate=validate.Range(min=1, max=3600),
+                               metadata={"description": "the ticket expires if unmatched this long (default 300)"})
+
+    @validates("player_counts")
+    def _distinct(self, value: list[int], **_: Any) -> None:
+        if len(set(value)) != len(value):
+            raise ValidationError("player counts must be distinct")
+
+
+class TicketSchema(Schema):
+    ticket_id = fields.String()
+    player_id = fields.String()
+    status = fields.String(metadata={"enum": list(STATUSES)})
+    edition = fields.String()
+    master = fields.Boolean()
+    player_counts = fields.List(fields.Integer())
+    rating = fields.Float(metadata={"description": "the player's mu when the ticket was created"})
+    max_wait_seconds = fields.Float(allow_none=True)
+    created_at = fields.Float(metadata={"description": "Unix time"})
+    expires_at = fields.Float()
+    ended_at = fields.Float()
+    game_id = fields.String(metadata={"description": "matched only"})
+    seat = fields.Integer(metadata={"description": "matched only"})
+    seat_token = fields.String(metadata={"description": "matched only: the secret seat token for the game service"})
+
+
+class RatingSchema(Schema):
+    player_id = fields.String()
+    mu = fields.Float()
+    sigma = fields.Float()
+    ordinal = fields.Float(metadata={"description": "mu - 3 sigma: the leaderboard's order"})
+    games = fields.Integer()
+
+
+class LeaderboardEntrySchema(RatingSchema):
+    rank = fields.Integer()
+
+
+class LeaderboardSchema(Schema):
+    entries = fields.List(fields.Nested(LeaderboardEntrySchema))
+    total = fields.Integer()
+    limit = fields.Integer()
+    offset = fields.Integer()
+
+
+class PageArgs(QuerySchema):
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class QueuesSchema(Schema):
+    queues = fields.Dict(keys=fields.String(), values=fields.Integer())
+
+
+class ProblemSchema(Schema):
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String()
+    errors = fields.Dict(metadata={"description": "validation_failed only: field errors"})
+    ticket_id = fields.String(metadata={"description": "live_ticket_exists: the live ticket"})
+    ticket_status = fields.String(metadata={"description": "ticket_not_cancellable: the current status"})

@@ -1,0 +1,42 @@
+"""Structured JSON logging: one JSON object per line, with any ``extra=`` fields included."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """Render records as JSON so log pipelines need no parsing rules."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        doc: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                doc[key] = value
+        if record.exc_info:
+            doc["exc"] = self.formatException(record.exc_info)
+        return json.dumps(doc, default=str)
+
+
+def configure_logging(level: str = "INFO", json_logs: bool = True) -> None:
+    """Install one stdout handler on the ``torres_matchmaking`` logger (idempotent)."""
+    logger = logging.getLogger("torres_matchmaking")
+    logger.setLevel(level.upper())
+    if any(getattr(h, "_torres", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stdout)
+    handler._torres = True  # type: ignore[attr-defined]
+    handler.setFormatter(JsonFormatter() if json_logs else logging.Formatter("%(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
