@@ -134,7 +134,7 @@ def test_at_most_the_stack_blocks_per_turn():
         build(s, "G5", stack=None)
 
 
-# --- spreading leftovers (5.3) ---------------------------------------------------------------------------------
+# --- spreading leftovers (5.3) ------------------------------------------------------------------------------
 
 
 def four_players(**fields) -> tr.State:
@@ -214,7 +214,7 @@ def test_end_turn_without_build_needs_a_stack():
         tr.apply(four_players(), {"type": "end_turn"})
 
 
-# --- last turn of a phase: carry-over per edition (4, 5.3) ---------------------------------------------------------
+# --- last turn of a phase: carry-over per edition (4, 5.3) --------------------------------------------------
 
 
 def last_four(edition: str, **fields) -> tr.State:

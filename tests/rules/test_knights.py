@@ -12,7 +12,7 @@ from .helpers import board, destinations, knights, pos, position, squares_of
 CORNER = board(F1=1, G1=2, H1=3, G2=1)
 
 
-# --- 5.1 place a knight ---------------------------------------------------------------------------------------
+# --- 5.1 place a knight -------------------------------------------------------------------------------------
 
 
 def test_placement_squares_are_free_neighbours_at_same_or_lower_level():
@@ -59,7 +59,7 @@ def test_no_placement_when_all_six_knights_are_on_the_board():
         tr.apply(s, {"type": "place_knight", "at": "C1"})
 
 
-# --- 5.2 steps ------------------------------------------------------------------------------------------------
+# --- 5.2 steps ----------------------------------------------------------------------------------------------
 
 
 def test_step_climbs_at_most_one_level():
@@ -118,7 +118,7 @@ def test_moves_cost_1_ap_each_until_none_left():
     assert any(a["type"] == "end_turn" for a in tr.legal_actions(s))
 
 
-# --- 5.2 gate moves ---------------------------------------------------------------------------------------------
+# --- 5.2 gate moves -----------------------------------------------------------------------------------------
 
 # Yucata's worked example, rebuilt: the knight on F6 (ground) has a higher E6 next to it. Castle Y = E5 (2),
 # E6 (1), E7 (1); castle Z = G6 (2), G7 (1). Seat 1 knights block F5 and F7, the king stands on G7.

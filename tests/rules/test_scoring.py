@@ -20,7 +20,7 @@ def four_square(a: int, b: int) -> dict[str, int]:
     return board(F1=a, G1=b, H1=1, H2=1)
 
 
-# --- the worked examples of RULES 6.2 ----------------------------------------------------------------------------
+# --- the worked examples of RULES 6.2 -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -38,7 +38,7 @@ def test_worked_examples_of_rules_6_2(phase, a, b, expected):
     assert scores == [expected, 0]
 
 
-# --- the Yucata rulebook example (castle scoring 25 and 19; at phase 2 with the king bonus 35 and 19) -----------
+# --- the Yucata rulebook example (castle scoring 25 and 19; at phase 2 with the king bonus 35 and 19) -------
 
 # castle 1: A2 (1), A3 (2), A4 (1) -- base 3; castle 2: C4 (3), D4 (4), C5, D5 -- base 4;
 # castle 3: E3, F3, G3 -- base 3; castle 4: D1 (2), E1 (1) -- base 2; plus H4, F6, E8.
@@ -64,7 +64,7 @@ def test_yucata_example_phase_1_with_king_in_first_castle():
     assert scored(2, 1, heights=YUCATA_SCORING, knights=BLACK_GREEN, king="A2") == [25, 24]
 
 
-# --- castle scoring rules ------------------------------------------------------------------------------------------
+# --- castle scoring rules -----------------------------------------------------------------------------------
 
 
 def test_knight_on_the_ground_scores_nothing():
@@ -93,7 +93,7 @@ def test_scoring_in_3_and_4_player_games():
     assert scored(4, 3, heights=heights, knights=knights("F1", "G1", "C3", "H1"), king="D1") == [16, 12, 1, 4]
 
 
-# --- king bonus ------------------------------------------------------------------------------------------------------
+# --- king bonus ---------------------------------------------------------------------------------------------
 
 
 def test_king_bonus_once_per_player():

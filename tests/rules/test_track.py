@@ -49,7 +49,7 @@ def test_advance_as_often_as_ap_allow():
         tr.apply(s, {"type": "advance_track"})
 
 
-# --- collisions in the phase scoring (8) ---------------------------------------------------------------------------
+# --- collisions in the phase scoring (8) --------------------------------------------------------------------
 
 
 def test_equal_castle_points_the_later_player_moves_on():
