@@ -1,0 +1,135 @@
+"""Fixtures: a real Redis database (flushed per test) and the REAL game service over HTTP.
+
+The game service runs in a werkzeug server thread on an ephemeral port with an embedded SQLite
+database, so the matchmaker talks to it exactly as in production: HTTP, service key, JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from torres_game.app import create_app as create_game_app
+from torres_game.config import Config as GameConfig
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from torres_matchmaking.config import Config
+from torres_matchmaking.store import Redis
+
+REDIS_URL = os.environ.get("TEST_MM_REDIS_URL", "redis://127.0.0.1:6379/14")
+API_KEY = "mm-test-service-key"
+ADMIN_KEY = "mm-test-admin-key"
+MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
+
+pytestmark = pytest.mark.redis
+
+
+class FakeClock:
+    """A clock the test moves by hand, shared by the ticket service, the matcher and the Lua scripts."""
+
+    def __init__(self, start: float = 1_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class GameServer:
+    """The real game service app in a server thread; can be started late (to test it being down)."""
+
+    def __init__(self, db_path: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.db_path = db_path
+        self._server: BaseWSGIServer | None = None
+        self._app: Any = None
+
+    def start(self) -> GameServer:
+        config = GameConfig(database_url=f"sqlite:///{self.db_path}", api_key=API_KEY, admin_key=ADMIN_KEY,
+                            ai_driver="none", migrations_dir=MIGRATIONS, log_level="WARNING", json_logs=True)
+        self._app = create_game_app(config)
+        self._server = make_server("127.0.0.1", self.port, self._app, threaded=True)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._app.extensions["torres_game"].close()
+            self._server = None
+
+    def all_games(self) -> list[dict[str, Any]]:
+        games: list[dict[str, Any]] = []
+        with httpx.Client(base_url=self.url) as http:
+            while True:
+                page = http.get("/v1/games", params={"limit": 500, "offset": len(games)}).json()["games"]
+                games += page
+                if len(page) < 500:
+                    return games
+
+
+@pytest.fixture
+def redis_client() -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(REDIS_URL, decode_responses=True)
+    try:
+        client.ping()
+    except redis.ConnectionError as exc:  # pragma: no cover - depends on the machine
+        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+    client.flushdb()
+    yield client
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def game_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GameServer]:
+    server = GameServer(tmp_path_factory.mktemp("games") / "games.sqlite3").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def config(redis_client: redis.Redis, game_server: GameServer) -> Config:
+    return Config(redis_url=REDIS_URL, game_service_url=game_server.url, game_service_api_key=API_KEY,
+                  log_level="WARNING", window_base=3.0, window_growth=0.5, window_max=25.0,
+                  retry_delay=1.0, tick_seconds=0.05)
+
+
+@pytest.fixture
+def store(config: Config) -> Redis:
+    return Redis.open(config)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def set_rating(client: redis.Redis, player_id: str, mu: float, sigma: float = 3.0) -> None:
+    """Give a player a rating as if they had played (the consumer is the only writer in production)."""
+    client.hset(f"mm:r:{player_id}", mapping={"mu": mu, "sigma": sigma, "games": 10})
+
+
+def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:
+    response = httpx.get(f"{server.url}/v1/games/{game_id}")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+

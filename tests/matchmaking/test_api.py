@@ -1,0 +1,150 @@
+"""The HTTP API on real Redis: each bad input is a clear 4xx problem; one live ticket per player; expiry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from torres_matchmaking.app import Services, create_app
+from torres_matchmaking.config import Config
+
+from .conftest import FakeClock
+
+GOOD = {"player_id": "alice", "player_counts": [2, 3], "edition": "rio_grande", "master": False,
+        "max_wait_seconds": 30}
+
+
+@pytest.fixture
+def services(config: Config, clock: FakeClock) -> Services:
+    services = Services.build(config)
+    services.tickets.clock = clock
+    return services
+
+
+@pytest.fixture
+def client(config: Config, services: Services) -> FlaskClient:
+    return create_app(config, services=services).test_client()
+
+
+def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.get_json()
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json()
+    assert body["code"] == code and body["status"] == status and body["type"].endswith(code)
+    assert body["detail"]
+    return body
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"edition": "monopoly"}, "edition"),
+    ({"player_counts": [1]}, "player_counts"),
+    ({"player_counts": [5]}, "player_counts"),
+    ({"player_counts": [2, 5]}, "player_counts"),
+    ({"player_counts": []}, "player_counts"),
+    ({"player_counts": [2, 2]}, "player_counts"),
+    ({"player_counts": ["2"]}, "player_counts"),
+    ({"player_id": ""}, "player_id"),
+    ({"player_id": "bad id with spaces"}, "player_id"),
+    ({"player_id": "x" * 65}, "player_id"),
+    ({"max_wait_seconds": -1}, "max_wait_seconds"),
+    ({"master": "maybe"}, "master"),
+    ({"colour": "red"}, "colour"),
+])
+def test_bad_ticket_bodies_are_400_with_the_field(client: FlaskClient, change: dict[str, Any], field: str) -> None:
+    body = _problem(client.post("/v1/tickets", json={**GOOD, **change}), 400, "validation_failed")
+    assert field in body["errors"], body
+
+
+def test_missing_fields_and_bad_json_are_400(client: FlaskClient) -> None:
+    body = _problem(client.post("/v1/tickets", json={}), 400, "validation_failed")
+    assert {"player_id", "player_counts"} <= set(body["errors"])
+    _problem(client.post("/v1/tickets", data="{not json", content_type="application/json"), 400,
+             "validation_failed")
+    body = _problem(client.post("/v1/tickets", json={**GOOD, "max_wait_seconds": 100, "ttl_seconds": 10}), 400,
+                    "validation_failed")
+    assert "max_wait_seconds" in body["errors"]
+
+
+@pytest.mark.parametrize("path", ["/v1/tickets/123", "/v1/tickets/" + "G" * 32, "/v1/tickets/../etc"])
+def test_malformed_ticket_ids_are_400(client: FlaskClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code in (400, 404)
+    if response.status_code == 400:
+        _problem(response, 400, "malformed_id")
+    _problem(client.delete("/v1/tickets/not-a-ticket"), 400, "malformed_id")
+
+
+def test_unknown_ticket_is_404_and_bad_player_id_is_400(client: FlaskClient) -> None:
+    _problem(client.get("/v1/tickets/" + "0" * 32), 404, "ticket_not_found")
+    _problem(client.delete("/v1/tickets/" + "0" * 32), 404, "ticket_not_found")
+    _problem(client.get("/v1/players/bad%20id/rating"), 400, "malformed_id")
+    _problem(client.get("/v1/leaderboard?limit=0"), 400, "validation_failed")
+    _problem(client.put("/v1/tickets"), 405, "method_not_allowed")
+
+
+def test_create_read_cancel(client: FlaskClient) -> None:
+    created = client.post("/v1/tickets", json=GOOD)
+    assert created.status_code == 201, created.get_json()
+    ticket = created.get_json()
+    assert ticket["status"] == "queued" and ticket["player_counts"] == [2, 3] and ticket["rating"] == 25.0
+    assert client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "queued"
+    assert client.get("/v1/queues").get_json()["queues"] == {"rio_grande:base:2": 1, "rio_grande:base:3": 1}
+    cancelled = client.delete(f"/v1/tickets/{ticket['ticket_id']}")
+    assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
+    assert client.get("/v1/queues").get_json()["queues"] == {}
+    body = _problem(client.delete(f"/v1/tickets/{ticket['ticket_id']}"), 409, "ticket_not_cancellable")
+    assert body["ticket_status"] == "cancelled"
+
+
+def test_one_live_ticket_per_player(client: FlaskClient) -> None:
+    first = client.post("/v1/tickets", json=GOOD).get_json()
+    body = _problem(client.post("/v1/tickets", json={**GOOD, "player_counts": [4], "edition": "yucata"}), 409,
+                    "live_ticket_exists")
+    assert body["ticket_id"] == first["ticket_id"]
+    assert client.post("/v1/tickets", json={**GOOD, "player_id": "bob"}).status_code == 201  # others may queue
+    client.delete(f"/v1/tickets/{first['ticket_id']}")
+    second = client.post("/v1/tickets", json=GOOD)  # after a cancel the player may queue again
+    assert second.status_code == 201 and second.get_json()["ticket_id"] != first["ticket_id"]
+
+
+def test_expiry(client: FlaskClient, services: Services, clock: FakeClock) -> None:
+    ticket = client.post("/v1/tickets", json={**GOOD, "max_wait_seconds": None, "ttl_seconds": 10}).get_json()
+    assert ticket["max_wait_seconds"] is None and ticket["expires_at"] == clock.now + 10
+    clock.advance(9.9)
+    assert client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "queued"
+    _problem(client.post("/v1/tickets", json=GOOD), 409, "live_ticket_exists")
+    clock.advance(0.2)
+    assert services.tickets.expire_due() == 1  # the sweep the matcher runs every tick
+    expired = client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()
+    assert expired["status"] == "expired" and expired["ended_at"] == clock.now
+    assert client.get("/v1/queues").get_json()["queues"] == {}
+    _problem(client.delete(f"/v1/tickets/{ticket['ticket_id']}"), 409, "ticket_not_cancellable")
+    assert client.post("/v1/tickets", json=GOOD).status_code == 201  # an expired ticket is not live
+
+
+def test_expiry_without_the_sweep(client: FlaskClient, clock: FakeClock) -> None:
+    """A ticket past its deadline is expired even if no matcher ran: reads and new tickets see it."""
+    ticket = client.post("/v1/tickets", json={**GOOD, "ttl_seconds": 5, "max_wait_seconds": 1}).get_json()
+    clock.advance(6)
+    assert client.post("/v1/tickets", json=GOOD).status_code == 201
+    assert client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "expired"
+
+
+def test_openapi_and_health(client: FlaskClient) -> None:
+    spec = client.get("/openapi.json").get_json()
+    assert {"/v1/tickets", "/v1/tickets/{ticket_id}", "/v1/leaderboard", "/v1/players/{player_id}/rating"} \
+        <= set(spec["paths"])
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    assert client.get("/readyz").get_json()["redis"] == "external"
+
+
+def test_embedded_mode_runs_the_same_scripts() -> None:
+    """No REDIS_URL: the same Lua scripts on in-process fakeredis."""
+    services = Services.build(Config(log_level="WARNING"))
+    client = create_app(services.config, services=services).test_client()
+    ticket = client.post("/v1/tickets", json={**GOOD, "player_id": "embedded-player"}).get_json()
+    assert client.post("/v1/tickets", json={**GOOD, "player_id": "embedded-player"}).status_code == 409
+    assert client.delete(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "cancelled"
+    assert client.get("/readyz").get_json()["redis"] == "embedded"
