@@ -1,0 +1,185 @@
+"""Fixtures for the AI worker: a throwaway PostgreSQL database, a private Redis queue, real workers.
+
+Like ``tests/game/conftest.py`` (which we reuse in spirit, not by import, so neither suite depends on
+the other's internals): a uniquely named database per session, dropped at the end. Redis is the real
+server on DB 13 (``TEST_REDIS_URL``); every session uses its own queue name and key prefix so parallel
+developers and CI runs never steal each other's tasks, and only our own keys are deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+
+from torres_game.config import Config
+from torres_game.service import Credentials, GameService
+from torres_game.store import PostgresEventStore
+
+ROOT = Path(__file__).resolve().parents[2]
+MIGRATIONS = ROOT / "infra" / "migrations"
+ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+API_KEY = "ai-test-service-key"
+SERVICE = Credentials(api_key=API_KEY)
+CELERY = str(Path(sys.executable).with_name("celery"))
+
+
+def _with_dbname(url: str, name: str) -> str:
+    base, _, _ = url.rpartition("/")
+    return f"{base}/{name}"
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    name = f"torres_ai_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    try:
+        admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:  # pragma: no cover - depends on the machine
+        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {exc}")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield _with_dbname(ADMIN_URL, name)
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def pg_store(pg_url: str) -> Iterator[PostgresEventStore]:
+    store = PostgresEventStore(pg_url, min_size=1, max_size=6, migrations_dir=MIGRATIONS)
+    store.migrate()
+    yield store
+    store.close()
+
+
+def game_config(database_url: str, **changes: Any) -> Config:
+    return Config(
+        database_url=database_url, api_key=API_KEY, admin_key="ai-test-admin-key", snapshot_every=50,
+        ai_driver="none", migrations_dir=MIGRATIONS, json_logs=True, log_level="WARNING",
+        wait_poll_interval=0.05,
+    ).with_(**changes)
+
+
+@pytest.fixture(scope="session")
+def redis_namespace() -> Iterator[str]:
+    """A unique queue name and key prefix on the test Redis DB; our keys are removed at the end."""
+    client = redis.Redis.from_url(REDIS_URL, socket_timeout=3)
+    try:
+        client.ping()
+    except redis.RedisError as exc:  # pragma: no cover - depends on the machine
+        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+    namespace = f"torres-ai-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    yield namespace
+    for pattern in (f"{namespace}*", "celery-task-meta-ai:*", "_kombu.binding.*test*"):
+        keys = list(client.scan_iter(pattern, count=1000))
+        if keys:
+            client.delete(*keys)
+    client.close()
+
+
+def worker_env(pg_url: str, namespace: str, **extra: str) -> dict[str, str]:
+    """The environment of a worker (and of the settings the test publishes with)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": pg_url,
+        "CELERY_BROKER_URL": REDIS_URL,
+        "TORRES_AI_QUEUE": namespace,
+        "TORRES_AI_KEY_PREFIX": namespace,
+        "TORRES_API_KEY": API_KEY,
+        "TORRES_ADMIN_KEY": "ai-test-admin-key",
+        "TORRES_AUTO_MIGRATE": "0",
+        "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
+        "LOG_LEVEL": "WARNING",
+        "TORRES_AI_SWEEP_INTERVAL": "2",
+        "TORRES_AI_SWEEP_AFTER": "4",
+        "TORRES_AI_VISIBILITY_TIMEOUT": "3600",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.update(extra)
+    return env
+
+
+class Worker:
+    """A real ``celery -A torres_ai.celery_app worker`` process group, started and stopped by a test."""
+
+    def __init__(self, env: dict[str, str], log_path: Path, beat: bool, schedule: Path) -> None:
+        args = [CELERY, "-A", "torres_ai.celery_app", "worker", "--loglevel=INFO", "--pool=prefork",
+                "--concurrency=1", "-Q", env["TORRES_AI_QUEUE"], "-n", f"{uuid.uuid4().hex[:6]}@%h",
+                "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        if beat:
+            args += ["-B", "-s", str(schedule)]
+        self.log_path = log_path
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(args, env=env, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: the parent and its pool processes die mid-task."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path, pg_url: str, redis_namespace: str) -> Iterator[Callable[..., Worker]]:
+    workers: list[Worker] = []
+
+    def start(beat: bool = True, **extra: str) -> Worker:
+        n = len(workers)
+        worker = Worker(worker_env(pg_url, redis_namespace, **extra), tmp_path / f"worker{n}.log", beat,
+                        tmp_path / f"beat{n}")
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+@pytest.fixture
+def purge_queue(redis_namespace: str) -> Iterator[None]:
+    """Start and end each worker test with an empty private queue."""
+    client = redis.Redis.from_url(REDIS_URL)
+    client.delete(redis_namespace)
+    yield
+    client.delete(redis_namespace)
+    client.close()
+
+
+def make_service(store: PostgresEventStore, pg_url: str, driver: Any) -> GameService:
+    service = GameService(store, game_config(pg_url), driver)
+    service.start()
+    return service
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str, on_fail: Callable[[], str] = str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}\n{on_fail()}")

@@ -1,0 +1,125 @@
+"""Real Celery workers (subprocesses, real Redis broker, real PostgreSQL game store) play AI games.
+
+Issue 5, "Tests": a worker started by the test plays a complete AI-vs-AI game through the game service;
+killing a worker mid-task does not stop the game (redelivery + outbox sweeper).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import torres_rules as tr
+from torres_ai.config import Settings
+from torres_ai.driver import CeleryDriver
+from torres_game.store import PostgresEventStore
+
+from .conftest import SERVICE, make_service, wait_until, worker_env
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
+
+AI_SEATS = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]
+
+
+def _publisher(pg_url: str, namespace: str) -> CeleryDriver:
+    return CeleryDriver(Settings.from_env(worker_env(pg_url, namespace)))
+
+
+def _status(store: PostgresEventStore, game_id: str) -> tuple[str, int]:
+    record = store.get_game(game_id)
+    assert record is not None
+    return record.status, record.version
+
+
+def _assert_finished_cleanly(service, store: PostgresEventStore, game_id: str) -> None:  # type: ignore[no-untyped-def]
+    report = service.verify(game_id)
+    assert report["ok"], report
+    events = store.read(game_id)
+    commands = [e.command_id for e in events if e.type == "action_applied"]
+    assert len(commands) == len(set(commands)), "an AI command was appended twice"
+    assert all(c.startswith("ai:") for c in commands)
+    _, state = service.state_at(game_id)
+    assert tr.is_over(state)
+    assert not [t for t in store.pending_ai_turns(limit=1000) if t.game_id == game_id]
+
+
+def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, start_worker, purge_queue) -> None:
+    worker = start_worker(beat=False)
+    driver = _publisher(pg_url, redis_namespace)
+    service = make_service(pg_store, pg_url, driver)
+    try:
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
+        gid = game["game_id"]
+        wait_until(lambda: _status(pg_store, gid)[0] == "over", 150, "the AI game to end", worker.log)
+        _assert_finished_cleanly(service, pg_store, gid)
+        assert _status(pg_store, gid)[1] > 100  # a whole game, not a stub
+    finally:
+        driver.close()
+
+
+def test_killed_worker_mid_task_the_game_still_finishes(
+    pg_store, pg_url, redis_namespace, start_worker, purge_queue
+) -> None:
+    """SIGKILL the worker (parent and pool) while it is deciding; a second worker with the sweeper finishes.
+
+    Seat 1 is ``hard`` with a 2 s budget in the first worker, so each of its turn plans is a task that runs
+    for ~2 s: we kill when seat 1 has been thinking for 0.7 s without appending, i.e. mid-task.
+    """
+    first = start_worker(beat=False, TORRES_AI_HARD_SECONDS="2", TORRES_AI_HARD_ITERATIONS="100000")
+    driver = _publisher(pg_url, redis_namespace)
+    service = make_service(pg_store, pg_url, driver)
+    seats = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "hard"}]
+    try:
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+        gid = game["game_id"]
+
+        def hard_seat_thinking() -> bool:
+            version = _status(pg_store, gid)[1]
+            _, state = service.state_at(gid)
+            if state.stage != "turn" or state.to_move != 1 or version < 10:
+                return False
+            time.sleep(0.7)
+            return _status(pg_store, gid)[1] == version
+
+        wait_until(hard_seat_thinking, 90, "the hard seat to be mid-decision", first.log)
+        killed_status, killed_version = _status(pg_store, gid)
+        first.kill()
+        assert killed_status == "active"
+        time.sleep(1.0)
+        assert _status(pg_store, gid)[1] == killed_version  # the killed task appended nothing
+        second = start_worker(beat=True, TORRES_AI_HARD_SECONDS="0.1")  # beat: sweeper every 2 s, due > 4 s
+        wait_until(lambda: _status(pg_store, gid)[0] == "over", 180, "the second worker to finish", second.log)
+        _assert_finished_cleanly(service, pg_store, gid)
+        replayed = [e for e in pg_store.read(gid) if e.command_id == f"ai:{gid}:{killed_version}"]
+        assert len(replayed) == 1  # the interrupted turn was played exactly once, by the second worker
+    finally:
+        driver.close()
+
+
+def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
+    pg_store, pg_url, redis_namespace, start_worker, purge_queue
+) -> None:
+    """A broker that cannot be reached (publish fails) and a queue emptied behind our back (as after a Redis
+    restart without persistence) lose no turn: the outbox row stays due and the sweeper enqueues it again."""
+    dead = CeleryDriver(Settings.from_env(worker_env(pg_url, redis_namespace,
+                                                     CELERY_BROKER_URL="redis://127.0.0.1:1/13")))
+    service = make_service(pg_store, pg_url, dead)
+    try:
+        started = time.monotonic()
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
+        assert time.monotonic() - started < 1.0  # turn_due never blocks on the broker
+        gid = game["game_id"]
+        wait_until(dead.idle, 30, "the publisher to give up")
+        assert [t.version for t in pg_store.pending_ai_turns(limit=1000) if t.game_id == gid] == [1]
+    finally:
+        dead.close()
+    worker = start_worker(beat=True)
+    wait_until(lambda: _status(pg_store, gid)[1] >= 30, 60, "the sweeper to resume the game", worker.log)
+    import redis
+
+    from .conftest import REDIS_URL
+
+    redis.Redis.from_url(REDIS_URL).delete(redis_namespace)  # the queue vanishes mid-game
+    wait_until(lambda: _status(pg_store, gid)[0] == "over", 180, "the game to end", worker.log)
+    _assert_finished_cleanly(service, pg_store, gid)
