@@ -6,6 +6,7 @@ database, so the matchmaker talks to it exactly as in production: HTTP, service 
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
@@ -29,6 +30,7 @@ ADMIN_KEY = "mm-test-admin-key"
 MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
 
 pytestmark = pytest.mark.redis
+logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one access-log line per request is noise here
 
 
 class FakeClock:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import socket
 import threading
 import time
 import uuid
@@ -190,10 +192,15 @@ class Matcher:
 
     # -- the loop ---------------------------------------------------------------------------
 
+    def heartbeat(self) -> None:
+        """Announce this matcher (``mm:matchers``: name → last tick), for operators and tests."""
+        self.store.client.hset(self.store.keys.matchers, f"{socket.gethostname()}:{os.getpid()}", self.clock())
+
     def run(self, stop: threading.Event) -> None:
         log.info("matcher started", extra={"redis": self.config.redis_url or "embedded"})
         while not stop.is_set():
             try:
+                self.heartbeat()
                 report = self.tick()
             except Exception:  # Redis hiccup: keep the loop alive, state is safe in Redis
                 log.exception("matcher tick failed")

@@ -64,6 +64,10 @@ class Keys:
     def claims(self) -> str:
         return f"{self.prefix}claims"
 
+    @property
+    def matchers(self) -> str:
+        return f"{self.prefix}matchers"
+
     def game(self, game_id: str) -> str:
         return f"{self.prefix}g:{game_id}"
 
