@@ -453,10 +453,17 @@ class GameService:
     def _replay(self, original: AppendResult, fingerprint: str, seat: int) -> Submitted:
         if original.fingerprint != fingerprint:
             raise CommandIdReused("this command id was already used with a different request")
-        return Submitted(self._submitted_body(original, seat), replayed=True)
+        _, then = self.state_at(original.game_id, original.version)  # the body is exactly the original's
+        return Submitted(self._submitted_body(original, seat, then), replayed=True)
 
-    def _submitted_body(self, result: AppendResult, seat: int) -> dict[str, Any]:
-        return {"version": result.version, "events": redact_events(list(result.events), Reader(seat=seat))}
+    def _submitted_body(self, result: AppendResult, seat: int, state: tr.State) -> dict[str, Any]:
+        """The 201 body; ``legal_actions`` (the seat's, at the new version) saves a GET while its turn goes on."""
+        mine = not tr.is_over(state) and state.to_position().get("to_move") == seat
+        return {
+            "version": result.version,
+            "events": redact_events(list(result.events), Reader(seat=seat)),
+            "legal_actions": tr.legal_actions(state) if mine else [],
+        }
 
     def _refuse(self, game_id: str, command_id: str, fingerprint: str, seat: int, error: ServiceError) -> Submitted:
         """Before refusing, honour a retry: a known command id returns its original result."""
@@ -470,7 +477,13 @@ class GameService:
     ) -> Submitted:
         game_id = info.record.game_id
         fingerprint = self._fingerprint(seat, action, expected_version)
-        version, state = self.state_at(game_id)
+        cached = self._states.get(game_id)
+        if cached is not None and cached[0] == expected_version:
+            # Fast path: no read. If the game moved on meanwhile (another process appended), the
+            # client is stale too, and the store's version check answers 409 as it should.
+            version, state = cached
+        else:
+            version, state = self.state_at(game_id)
         if expected_version != version:
             return self._refuse(game_id, command_id, fingerprint, seat, VersionConflict(
                 f"expected version {expected_version}, the game is at {version}", current_version=version))
@@ -507,7 +520,7 @@ class GameService:
         self._after_append(game_id, ai_turn)
         log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
                                           "action_type": action.get("type")})
-        return Submitted(self._submitted_body(result, seat))
+        return Submitted(self._submitted_body(result, seat, new_state))
 
     @staticmethod
     def _ai_turn_due(seats: list[dict[str, Any]], game_id: str, version: int, state: tr.State) -> AiTurn | None:

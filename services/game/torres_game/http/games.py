@@ -35,7 +35,7 @@ def _errors(*codes: int) -> Any:
 
 
 @blp.route("/games", methods=["POST"])
-@blp.arguments(s.CreateGameSchema)
+@blp.arguments(s.CreateGameSchema())
 @blp.response(201, s.GameCreatedSchema)
 @_errors(400, 401, 403)
 @blp.doc(security=[{"apiKey": []}])
@@ -45,7 +45,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/games", methods=["GET"])
-@blp.arguments(s.ListGamesArgs, location="query")
+@blp.arguments(s.ListGamesArgs(), location="query")
 @blp.response(200, s.GameListSchema)
 def list_games(args: dict[str, Any]) -> dict[str, Any]:
     """List games, newest first, optionally filtered by status."""
@@ -61,7 +61,7 @@ def game_summary(game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/view", methods=["GET"])
-@blp.arguments(s.SeatArgs, location="query")
+@blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.ViewSchema)
 @_errors(403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}])
@@ -71,7 +71,7 @@ def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/legal-actions", methods=["GET"])
-@blp.arguments(s.SeatArgs, location="query")
+@blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.LegalActionsSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{"seatToken": []}, {"apiKey": []}])
@@ -81,7 +81,7 @@ def legal_actions(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
-@blp.arguments(s.PageArgs, location="query")
+@blp.arguments(s.PageArgs(), location="query")
 @blp.response(200, s.EventPageSchema)
 @_errors(403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"adminKey": []}])
@@ -91,7 +91,7 @@ def events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/state", methods=["GET"])
-@blp.arguments(s.StateArgs, location="query")
+@blp.arguments(s.StateArgs(), location="query")
 @blp.response(200, s.StateSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{"adminKey": []}, {"seatToken": []}])
@@ -109,7 +109,7 @@ def verify(game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/actions", methods=["POST"])
-@blp.arguments(s.ActionRequestSchema)
+@blp.arguments(s.ActionRequestSchema())
 @blp.response(201, s.ActionResultSchema)
 @_errors(400, 401, 403, 404, 409, 422)
 @blp.doc(security=[{"seatToken": []}, {"apiKey": []}])
@@ -120,7 +120,7 @@ def submit_action(body: dict[str, Any], game_id: str) -> Any:
 
 
 @blp.route("/games/<game_id>/wait", methods=["GET"])
-@blp.arguments(s.WaitArgs, location="query")
+@blp.arguments(s.WaitArgs(), location="query")
 @blp.response(200, s.WaitSchema)
 @_errors(400, 404)
 def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/stream", methods=["GET"])
-@blp.arguments(s.StreamArgs, location="query")
+@blp.arguments(s.StreamArgs(), location="query")
 @_errors(404)
 @blp.doc(responses={"200": {"description": "text/event-stream of `version` events"}})
 def stream(args: dict[str, Any], game_id: str) -> Response:

@@ -39,7 +39,7 @@ def readyz() -> dict[str, Any]:
 
 
 @notifications.route("/notifications", methods=["GET"])
-@notifications.arguments(s.PageArgs, location="query")
+@notifications.arguments(s.PageArgs(), location="query")
 @notifications.response(200, s.NotificationPageSchema)
 @notifications.doc(security=[{"apiKey": []}, {"adminKey": []}])
 def read_notifications(args: dict[str, Any]) -> dict[str, Any]:

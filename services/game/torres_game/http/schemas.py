@@ -145,6 +145,9 @@ class ActionRequestSchema(StrictSchema):
 class ActionResultSchema(Schema):
     version = fields.Integer()
     events = fields.List(fields.Nested(EventSchema))
+    legal_actions = fields.Raw(
+        metadata={"description": "the acting seat's legal actions at the new version (empty when its turn is "
+                                 "over): saves a GET /legal-actions while the seat keeps moving"})
 
 
 class ViewSchema(Schema):
@@ -156,7 +159,7 @@ class ViewSchema(Schema):
 class LegalActionsSchema(Schema):
     version = fields.Integer()
     seat = fields.Integer()
-    actions = fields.List(fields.Dict())
+    actions = fields.Raw(metadata={"description": "list of actions in wire form, in the rules' stable order"})
 
 
 class StateSchema(Schema):

@@ -1,9 +1,12 @@
 """PostgreSQL backend: psycopg 3 with a connection pool.
 
-Concurrency design (why appends are correct under many writers):
+An append is one statement, ``SELECT * FROM torres_append(...)`` (migration 0003), so it costs one
+round trip and holds its locks only while the server works. Concurrency design (why appends are
+correct under many writers):
 
 * ``SELECT ... FOR UPDATE`` on the game's row serialises appends *per game*; the version check and
-  the command-id lookup run after the lock is held, so they see every committed append.
+  the command-id lookup run after the lock is held (each with a fresh snapshot), so they see every
+  committed append.
 * ``LOCK TABLE events IN EXCLUSIVE MODE`` (as the ``eventsourcing`` library does) serialises the
   short insert-and-commit section *globally*, so notification-log positions become visible in
   ascending order and a consumer reading ``after=p`` can never skip a later-committed lower
@@ -28,7 +31,7 @@ from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 
 from .base import AiTurn, AppendResult, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
-from .hashing import GENESIS_HASH, format_time
+from .hashing import GENESIS_HASH, content_hash, format_time
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
@@ -145,44 +148,42 @@ class PostgresEventStore:
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
     ) -> AppendResult:
+        now = datetime.now(UTC)
+        created_at = format_time(now)
+        first = expected_version + 1
+        contents = [
+            {"type": e.type, "payload": e.payload, "schema_version": e.schema_version,
+             "content_hash": content_hash(game_id=game_id, version=first + i, type=e.type, payload=e.payload,
+                                          schema_version=e.schema_version, created_at=created_at,
+                                          command_id=command_id)}
+            for i, e in enumerate(events)
+        ]
         try:
-            with self.pool.connection() as conn, conn.transaction():
+            with self.pool.connection() as conn:
                 row = conn.execute(
-                    "SELECT version FROM games WHERE game_id = %s FOR UPDATE", (game_id,)
+                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (game_id, expected_version, command_id, fingerprint, now, Jsonb(contents), status,
+                     Jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
+                     close_ai_turns),
                 ).fetchone()
-                if row is None:
-                    raise GameNotFound(f"no game {game_id}")
-                original = self._find_command(conn, game_id, command_id)
-                if original is not None:
-                    return original
-                current = row[0]
-                if current != expected_version:
-                    raise VersionConflict(
-                        f"expected version {expected_version}, the game is at {current}",
-                        current_version=current,
-                    )
-                prev = conn.execute(
-                    "SELECT hash FROM events WHERE game_id = %s AND version = %s", (game_id, current)
-                ).fetchone()
-                now = datetime.now(UTC)
-                stamped = stamp(game_id, current + 1, prev[0] if prev else GENESIS_HASH, events, command_id, now)
-                stored = self._insert(conn, stamped, fingerprint, now)
-                conn.execute(
-                    "UPDATE games SET version = %s, updated_at = %s,"
-                    " status = coalesce(%s, status), summary = coalesce(%s, summary) WHERE game_id = %s",
-                    (stored[-1].version, now, status, Jsonb(summary) if summary is not None else None, game_id),
-                )
-                if close_ai_turns:  # the game moved on: earlier due turns are settled
-                    conn.execute(
-                        "UPDATE ai_turns SET done_at = %s WHERE game_id = %s AND version <= %s AND done_at IS NULL",
-                        (now, game_id, current),
-                    )
-                if ai_turn:
-                    self._insert_ai_turn(conn, ai_turn, now)
-            return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
-        except psycopg.errors.IntegrityError as exc:  # belt and braces: the constraints disagree
+        except psycopg.errors.IntegrityError as exc:  # belt and braces: a constraint or the chain trigger
             current = self.current_version(game_id) or 0
             raise VersionConflict(f"append refused by the database: {exc}", current_version=current) from exc
+        assert row is not None
+        outcome, current, first_prev, positions, hashes = row
+        if outcome == "not_found":
+            raise GameNotFound(f"no game {game_id}")
+        if outcome == "duplicate":
+            original = self.find_command(game_id, command_id)
+            assert original is not None
+            return original
+        if outcome == "conflict":
+            raise VersionConflict(
+                f"expected version {expected_version}, the game is at {current}", current_version=current)
+        stored = stamp(game_id, first, first_prev, events, command_id, now, positions)
+        if [e.hash for e in stored] != hashes:  # the two implementations of the chain must agree
+            raise RuntimeError("hash chain mismatch between the service and the database")
+        return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
 
     def _insert(
         self, conn: psycopg.Connection, stamped: list[StoredEvent], fingerprint: str | None, now: datetime

@@ -1,0 +1,309 @@
+"""Game service benchmark (issue 4): append latency, fold time, HTTP actions per second.
+
+    .venv/bin/python bench/game_bench.py            # everything, ~2 minutes
+    .venv/bin/python bench/game_bench.py --quick    # smaller runs
+
+Uses a throwaway PostgreSQL database (``TEST_DATABASE_URL`` admin URL, default local trust auth),
+dropped at the end, and starts/stops its own gunicorn on 127.0.0.1. Prints one line per figure.
+Targets: append p99 < 10 ms; >= 500 accepted actions/s over HTTP; complete-game rebuild < 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import torres_rules as tr
+
+from torres_game import events as ev
+from torres_game.store import PostgresEventStore
+from torres_game.store.base import GameRecord, GameSecret, NewEvent, StoredEvent, stamp
+from torres_game.store.hashing import GENESIS_HASH
+
+ROOT = Path(__file__).resolve().parents[1]
+MIGRATIONS = ROOT / "infra" / "migrations"
+ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(name: str, value: float, unit: str, target: str = "") -> None:
+    print(f"{name:<58} {value:>10.2f} {unit:<10} {target}", flush=True)
+
+
+# -- append latency ---------------------------------------------------------------------------
+
+def new_bench_game(store: PostgresEventStore) -> str:
+    game_id = str(uuid.uuid4())
+    record = GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}])
+    store.create_game(record, GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}")
+    return game_id
+
+
+def append_loop(store: PostgresEventStore, game_id: str, count: int, latencies: list[float]) -> None:
+    summary = {"stage": "turn", "phase": 1, "round": 1, "to_move": 0, "scores": [0, 0], "winner": None}
+    for version in range(1, count + 1):
+        event = NewEvent("action_applied", {"seat": 0, "action": {"type": "move_knight", "from": "C3", "to": "C4"}})
+        started = time.perf_counter()
+        store.append(game_id, version, [event], f"c{version}", fingerprint="f", summary=summary)
+        latencies.append(time.perf_counter() - started)
+
+
+def bench_appends(url: str, per_game: int, games: int) -> None:
+    store = PostgresEventStore(url, min_size=2, max_size=max(2, min(games, 20)), migrations_dir=MIGRATIONS)
+    try:
+        single: list[float] = []
+        game_id = new_bench_game(store)
+        append_loop(store, game_id, 30, [])  # warm up
+        started = time.perf_counter()
+        game_id = new_bench_game(store)
+        append_loop(store, game_id, per_game * 4, single)
+        elapsed = time.perf_counter() - started
+        report("append latency p50, one game", pct(single, 0.5) * 1e3, "ms")
+        report("append latency p99, one game", pct(single, 0.99) * 1e3, "ms", "(target < 10 ms)")
+        report("appends/s, one game (sequential)", len(single) / elapsed, "appends/s")
+
+        ids = [new_bench_game(store) for _ in range(games)]
+        lists: list[list[float]] = [[] for _ in ids]
+        threads = [threading.Thread(target=append_loop, args=(store, g, per_game, lat)) for g, lat in zip(ids, lists, strict=True)]
+        started = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - started
+        merged = [x for lat in lists for x in lat]
+        report(f"append latency p50, {games} concurrent games", pct(merged, 0.5) * 1e3, "ms")
+        report(f"append latency p99, {games} concurrent games", pct(merged, 0.99) * 1e3, "ms", "(target < 10 ms)")
+        report(f"appends/s, {games} concurrent games", len(merged) / elapsed, "appends/s")
+    finally:
+        store.close()
+
+
+# -- fold ---------------------------------------------------------------------------------------
+
+def complete_game_events(players: int, seed: int) -> tuple[list[StoredEvent], int]:
+    rng = random.Random(seed)
+    game_seed = rng.getrandbits(128)
+    seats = [{"seat": i, "kind": "human"} for i in range(players)]
+    new: list[NewEvent] = [ev.game_created(edition="rio_grande", master=False, options={}, seats=seats, seed=game_seed)]
+    state = ev.initial_state(new[0].payload, game_seed)
+    while not tr.is_over(state):
+        action = rng.choice(tr.legal_actions(state))
+        new.append(ev.action_applied(state.to_position()["to_move"], action))
+        state = tr.apply(state, action)
+    new.append(ev.game_ended(state, game_seed))
+    from datetime import UTC, datetime
+    return stamp("bench", 1, GENESIS_HASH, new, "c", datetime.now(UTC)), game_seed
+
+
+def timed(func: Callable[[], Any], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        func()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def bench_fold(snapshot_every: int, repeat: int) -> None:
+    for players in (2, 4):
+        log, seed = complete_game_events(players, seed=players)
+        full = timed(lambda log=log, seed=seed: ev.fold(log, seed), repeat)
+        cut = (len(log) // snapshot_every) * snapshot_every
+        position = ev.fold(log[:cut], seed).to_position()  # type: ignore[union-attr]
+
+        def from_snapshot(log: list[StoredEvent] = log, position: dict[str, Any] = position, cut: int = cut) -> None:
+            ev.fold(log[cut:], seed, tr.from_position(position))
+
+        report(f"fold complete {players}-player game ({len(log)} events), no snapshot", full * 1e3, "ms",
+               "(target < 20 ms)")
+        report(f"fold from snapshot + {len(log) - cut}-event tail (every {snapshot_every})",
+               timed(from_snapshot, repeat) * 1e3, "ms")
+
+
+# -- HTTP under gunicorn -----------------------------------------------------------------------
+
+class Client:
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        data = json.dumps(body) if body is not None else None
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        for attempt in range(3):
+            try:
+                self.conn.request(method, path, body=data, headers=hdrs)
+                response = self.conn.getresponse()
+                return response.status, json.loads(response.read() or b"null")
+            except (http.client.HTTPException, ConnectionError, OSError):
+                self.conn.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def drive_game(port: int, api_key: str, stop: threading.Event, accepted: list[int], latencies: list[float],
+               seed: int) -> None:
+    client = Client(port)
+    rng = random.Random(seed)
+    while not stop.is_set():
+        status, game = client.call("POST", "/v1/games", {"seats": [{"kind": "human"}, {"kind": "human"}]},
+                                   {"X-API-Key": api_key})
+        assert status == 201, game
+        gid, tokens = game["game_id"], [s["token"] for s in game["seats"]]
+        seat, n, legal = 0, 0, None
+        while not stop.is_set():
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            if not legal:  # a new turn (or the other seat's): ask; within a turn the 201 body tells
+                status, legal = client.call("GET", f"/v1/games/{gid}/legal-actions", headers=auth)
+                if not legal["actions"]:
+                    seat, legal = (seat + 1) % 2, None
+                    continue
+            body = {"seat": seat, "action": rng.choice(legal["actions"]), "expected_version": legal["version"],
+                    "command_id": f"{gid}-{n}"}
+            started = time.perf_counter()
+            status, result = client.call("POST", f"/v1/games/{gid}/actions", body, auth)
+            latencies.append(time.perf_counter() - started)
+            assert status == 201, result
+            accepted[0] += 1
+            n += 1
+            if result["events"][-1]["type"] == "game_ended":
+                break
+            legal = {"version": result["version"], "actions": result["legal_actions"]} \
+                if result["legal_actions"] else None
+            if legal is None:
+                seat = (seat + 1) % 2
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of the given processes (Linux /proc), for a per-action cost figure."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(root: int) -> list[int]:
+    children = subprocess.run(["pgrep", "-P", str(root)], capture_output=True, text=True).stdout.split()
+    return [root, *map(int, children)]
+
+
+def postgres_pids() -> list[int]:
+    return [int(p) for p in subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True).stdout.split()]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def bench_http(url: str, games: int, duration: float, workers: int, threads: int) -> None:
+    port, api_key = free_port(), "bench-key"
+    env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": api_key, "TORRES_ADMIN_KEY": "bench-admin",
+           "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": str(max(2, threads)),
+           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-w", str(workers), "-k", "gthread", "--threads", str(threads),
+         "-b", f"127.0.0.1:{port}", "--log-level", "warning", "torres_game.wsgi:app"],
+        env=env, stdout=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        for _ in range(100):
+            try:
+                if Client(port).call("GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("gunicorn did not become ready")
+        stop = threading.Event()
+        accepted = [[0] for _ in range(games)]
+        latencies: list[list[float]] = [[] for _ in range(games)]
+        drivers = [threading.Thread(target=drive_game, args=(port, api_key, stop, accepted[i], latencies[i], i),
+                                    daemon=True) for i in range(games)]
+        for d in drivers:
+            d.start()
+        time.sleep(min(3.0, duration / 5))  # warm up
+        server_pids, db_pids = process_tree(server.pid), postgres_pids()
+        cpu_before = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
+        start_count, started = sum(a[0] for a in accepted), time.perf_counter()
+        time.sleep(duration)
+        total, elapsed = sum(a[0] for a in accepted) - start_count, time.perf_counter() - started
+        cpu_after = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
+        stop.set()
+        for d in drivers:
+            d.join(30)
+        merged = [x for lat in latencies for x in lat]
+        label = f"{workers}x{threads} gthread"
+        report(f"HTTP accepted actions/s, {games} concurrent games ({label})", total / elapsed, "actions/s",
+               "(target >= 500)")
+        report("HTTP POST /actions latency p50 (client side)", pct(merged, 0.5) * 1e3, "ms")
+        report("HTTP POST /actions latency p99 (client side)", pct(merged, 0.99) * 1e3, "ms")
+        per_action = [(after - before) / max(total, 1) * 1e3 for before, after in zip(cpu_before, cpu_after, strict=True)]
+        report("CPU per accepted action: gunicorn workers (GET legal + POST)", per_action[0], "ms")
+        report("CPU per accepted action: PostgreSQL (all backends)", per_action[1], "ms")
+        report("CPU per accepted action: load-generating client", per_action[2], "ms")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of HTTP load")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--only", choices=("append", "fold", "http"))
+    args = parser.parse_args()
+    per_game = 40 if args.quick else 100
+    duration = 8.0 if args.quick else args.duration
+    name = f"torres_game_bench_{os.getpid()}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = ADMIN_URL.rpartition("/")[0] + "/" + name
+    try:
+        store = PostgresEventStore(url, migrations_dir=MIGRATIONS)
+        store.migrate()
+        store.close()
+        print(f"{'figure':<58} {'median':>10} unit       target")
+        if args.only in (None, "append"):
+            bench_appends(url, per_game, args.games)
+        if args.only in (None, "fold"):
+            bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
+        if args.only in (None, "http"):
+            bench_http(url, args.games, duration, args.workers, args.threads)
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
