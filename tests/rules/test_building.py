@@ -134,6 +134,13 @@ def test_at_most_the_stack_blocks_per_turn():
         build(s, "G5", stack=None)
 
 
+def test_build_needs_an_ap():
+    s = build_state(ap_spent=5)
+    assert of_type(s, "build") == []
+    with pytest.raises(tr.IllegalAction, match="AP"):
+        build(s, "B1")
+
+
 # --- spreading leftovers (5.3) ------------------------------------------------------------------------------
 
 

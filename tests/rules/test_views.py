@@ -98,6 +98,13 @@ def test_everything_else_is_public():
         assert v[key] == full[key]
 
 
+def test_the_seed_is_not_part_of_any_view_or_position():
+    s = tr.new_game(2, seed=123456789)
+    for v in (tr.view(s, 0), tr.view(s, 1), tr.view(s, None), s.to_position()):
+        assert "seed" not in v
+        assert "123456789" not in json.dumps(v)
+
+
 def test_view_of_a_seat_that_does_not_exist():
     with pytest.raises(ValueError):
         tr.view(game(), 2)
