@@ -1,0 +1,63 @@
+"""Issue 5, embedded default: with no broker configured AI seats play in-process with the real bots."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import torres_rules as tr
+from torres_ai.config import Settings
+from torres_ai.driver import CeleryDriver, ThreadDriver, from_env
+from torres_game.service import Credentials, GameService
+from torres_game.store import SqliteEventStore
+
+from .conftest import MIGRATIONS, SERVICE, game_config, wait_until
+
+
+def test_from_env_picks_celery_only_when_a_broker_is_configured() -> None:
+    assert isinstance(from_env({}), ThreadDriver)
+    celery = from_env({"REDIS_URL": "redis://127.0.0.1:6379/13", "TORRES_AI_QUEUE": "q"})
+    assert isinstance(celery, CeleryDriver) and celery.settings.queue == "q"
+    assert isinstance(from_env({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/13"}), CeleryDriver)
+
+
+def test_levels_and_budgets_come_from_the_environment() -> None:
+    settings = Settings.from_env({"TORRES_AI_HARD": "greedy", "TORRES_AI_HARD_SECONDS": "0.25",
+                                  "TORRES_AI_MEDIUM_ITERATIONS": "7"})
+    assert settings.level("hard").bot == "greedy" and settings.level("hard").budget.seconds == 0.25
+    assert settings.level("medium").budget.iterations == 7
+    assert settings.level("unknown").bot == "random"  # an unknown level plays rather than stalls
+    with pytest.raises(ValueError, match="TORRES_AI_EASY"):
+        Settings.from_env({"TORRES_AI_EASY": "alphazero"})
+
+
+@pytest.mark.timeout(120)
+def test_thread_driver_plays_ai_seats_in_process_against_a_human(tmp_path: Path) -> None:
+    store = SqliteEventStore(tmp_path / "embedded.sqlite3", migrations_dir=MIGRATIONS)
+    store.migrate()
+    driver = ThreadDriver(Settings.from_env({"TORRES_AI_HARD_SECONDS": "0.05"}))
+    service = GameService(store, game_config(f"sqlite:///{tmp_path / 'embedded.sqlite3'}"), driver)
+    service.start()
+    try:
+        seats = [{"kind": "human", "player_id": "me"}, {"kind": "ai", "level": "medium"},
+                 {"kind": "ai", "level": "hard"}]
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+        gid, me = game["game_id"], Credentials(token=game["seats"][0]["token"])
+        moves = 0
+        while True:
+            wait_until(driver.idle, 60, "the AI seats to move")
+            version, state = service.state_at(gid)
+            if tr.is_over(state):
+                break
+            assert state.to_move == 0, "an AI seat is due but the driver is idle"
+            action = tr.legal_actions(state)[-1]  # the human: ends turns quickly, takes the last choice
+            started = time.perf_counter()
+            service.submit_action(gid, me, seat=0, action=action, expected_version=version, command_id=f"me-{moves}")
+            assert time.perf_counter() - started < 1.0  # the request never waits for the bots
+            moves += 1
+        assert service.verify(gid)["ok"]
+        assert moves > 10
+    finally:
+        service.close()
