@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import torres_rules as tr
 
+import torres_rules as tr
 from torres_game import events as ev
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import GameRecord, GameSecret, NewEvent, StoredEvent, stamp
@@ -83,7 +83,8 @@ def bench_appends(url: str, per_game: int, games: int) -> None:
 
         ids = [new_bench_game(store) for _ in range(games)]
         lists: list[list[float]] = [[] for _ in ids]
-        threads = [threading.Thread(target=append_loop, args=(store, g, per_game, lat)) for g, lat in zip(ids, lists, strict=True)]
+        threads = [threading.Thread(target=append_loop, args=(store, g, per_game, lat))
+                   for g, lat in zip(ids, lists, strict=True)]
         started = time.perf_counter()
         for t in threads:
             t.start()
@@ -131,7 +132,8 @@ def bench_fold(snapshot_every: int, repeat: int) -> None:
         cut = (len(log) // snapshot_every) * snapshot_every
         position = ev.fold(log[:cut], seed).to_position()  # type: ignore[union-attr]
 
-        def from_snapshot(log: list[StoredEvent] = log, position: dict[str, Any] = position, cut: int = cut) -> None:
+        def from_snapshot(log: list[StoredEvent] = log, position: dict[str, Any] = position, cut: int = cut,
+                          seed: int = seed) -> None:
             ev.fold(log[cut:], seed, tr.from_position(position))
 
         report(f"fold complete {players}-player game ({len(log)} events), no snapshot", full * 1e3, "ms",
@@ -264,8 +266,9 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
                "(target >= 500)")
         report("HTTP POST /actions latency p50 (client side)", pct(merged, 0.5) * 1e3, "ms")
         report("HTTP POST /actions latency p99 (client side)", pct(merged, 0.99) * 1e3, "ms")
-        per_action = [(after - before) / max(total, 1) * 1e3 for before, after in zip(cpu_before, cpu_after, strict=True)]
-        report("CPU per accepted action: gunicorn workers (GET legal + POST)", per_action[0], "ms")
+        per_action = [(after - before) / max(total, 1) * 1e3
+                      for before, after in zip(cpu_before, cpu_after, strict=True)]
+        report("CPU per accepted action: gunicorn workers", per_action[0], "ms")
         report("CPU per accepted action: PostgreSQL (all backends)", per_action[1], "ms")
         report("CPU per accepted action: load-generating client", per_action[2], "ms")
     finally:

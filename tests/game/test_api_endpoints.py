@@ -197,3 +197,23 @@ def test_readyz_fails_while_a_migration_is_pending(tmp_path: Path) -> None:
     finally:
         application.extensions["torres_game"].close()
 
+
+
+def test_action_201_body_carries_the_seats_next_legal_actions(client: FlaskClient) -> None:
+    game = create_game(client)
+    gid = game["game_id"]
+    rng = random.Random(9)
+    seen_same_seat = seen_other = 0
+    for n in range(30):
+        summary = client.get(f"/v1/games/{gid}").get_json()
+        seat = summary["to_move"]
+        token = game["seats"][seat]["token"]
+        legal = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
+        body = {"seat": seat, "action": rng.choice(legal["actions"]), "expected_version": legal["version"],
+                "command_id": f"c{n}"}
+        result = client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(token)).get_json()
+        after = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
+        assert result["legal_actions"] == after["actions"] and result["version"] == after["version"]
+        seen_same_seat += bool(after["actions"])
+        seen_other += not after["actions"]
+    assert seen_same_seat and seen_other

@@ -82,26 +82,44 @@ def _same(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
+@dataclass(frozen=True)
+class Folded:
+    """A state with its version and summary, so hot paths never recompute ``to_position()``."""
+
+    version: int
+    state: tr.State
+    summary: dict[str, Any]
+
+    @classmethod
+    def of(cls, version: int, state: tr.State) -> Folded:
+        return cls(version, state, ev.summary_of(state))
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to move, None once the game is over."""
+        return self.summary["to_move"]
+
+
 class _StateCache:
     """Latest folded state per game (LRU): most requests only fold the events they haven't seen."""
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._items: OrderedDict[str, tuple[int, tr.State]] = OrderedDict()
+        self._items: OrderedDict[str, Folded] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, game_id: str) -> tuple[int, tr.State] | None:
+    def get(self, game_id: str) -> Folded | None:
         with self._lock:
             item = self._items.get(game_id)
             if item is not None:
                 self._items.move_to_end(game_id)
             return item
 
-    def put(self, game_id: str, version: int, state: tr.State) -> None:
+    def put(self, game_id: str, folded: Folded) -> None:
         with self._lock:
             old = self._items.get(game_id)
-            if old is None or old[0] < version:
-                self._items[game_id] = (version, state)
+            if old is None or old.version < folded.version:
+                self._items[game_id] = folded
                 self._items.move_to_end(game_id)
                 while len(self._items) > self._size:
                     self._items.popitem(last=False)
@@ -206,13 +224,35 @@ class GameService:
             raise GameNotFound(f"no game {game_id}")
         return record
 
+    def current(self, game_id: str) -> Folded:
+        """The latest state: the cached fold plus any events other processes appended since."""
+        info = self._info(game_id)
+        cached = self._states.get(game_id)
+        if cached is not None:
+            base_version, base = cached.version, cached.state
+        else:
+            snapshot = self.store.latest_snapshot(game_id)
+            base_version, base = (snapshot.version, tr.from_position(snapshot.position)) if snapshot else (0, None)
+        tail = self.store.read(game_id, after=base_version)
+        if cached is not None and not tail:
+            return cached
+        state = ev.fold(tail, info.secret.seed, base)
+        if state is None:
+            raise NotFound(f"game {game_id} has no events")
+        folded = Folded.of(tail[-1].version if tail else base_version, state)
+        self._states.put(game_id, folded)
+        return folded
+
     def state_at(self, game_id: str, version: int | None = None) -> tuple[int, tr.State]:
         """The state after ``version`` (default: the latest): cache or snapshot, plus a tail fold."""
+        if version is None:
+            folded = self.current(game_id)
+            return folded.version, folded.state
         info = self._info(game_id)
         cached = self._states.get(game_id)
         base: tr.State | None
-        if cached is not None and (version is None or cached[0] <= version):
-            base_version, base = cached
+        if cached is not None and cached.version <= version:
+            base_version, base = cached.version, cached.state
         else:
             snapshot = self.store.latest_snapshot(game_id, at_most=version)
             base_version, base = (snapshot.version, tr.from_position(snapshot.position)) if snapshot else (0, None)
@@ -221,10 +261,8 @@ class GameService:
         tail = self.store.read(game_id, after=base_version, up_to=version)
         state = ev.fold(tail, info.secret.seed, base)
         last = tail[-1].version if tail else base_version
-        if state is None or (version is not None and last != version):
+        if state is None or last != version:
             raise NotFound(f"game {game_id} has no version {version}")
-        if version is None:
-            self._states.put(game_id, last, state)
         return last, state
 
     # -- use cases: create and read -------------------------------------------------------
@@ -254,15 +292,16 @@ class GameService:
             public_seats.append(seat)
         game_id = str(uuid.uuid4())
         created = ev.game_created(edition=edition, master=master, options=options, seats=public_seats, seed=seed)
-        summary = ev.summary_of(state)
+        folded = Folded.of(1, state)
+        summary = folded.summary
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
             seats=public_seats, status="active", summary=summary,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
-        ai_turn = self._ai_turn_due(public_seats, game_id, 1, state)
+        ai_turn = self._ai_turn_due(public_seats, game_id, folded)
         result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn)
-        self._states.put(game_id, result.version, state)
+        self._states.put(game_id, folded)
         self._after_append(game_id, ai_turn)
         return {
             "game_id": game_id,
@@ -306,9 +345,10 @@ class GameService:
         reader_seat = self._optional_seat(info, creds, seat)
         if reader_seat is None:
             raise Unauthenticated("send Authorization: Bearer <seat token>")
-        version, state = self.state_at(game_id)
-        mine = not tr.is_over(state) and state.to_position().get("to_move") == reader_seat
-        return {"version": version, "seat": reader_seat, "actions": tr.legal_actions(state) if mine else []}
+        folded = self.current(game_id)
+        mine = folded.to_move == reader_seat
+        return {"version": folded.version, "seat": reader_seat,
+                "actions": tr.legal_actions(folded.state) if mine else []}
 
     def events(self, game_id: str, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
         info = self._info(game_id)
@@ -433,12 +473,10 @@ class GameService:
         """Play one due AI turn with ``choose(legal_actions)``; stale or finished turns are just closed."""
         try:
             info = self._info(game_id)
-            current, state = self.state_at(game_id)
-            if current != version or tr.is_over(state) or state.to_position().get("to_move") != seat:
+            folded = self.current(game_id)
+            if folded.version != version or folded.to_move != seat or info.seat_kind(seat) != "ai":
                 return None
-            if info.seat_kind(seat) != "ai":
-                return None
-            action = choose(tr.legal_actions(state))
+            action = choose(tr.legal_actions(folded.state))
             return self._submit(info, seat, action, version, ai_command_id(game_id, version))
         except (VersionConflict, NotYourTurn, GameOver):
             return None
@@ -453,16 +491,15 @@ class GameService:
     def _replay(self, original: AppendResult, fingerprint: str, seat: int) -> Submitted:
         if original.fingerprint != fingerprint:
             raise CommandIdReused("this command id was already used with a different request")
-        _, then = self.state_at(original.game_id, original.version)  # the body is exactly the original's
+        then = Folded.of(*self.state_at(original.game_id, original.version))  # exactly the original body
         return Submitted(self._submitted_body(original, seat, then), replayed=True)
 
-    def _submitted_body(self, result: AppendResult, seat: int, state: tr.State) -> dict[str, Any]:
+    def _submitted_body(self, result: AppendResult, seat: int, folded: Folded) -> dict[str, Any]:
         """The 201 body; ``legal_actions`` (the seat's, at the new version) saves a GET while its turn goes on."""
-        mine = not tr.is_over(state) and state.to_position().get("to_move") == seat
         return {
             "version": result.version,
             "events": redact_events(list(result.events), Reader(seat=seat)),
-            "legal_actions": tr.legal_actions(state) if mine else [],
+            "legal_actions": tr.legal_actions(folded.state) if folded.to_move == seat else [],
         }
 
     def _refuse(self, game_id: str, command_id: str, fingerprint: str, seat: int, error: ServiceError) -> Submitted:
@@ -478,18 +515,17 @@ class GameService:
         game_id = info.record.game_id
         fingerprint = self._fingerprint(seat, action, expected_version)
         cached = self._states.get(game_id)
-        if cached is not None and cached[0] == expected_version:
-            # Fast path: no read. If the game moved on meanwhile (another process appended), the
-            # client is stale too, and the store's version check answers 409 as it should.
-            version, state = cached
-        else:
-            version, state = self.state_at(game_id)
+        # Fast path: no read when the cache is at the client's version. If the game moved on
+        # meanwhile (another process appended), the client is stale too, and the store's version
+        # check answers 409 as it should.
+        folded = cached if cached is not None and cached.version == expected_version else self.current(game_id)
+        version, state = folded.version, folded.state
         if expected_version != version:
             return self._refuse(game_id, command_id, fingerprint, seat, VersionConflict(
                 f"expected version {expected_version}, the game is at {version}", current_version=version))
         if tr.is_over(state):
             return self._refuse(game_id, command_id, fingerprint, seat, GameOver("the game is over"))
-        to_move = state.to_position().get("to_move")
+        to_move = folded.to_move
         if to_move != seat:
             return self._refuse(game_id, command_id, fingerprint, seat,
                                 NotYourTurn(f"seat {to_move} is to move, not seat {seat}"))
@@ -504,31 +540,29 @@ class GameService:
         new_events = [ev.action_applied(seat, action)]
         if over:
             new_events.append(ev.game_ended(new_state, info.secret.seed))
-        new_version = version + len(new_events)
-        ai_turn = None if over else self._ai_turn_due(info.record.seats, game_id, new_version, new_state)
+        after = Folded.of(version + len(new_events), new_state)
+        ai_turn = self._ai_turn_due(info.record.seats, game_id, after)
         result = self.store.append(
             game_id, version, new_events, command_id, fingerprint=fingerprint,
-            status="over" if over else None, summary=ev.summary_of(new_state), ai_turn=ai_turn,
+            status="over" if over else None, summary=after.summary, ai_turn=ai_turn,
             close_ai_turns=any(seat["kind"] == "ai" for seat in info.record.seats),
         )
         if result.duplicate:
             return self._replay(result, fingerprint, seat)
-        self._states.put(game_id, result.version, new_state)
+        self._states.put(game_id, after)
         every = self.config.snapshot_every
         if every > 0 and result.version // every > version // every:
             self.store.save_snapshot(Snapshot(game_id, result.version, new_state.to_position()))
         self._after_append(game_id, ai_turn)
         log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
                                           "action_type": action.get("type")})
-        return Submitted(self._submitted_body(result, seat, new_state))
+        return Submitted(self._submitted_body(result, seat, after))
 
     @staticmethod
-    def _ai_turn_due(seats: list[dict[str, Any]], game_id: str, version: int, state: tr.State) -> AiTurn | None:
-        if tr.is_over(state):
-            return None
-        to_move = state.to_position().get("to_move")
+    def _ai_turn_due(seats: list[dict[str, Any]], game_id: str, folded: Folded) -> AiTurn | None:
+        to_move = folded.to_move
         if to_move is not None and seats[to_move]["kind"] == "ai":
-            return AiTurn(game_id, to_move, version)
+            return AiTurn(game_id, to_move, folded.version)
         return None
 
     def _after_append(self, game_id: str, ai_turn: AiTurn | None) -> None:
