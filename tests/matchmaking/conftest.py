@@ -10,17 +10,17 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis
-from torres_game.app import create_app as create_game_app
-from torres_game.config import Config as GameConfig
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from torres_game.app import create_app as create_game_app
+from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config
 from torres_matchmaking.store import Redis
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from .config import Config
 from .errors import GameServiceError
-from .game_client import GameCreator
+from .game_client import CreatedGame, GameCreator
 from .grouping import Candidate, Group, Window, form_groups
 from .ratings import ai_level_for
 from .store import Redis
@@ -32,8 +32,6 @@ from .tickets import TicketService
 
 log = logging.getLogger(__name__)
 GAME_RECORD_TTL = 14 * 24 * 3600  # the ratings consumer needs the seats until the game ends
-
-_FIELDS = ("player_id", "rating", "counts", "created_at", "max_wait", "status", "expires_at")
 
 
 @dataclass
@@ -51,6 +49,13 @@ class TickReport:
     @property
     def busy(self) -> bool:
         return self.claimed > 0 or self.conflicts > 0
+
+
+@dataclass(frozen=True)
+class Placement:
+    claim_id: str
+    group: Group
+    game: CreatedGame
 
 
 class Matcher:
@@ -87,13 +92,11 @@ class Matcher:
             claimed = self.claim(groups, now)
             report.claimed += len(claimed)
             report.conflicts += len(groups) - len(claimed)
-            outcomes = list(self._pool.map(lambda item, e=edition, m=master: self.place(*item, e, m), claimed))
-            for (_, group), game_id in zip(claimed, outcomes, strict=True):
-                if game_id is None:
-                    report.failed += 1
-                else:
-                    report.created += 1
-                    report.games.append((game_id, group))
+            created = list(self._pool.map(lambda item, e=edition, m=master: self.create(*item, e, m), claimed))
+            placed = self.confirm([c for c in created if c is not None], edition, master)
+            report.failed += sum(c is None for c in created)
+            report.created += len(placed)
+            report.games += placed
         self._back_off(report)
         return report
 
@@ -108,31 +111,13 @@ class Matcher:
             self._retry_delay = self.config.retry_delay
 
     def load_pool(self, edition: str, master: bool) -> list[Candidate]:
-        """Every queued, unexpired ticket of one (edition, master) pool, from all its queues."""
-        client, keys = self.store.client, self.store.keys
-        pipe = client.pipeline(transaction=False)
-        queues = keys.pool_queues(edition, master)
-        for _, key in queues:
-            pipe.zrange(key, 0, -1)
-        members = pipe.execute()
-        ids = list(dict.fromkeys(tid for ids in members for tid in ids))
-        if not ids:
-            return []
-        for tid in ids:
-            pipe.hmget(keys.ticket(tid), *_FIELDS)
-        now = self.clock()
-        out, missing = [], []
-        for tid, (player, rating, counts, created, max_wait, status, expires) in zip(ids, pipe.execute(),
-                                                                                        strict=True):
-            if status is None:
-                missing.append(tid)  # the hash expired under us; drop the stale queue entries
-            elif status == "queued" and float(expires) > now:
-                out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
-                                     float(created), float(max_wait) if max_wait else None))
-        if missing:
-            for _, key in queues:
-                pipe.zrem(key, *missing)
-            pipe.execute()
+        """Every queued, unexpired ticket of one (edition, master) pool, from all its queues (one Lua call)."""
+        rows = self.store.scripts.run("snapshot", repr(self.clock()), edition, int(master))
+        out = []
+        for row in rows:
+            tid, player, rating, counts, created, max_wait = row.split("|")
+            out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
+                                 float(created), float(max_wait) if max_wait else None))
         return out
 
     def claim(self, groups: list[Group], now: float) -> list[tuple[str, Group]]:
@@ -146,39 +131,50 @@ class Matcher:
         results = pipe.execute()
         return [(cid, g) for cid, g, r in zip(claim_ids, groups, results, strict=True) if r[0] == 1]
 
-    def place(self, claim_id: str, group: Group, edition: str, master: bool) -> str | None:
-        """Create the game for a claimed group and record it, or release the group. Returns the game id."""
+    def create(self, claim_id: str, group: Group, edition: str, master: bool) -> Placement | None:
+        """Create the game of a claimed group, or release the group (back to its queues) and return None."""
         seats: list[dict[str, Any]] = [{"kind": "human", "player_id": c.player_id} for c in group.tickets]
         seats += [{"kind": "ai", "level": level} for level in group.ai_levels]
         self.rng.shuffle(seats)  # nobody is always first to move
         ids = [c.ticket_id for c in group.tickets]
         try:
-            game = self.games.create_game(edition, master, seats)
+            return Placement(claim_id, group, self.games.create_game(edition, master, seats))
         except GameServiceError as exc:
             released = self.store.scripts.run("release", claim_id, *ids)
             log.warning("game creation failed; tickets re-queued", extra={"error": str(exc), "released": released})
-            return None
         except Exception:
             self.store.scripts.run("release", claim_id, *ids)
             log.exception("unexpected error creating a game; tickets re-queued")
-            return None
-        by_player = {s["player_id"]: s for s in game.seats if s.get("kind") == "human"}
-        argv: list[Any] = []
-        for c in group.tickets:
-            seat = by_player[c.player_id]
-            argv += [c.ticket_id, seat["seat"], seat["token"]]
-        record = json.dumps({"edition": edition, "master": master,
-                             "seats": [{k: v for k, v in s.items() if k != "token"} for s in game.seats]})
-        ok = self.store.scripts.run("confirm", repr(self.clock()), self.config.result_ttl, claim_id, game.game_id,
-                                    record, GAME_RECORD_TTL, *argv)
-        if ok[0] != 1:
-            log.error("claim lost before confirmation; game orphaned", extra={"game_id": game.game_id,
-                                                                               "ticket_id": ok[1]})
-            return None
-        log.info("game created", extra={"game_id": game.game_id, "players": group.players,
-                                        "humans": len(ids), "ai": len(group.ai_levels),
-                                        "spread": round(group.spread, 3)})
-        return game.game_id
+        return None
+
+    def confirm(self, placements: list[Placement], edition: str, master: bool) -> list[tuple[str, Group]]:
+        """Record each created game on its tickets (one Lua call per game, all in one pipeline)."""
+        if not placements:
+            return []
+        pipe = self.store.client.pipeline(transaction=False)
+        now = repr(self.clock())
+        for p in placements:
+            by_player = {s["player_id"]: s for s in p.game.seats if s.get("kind") == "human"}
+            argv: list[Any] = []
+            for c in p.group.tickets:
+                seat = by_player[c.player_id]
+                argv += [c.ticket_id, seat["seat"], seat["token"]]
+            record = json.dumps({"edition": edition, "master": master,
+                                 "seats": [{k: v for k, v in s.items() if k != "token"} for s in p.game.seats]})
+            self.store.scripts.run("confirm", now, self.config.result_ttl, p.claim_id, p.game.game_id, record,
+                                   GAME_RECORD_TTL, *argv, client=pipe)
+        placed = []
+        for p, ok in zip(placements, pipe.execute(), strict=True):
+            if ok[0] != 1:  # only after this matcher stalled past claim_timeout (see module docstring)
+                log.error("claim lost before confirmation; game orphaned",
+                          extra={"game_id": p.game.game_id, "ticket_id": ok[1]})
+                continue
+            placed.append((p.game.game_id, p.group))
+            if log.isEnabledFor(logging.INFO):
+                log.info("game created", extra={"game_id": p.game.game_id, "players": p.group.players,
+                                                "humans": len(p.group.tickets), "ai": len(p.group.ai_levels),
+                                                "spread": round(p.group.spread, 3)})
+        return placed
 
     def recover_stale_claims(self) -> int:
         cutoff = self.clock() - self.config.claim_timeout

@@ -16,7 +16,7 @@ import redis
 
 from .config import EDITIONS, PLAYER_COUNTS, Config
 
-_SCRIPTS = ("enqueue", "claim", "release", "confirm", "cancel", "expire", "apply_rating")
+_SCRIPTS = ("enqueue", "claim", "release", "confirm", "cancel", "expire", "apply_rating", "snapshot")
 _embedded_lock = threading.Lock()
 _embedded_server: Any = None
 

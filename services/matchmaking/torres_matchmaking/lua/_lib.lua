@@ -18,22 +18,21 @@ local function unqueue(id)
   redis.call('ZREM', EXPIRY, id)
 end
 
+-- Forget the player's live-ticket pointer, but only if it still points at this ticket.
+local function release_player(id, player)
+  if player and redis.call('GET', pkey(player)) == id then redis.call('DEL', pkey(player)) end
+end
+
 local function requeue(id)
   local f = redis.call('HMGET', tkey(id), 'rating', 'expires_at')
   each_queue(id, function(q) redis.call('ZADD', q, f[1], id) end)
   redis.call('ZADD', EXPIRY, f[2], id)
 end
 
--- Forget the player's live-ticket pointer, but only if it still points at this ticket.
-local function release_player(id)
-  local player = redis.call('HGET', tkey(id), 'player_id')
-  if player and redis.call('GET', pkey(player)) == id then redis.call('DEL', pkey(player)) end
-end
-
 -- A terminal state (cancelled/expired/matched): out of every queue, readable for result_ttl.
 local function finish(id, status, now, result_ttl)
   unqueue(id)
-  release_player(id)
+  release_player(id, redis.call('HGET', tkey(id), 'player_id'))
   redis.call('HSET', tkey(id), 'status', status, 'ended_at', now)
   redis.call('EXPIRE', tkey(id), result_ttl)
 end

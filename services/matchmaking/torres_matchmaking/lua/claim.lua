@@ -9,7 +9,7 @@ for i = 4, #ARGV do
 end
 for i = 4, #ARGV do
   local id = ARGV[i]
-  unqueue(id)
+  each_queue(id, function(q) redis.call('ZREM', q, id) end)  -- its expiry entry goes when confirmed
   redis.call('HSET', tkey(id), 'status', 'claimed', 'claim', claim, 'claimed_at', now)
   redis.call('ZADD', CLAIMS, now, id)
 end
