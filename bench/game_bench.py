@@ -58,43 +58,57 @@ def new_bench_game(store: PostgresEventStore) -> str:
     return game_id
 
 
-def append_loop(store: PostgresEventStore, game_id: str, count: int, latencies: list[float]) -> None:
+def append_loop(store: PostgresEventStore, game_id: str, count: int, latencies: list[float],
+                interval: float = 0.0) -> None:
+    """Append ``count`` events to one game; with ``interval`` > 0, one every ``interval`` seconds."""
     summary = {"stage": "turn", "phase": 1, "round": 1, "to_move": 0, "scores": [0, 0], "winner": None}
+    next_at = time.perf_counter() + random.random() * interval
     for version in range(1, count + 1):
+        if interval:
+            time.sleep(max(0.0, next_at - time.perf_counter()))
+            next_at += interval
         event = NewEvent("action_applied", {"seat": 0, "action": {"type": "move_knight", "from": "C3", "to": "C4"}})
         started = time.perf_counter()
         store.append(game_id, version, [event], f"c{version}", fingerprint="f", summary=summary)
         latencies.append(time.perf_counter() - started)
 
 
-def bench_appends(url: str, per_game: int, games: int) -> None:
-    store = PostgresEventStore(url, min_size=2, max_size=max(2, min(games, 20)), migrations_dir=MIGRATIONS)
+def concurrent_appends(
+    store: PostgresEventStore, games: int, per_game: int, interval: float
+) -> tuple[list[float], float]:
+    ids = [new_bench_game(store) for _ in range(games)]
+    lists: list[list[float]] = [[] for _ in ids]
+    threads = [threading.Thread(target=append_loop, args=(store, g, per_game, lat, interval))
+               for g, lat in zip(ids, lists, strict=True)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [x for lat in lists for x in lat], time.perf_counter() - started
+
+
+def bench_appends(url: str, per_game: int, games: int, rate: float) -> None:
+    store = PostgresEventStore(url, min_size=2, max_size=16, migrations_dir=MIGRATIONS)
     try:
         single: list[float] = []
-        game_id = new_bench_game(store)
-        append_loop(store, game_id, 30, [])  # warm up
+        append_loop(store, new_bench_game(store), 30, [])  # warm up
         started = time.perf_counter()
-        game_id = new_bench_game(store)
-        append_loop(store, game_id, per_game * 4, single)
+        append_loop(store, new_bench_game(store), per_game * 4, single)
         elapsed = time.perf_counter() - started
         report("append latency p50, one game", pct(single, 0.5) * 1e3, "ms")
         report("append latency p99, one game", pct(single, 0.99) * 1e3, "ms", "(target < 10 ms)")
         report("appends/s, one game (sequential)", len(single) / elapsed, "appends/s")
 
-        ids = [new_bench_game(store) for _ in range(games)]
-        lists: list[list[float]] = [[] for _ in ids]
-        threads = [threading.Thread(target=append_loop, args=(store, g, per_game, lat))
-                   for g, lat in zip(ids, lists, strict=True)]
-        started = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - started
-        merged = [x for lat in lists for x in lat]
-        report(f"append latency p50, {games} concurrent games", pct(merged, 0.5) * 1e3, "ms")
-        report(f"append latency p99, {games} concurrent games", pct(merged, 0.99) * 1e3, "ms", "(target < 10 ms)")
-        report(f"appends/s, {games} concurrent games", len(merged) / elapsed, "appends/s")
+        merged, elapsed = concurrent_appends(store, games, per_game, 1 / rate)
+        label = f"{games} games x {rate:g}/s"
+        report(f"append latency p50, {label} (paced)", pct(merged, 0.5) * 1e3, "ms")
+        report(f"append latency p99, {label} (paced)", pct(merged, 0.99) * 1e3, "ms", "(target < 10 ms)")
+        merged, elapsed = concurrent_appends(store, games, per_game, 0.0)
+        report(f"appends/s, {games} concurrent games (saturated, 16 connections)", len(merged) / elapsed,
+               "appends/s")
+        report(f"append latency p50, {games} games saturated (incl. pool queueing)", pct(merged, 0.5) * 1e3, "ms")
+        report(f"append latency p99, {games} games saturated (incl. pool queueing)", pct(merged, 0.99) * 1e3, "ms")
     finally:
         store.close()
 
@@ -281,8 +295,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of HTTP load")
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--rate", type=float, default=4.0, help="appends/s per game in the paced run")
     parser.add_argument("--only", choices=("append", "fold", "http"))
     args = parser.parse_args()
     per_game = 40 if args.quick else 100
@@ -295,9 +310,11 @@ def main() -> int:
         store = PostgresEventStore(url, migrations_dir=MIGRATIONS)
         store.migrate()
         store.close()
-        print(f"{'figure':<58} {'median':>10} unit       target")
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"# {os.cpu_count()} CPUs, load average before the run: {load} (a shared machine: other loads count)")
+        print(f"{'figure':<58} {'value':>10} unit       target")
         if args.only in (None, "append"):
-            bench_appends(url, per_game, args.games)
+            bench_appends(url, per_game, args.games, args.rate)
         if args.only in (None, "fold"):
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
         if args.only in (None, "http"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import socket
 import threading
 import time
 from pathlib import Path
@@ -217,3 +218,20 @@ def test_action_201_body_carries_the_seats_next_legal_actions(client: FlaskClien
         seen_same_seat += bool(after["actions"])
         seen_other += not after["actions"]
     assert seen_same_seat and seen_other
+
+
+def test_readyz_fails_when_the_database_is_unreachable(tmp_path: Path) -> None:
+    from torres_game.store import PostgresEventStore
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = PostgresEventStore(f"postgresql://postgres@127.0.0.1:{port}/none?connect_timeout=1", min_size=0,
+                               max_size=1, migrations_dir=MIGRATIONS)
+    application = create_app(make_config("postgresql://unused", auto_migrate=False), store=store)
+    try:
+        response = application.test_client().get("/readyz")
+        assert response.status_code == 503 and response.get_json()["code"] == "not_ready"
+        assert application.test_client().get("/healthz").status_code == 200
+    finally:
+        application.extensions["torres_game"].close()
