@@ -478,8 +478,8 @@ class GameService:
                 return None
             action = choose(tr.legal_actions(folded.state))
             return self._submit(info, seat, action, version, ai_command_id(game_id, version))
-        except (VersionConflict, NotYourTurn, GameOver):
-            return None
+        except (VersionConflict, NotYourTurn, GameOver, CommandIdReused):
+            return None  # stale, or another process's bot played this very turn first
         finally:
             self.store.complete_ai_turn(game_id, version)
 
