@@ -37,12 +37,14 @@ class MctsBot(PlanningBot):
         width: int = 4,
         max_expansions: int = 80,
         rollout_expansions: int = 7,
+        own_reply: bool = False,
     ) -> None:
         super().__init__(memory)
         self.candidates = candidates
         self.width = width
         self.max_expansions = max_expansions
         self.rollout_expansions = rollout_expansions
+        self.own_reply = own_reply
         self.last_iterations = 0
 
     def plan_turn(
@@ -59,8 +61,12 @@ class MctsBot(PlanningBot):
             return arms[0]
         visits = [0] * len(arms)
         totals = [0.0] * len(arms)
+        seeds: list[int] = []
+        started = time.perf_counter()
         for iteration in range(budget.iterations):
-            if time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            # Stop when the next iteration, at the average cost so far, would overrun the deadline.
+            if now >= deadline or (iteration and now + (now - started) / iteration > deadline):
                 break
             if iteration < len(arms):
                 arm = iteration
@@ -70,7 +76,11 @@ class MctsBot(PlanningBot):
                     range(len(arms)),
                     key=lambda i: totals[i] / visits[i] + EXPLORATION * math.sqrt(log_n / visits[i]),
                 )
-            value = self.simulate(view, arms[arm], seat, rng)
+            # Common random numbers: the k-th visit of every arm meets the same determinization and the
+            # same opponent noise, so arms are compared on equal luck and few samples separate them.
+            while len(seeds) <= visits[arm]:
+                seeds.append(rng.getrandbits(64))
+            value = self.simulate(view, arms[arm], seat, random.Random(seeds[visits[arm]]))
             visits[arm] += 1
             totals[arm] += value
             self.last_iterations = iteration + 1
@@ -85,11 +95,17 @@ class MctsBot(PlanningBot):
         state = sample_state(view, rng)
         for action in actions:
             state = tr.apply(state, action)
+        state = self.until_turn_of(state, seat, rng)
+        if self.own_reply and state.stage == "turn":  # one more turn of ours: rewards plans that set up the next
+            state = self.until_turn_of(self.rollout_step(state, rng), seat, rng)
+        return evaluate(state, seat)
+
+    def until_turn_of(self, state: tr.State, seat: int, rng: random.Random) -> tr.State:
         guard = 0
         while state.stage != "over" and not (state.to_move == seat and state.stage == "turn") and guard < 64:
             state = self.rollout_step(state, rng)
             guard += 1
-        return evaluate(state, seat)
+        return state
 
     def rollout_step(self, state: tr.State, rng: random.Random) -> tr.State:
         """The cheap policy: a narrow greedy plan for a turn, a one-ply choice elsewhere."""
