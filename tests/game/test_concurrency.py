@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -111,3 +112,31 @@ def test_http_submissions_at_the_same_version_one_201_rest_409(pg_app: Flask) ->
         codes = list(pool.map(submit, range(8)))
     assert sorted(codes) == [201] + [409] * 7
     assert event_count(client, game_id) == before + 1
+
+
+def test_long_poll_sees_appends_made_by_another_process(pg_app: Flask, pg_url: str) -> None:
+    """Two app instances (as two gunicorn workers): a wait on one wakes for an append on the other."""
+    from torres_game.app import create_app
+
+    from .conftest import make_config
+
+    other = create_app(make_config(pg_url, pool_max=2))
+    try:
+        game = create_game(pg_app.test_client())
+        gid, token = game["game_id"], game["seats"][0]["token"]
+
+        def later() -> None:
+            time.sleep(0.3)
+            client = other.test_client()
+            legal = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
+            body = {"seat": 0, "action": legal["actions"][0], "expected_version": 1, "command_id": "x"}
+            assert client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(token)).status_code == 201
+
+        thread = threading.Thread(target=later)
+        thread.start()
+        started = time.monotonic()
+        woke = pg_app.test_client().get(f"/v1/games/{gid}/wait?version=1&timeout=10").get_json()
+        thread.join()
+        assert woke["version"] == 2 and woke["changed"] and time.monotonic() - started < 5
+    finally:
+        other.extensions["torres_game"].close()

@@ -85,3 +85,11 @@ def test_serve_prints_address_and_a_curl_example(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_gunicorn_entry_point_builds_the_app(tmp_path: Path) -> None:
+    env = {**_env(tmp_path), "TORRES_ADMIN_KEY": "a", "TORRES_AI_DRIVER": "none"}
+    code = "from torres_game.wsgi import app; print(sorted(app.blueprints))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
+                         check=True).stdout
+    assert "games" in out and "ops" in out

@@ -14,7 +14,7 @@ import torres_rules as tr
 from torres_game import events as ev
 from torres_game.service import GameService
 
-from .conftest import ADMIN, bearer, create_game
+from .conftest import ADMIN, API_KEY, bearer, create_game
 
 HUMANS = [{"kind": "human", "player_id": f"p{i}"} for i in range(4)]
 
@@ -137,6 +137,10 @@ def play_full_game(client: FlaskClient, app: Flask, players: int, edition: str, 
     late = client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(game["seats"][0]["token"]))
     assert late.status_code == 409 and late.get_json()["code"] == "game_over"
     assert client.get("/v1/games?status=over").get_json()["games"][0]["game_id"] == gid
+    # matchmaking reads finished games from the notification log
+    log_all = client.get("/v1/notifications?limit=1000", headers={"X-API-Key": API_KEY}).get_json()
+    finished = [n for n in log_all["notifications"] if n["type"] == "game_ended" and n["game_id"] == gid]
+    assert len(finished) == 1 and finished[0]["payload"]["winner"] == summary["winner"]
 
 
 def test_snapshot_plus_tail_equals_full_fold(client: FlaskClient, app: Flask) -> None:
