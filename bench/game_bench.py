@@ -20,6 +20,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -237,7 +238,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def bench_http(url: str, games: int, duration: float, workers: int, threads: int) -> None:
+def bench_http(url: str, games: int, duration: float, workers: int, threads: int, backend: str = "postgres") -> None:
     port, api_key = free_port(), "bench-key"
     env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": api_key, "TORRES_ADMIN_KEY": "bench-admin",
            "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": str(max(2, threads)),
@@ -275,7 +276,7 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
         for d in drivers:
             d.join(30)
         merged = [x for lat in latencies for x in lat]
-        label = f"{workers}x{threads} gthread"
+        label = f"{backend}, {workers}x{threads} gthread"
         report(f"HTTP accepted actions/s, {games} concurrent games ({label})", total / elapsed, "actions/s",
                "(target >= 500)")
         report("HTTP POST /actions latency p50 (client side)", pct(merged, 0.5) * 1e3, "ms")
@@ -299,6 +300,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--rate", type=float, default=4.0, help="appends/s per game in the paced run")
     parser.add_argument("--only", choices=("append", "fold", "http"))
+    parser.add_argument("--http-sqlite", action="store_true",
+                        help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
     per_game = 40 if args.quick else 100
     duration = 8.0 if args.quick else args.duration
@@ -319,6 +322,10 @@ def main() -> int:
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
         if args.only in (None, "http"):
             bench_http(url, args.games, duration, args.workers, args.threads)
+            if args.http_sqlite:
+                with tempfile.TemporaryDirectory() as folder:
+                    bench_http(f"sqlite:///{folder}/bench.sqlite3", args.games, duration, args.workers, args.threads,
+                               backend="sqlite")
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
