@@ -9,7 +9,6 @@ worker and human players are held to exactly the same rules.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
 import secrets
 import threading
@@ -22,11 +21,11 @@ from typing import Any
 import torres_rules as tr
 
 from . import events as ev
+from .access import Access, Credentials, GameInfo, token_hash
 from .ai import AiDriver, ai_command_id
 from .config import Config
 from .errors import (
     CommandIdReused,
-    Forbidden,
     GameNotFound,
     GameOver,
     IllegalActionError,
@@ -39,19 +38,11 @@ from .errors import (
 )
 from .redaction import FULL, Reader, redact_events
 from .store.base import AiTurn, AppendResult, EventStore, GameRecord, GameSecret, Snapshot
-from .store.hashing import GENESIS_HASH, canonical_json
+from .store.hashing import canonical_json
+from .verification import verify_log
 from .waiting import VersionWaiter
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """What the caller presented: the service key, the admin key and/or a seat token."""
-
-    api_key: str | None = None
-    admin_key: str | None = None
-    token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,26 +51,6 @@ class Submitted:
 
     body: dict[str, Any]
     replayed: bool = False
-
-
-@dataclass(frozen=True)
-class _GameInfo:
-    """The parts of a game that never change after creation (safe to cache per process)."""
-
-    record: GameRecord
-    secret: GameSecret
-
-    def seat_kind(self, seat: int) -> str | None:
-        seats = self.record.seats
-        return seats[seat]["kind"] if 0 <= seat < len(seats) else None
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _same(given: str | None, expected: str) -> bool:
-    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
 @dataclass(frozen=True)
@@ -130,8 +101,9 @@ class GameService:
         self.store = store
         self.config = config
         self.driver = driver
+        self.access = Access(config)
         self._states = _StateCache(config.state_cache_size)
-        self._infos: dict[str, _GameInfo] = {}
+        self._infos: dict[str, GameInfo] = {}
         self._infos_lock = threading.Lock()
         self.waiter = VersionWaiter(store.current_version, config.wait_poll_interval)
 
@@ -142,68 +114,9 @@ class GameService:
         self.driver.close()
         self.store.close()
 
-    # -- authentication ---------------------------------------------------------------------
-
-    def _require_service(self, creds: Credentials) -> None:
-        if creds.api_key is None:
-            raise Unauthenticated("send the service key in X-API-Key")
-        if not _same(creds.api_key, self.config.api_key):
-            raise Forbidden("wrong service key")
-
-    def _is_admin(self, creds: Credentials) -> bool:
-        if creds.admin_key is None:
-            return False
-        if not _same(creds.admin_key, self.config.admin_key):
-            raise Forbidden("wrong admin key")
-        return True
-
-    def _seat_of_token(self, info: _GameInfo, token: str) -> int:
-        digest = token_hash(token)
-        for seat, expected in enumerate(info.secret.token_hashes):
-            if expected is not None and hmac.compare_digest(digest, expected):
-                return seat
-        raise Forbidden("this token does not belong to a seat of this game")
-
-    def _reader(self, info: _GameInfo, creds: Credentials, *, over: bool, seat: int | None = None) -> Reader:
-        """Resolve who reads: admin or game over → everything; a seat; or a spectator."""
-        if self._is_admin(creds) or over:
-            return Reader(full=True, seat=self._optional_seat(info, creds, seat))
-        return Reader(seat=self._optional_seat(info, creds, seat))
-
-    def _optional_seat(self, info: _GameInfo, creds: Credentials, seat: int | None) -> int | None:
-        """A seat token names its seat; the service key may name an AI seat; else spectator."""
-        if creds.token is not None:
-            own = self._seat_of_token(info, creds.token)
-            if seat is not None and seat != own:
-                raise Forbidden(f"this token is for seat {own}, not seat {seat}")
-            return own
-        if seat is not None:
-            if creds.admin_key is not None and self._is_admin(creds):
-                if info.seat_kind(seat) is None:
-                    raise NotFound(f"no seat {seat}")
-                return seat
-            self._require_service(creds)
-            if info.seat_kind(seat) != "ai":
-                raise Forbidden("the service key may act only for AI seats")
-            return seat
-        return None
-
-    def _actor(self, info: _GameInfo, creds: Credentials, seat: int) -> int:
-        if creds.token is not None:
-            own = self._seat_of_token(info, creds.token)
-            if seat != own:
-                raise Forbidden(f"this token is for seat {own}, not seat {seat}")
-            return seat
-        if creds.api_key is not None:
-            self._require_service(creds)
-            if info.seat_kind(seat) != "ai":
-                raise Forbidden("the service key may act only for AI seats")
-            return seat
-        raise Unauthenticated("send Authorization: Bearer <seat token>")
-
     # -- loading --------------------------------------------------------------------------
 
-    def _info(self, game_id: str) -> _GameInfo:
+    def _info(self, game_id: str) -> GameInfo:
         info = self._infos.get(game_id)
         if info is not None:
             return info
@@ -211,7 +124,7 @@ class GameService:
         secret = self.store.get_secret(game_id) if record else None
         if record is None or secret is None:
             raise GameNotFound(f"no game {game_id}")
-        info = _GameInfo(record, secret)
+        info = GameInfo(record, secret)
         with self._infos_lock:
             if len(self._infos) > 4 * self.config.state_cache_size:
                 self._infos.clear()
@@ -271,7 +184,7 @@ class GameService:
         self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],
         seats: Sequence[dict[str, Any]],
     ) -> dict[str, Any]:
-        self._require_service(creds)
+        self.access.require_service(creds)
         if not 2 <= len(seats) <= 4:
             raise ValidationFailed("a game has 2 to 4 seats", errors={"seats": ["2 to 4 seats"]})
         seed = secrets.randbits(128)
@@ -336,13 +249,13 @@ class GameService:
 
     def view(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         info = self._info(game_id)
-        reader_seat = self._optional_seat(info, creds, seat)
+        reader_seat = self.access.optional_seat(info, creds, seat)
         version, state = self.state_at(game_id)
         return {"version": version, "seat": reader_seat, "view": tr.view(state, reader_seat)}
 
     def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         info = self._info(game_id)
-        reader_seat = self._optional_seat(info, creds, seat)
+        reader_seat = self.access.optional_seat(info, creds, seat)
         if reader_seat is None:
             raise Unauthenticated("send Authorization: Bearer <seat token>")
         folded = self.current(game_id)
@@ -353,7 +266,7 @@ class GameService:
     def events(self, game_id: str, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
         info = self._info(game_id)
         record = self._record(game_id)
-        reader = self._reader(info, creds, over=record.status == "over")
+        reader = self.access.reader(info, creds, over=record.status == "over")
         page = self.store.read(game_id, after=after, limit=limit)
         return {
             "game_id": game_id,
@@ -366,19 +279,19 @@ class GameService:
     def position_at(self, game_id: str, creds: Credentials, *, version: int | None) -> dict[str, Any]:
         info = self._info(game_id)
         record = self._record(game_id)
-        admin = self._is_admin(creds)
+        admin = self.access.is_admin(creds)
         if not admin and record.status != "over" and creds.token is None:
             raise Unauthenticated("the state before the end needs the admin key or a seat token")
-        seat = None if admin else (self._seat_of_token(info, creds.token) if creds.token else None)
+        seat = None if admin else (self.access.seat_of_token(info, creds.token) if creds.token else None)
         at, state = self.state_at(game_id, version)
         if admin or record.status == "over":
             return {"version": at, "position": state.to_position()}
         return {"version": at, "seat": seat, "view": tr.view(state, seat)}
 
     def notifications(self, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
-        admin = self._is_admin(creds)
+        admin = self.access.is_admin(creds)
         if not admin:
-            self._require_service(creds)
+            self.access.require_service(creds)
         page = self.store.notifications(after=after, limit=limit)
         reader = FULL if admin else Reader.spectator()
         items = [
@@ -400,62 +313,10 @@ class GameService:
         """Re-hash the chain and re-fold the log; report the first inconsistency found."""
         info = self._info(game_id)
         record = self._record(game_id)
-        log_events = self.store.read(game_id)
-        seed = info.secret.seed
-        prev, state, ended = GENESIS_HASH, None, False
-        snapshot = self.store.latest_snapshot(game_id)
-
-        def report(version: int, reason: str) -> dict[str, Any]:
-            return {"game_id": game_id, "ok": False, "events": len(log_events),
-                    "version": log_events[-1].version if log_events else 0,
-                    "first_inconsistency": {"version": version, "reason": reason}}
-
-        for expected, event in enumerate(log_events, start=1):
-            v = event.version
-            if v != expected:
-                return report(expected, f"version gap: found {v} where {expected} was expected")
-            if event.prev_hash != prev:
-                return report(v, "prev_hash does not match the previous event's hash")
-            if event.recomputed_hash() != event.hash:
-                return report(v, "hash mismatch: the stored event was altered")
-            prev = event.hash
-            if ended:
-                return report(v, "event after game_ended")
-            if event.type == ev.GAME_CREATED:
-                if v != 1:
-                    return report(v, "game_created is not the first event")
-                if event.payload.get("seed_commitment") != ev.seed_commitment(seed):
-                    return report(v, "seed commitment does not match the game's seed")
-                state = ev.initial_state(event.payload, seed)
-            elif event.type == ev.ACTION_APPLIED:
-                if state is None:
-                    return report(v, "action before game_created")
-                to_move = None if tr.is_over(state) else state.to_position().get("to_move")
-                if event.payload.get("seat") != to_move:
-                    return report(v, f"seat {event.payload.get('seat')} acted but seat {to_move} was to move")
-                try:
-                    state = tr.apply(state, event.payload["action"])
-                except (tr.IllegalAction, ValueError, KeyError, TypeError) as exc:
-                    return report(v, f"illegal action: {exc}")
-            elif event.type == ev.GAME_ENDED:
-                if state is None or not tr.is_over(state):
-                    return report(v, "game_ended but the folded game is not over")
-                expected_payload = ev.game_ended(state, seed).payload
-                if event.payload != expected_payload:
-                    return report(v, f"game_ended says {event.payload}, the fold gives {expected_payload}")
-                ended = True
-            else:
-                return report(v, f"unknown event type {event.type!r}")
-            if snapshot is not None and snapshot.version == v and state is not None \
-                    and snapshot.position != state.to_position():
-                return report(v, "snapshot differs from the fold (a cache: delete it to rebuild)")
-        last = log_events[-1].version if log_events else 0
-        if state is not None and tr.is_over(state) and not ended:
-            return report(last, "the game is over but no game_ended was recorded")
-        if record.version != last:
-            return report(last, f"the games row says version {record.version}, the log ends at {last}")
-        return {"game_id": game_id, "ok": True, "events": len(log_events), "version": last,
-                "first_inconsistency": None}
+        return verify_log(
+            game_id, self.store.read(game_id), seed=info.secret.seed, recorded_version=record.version,
+            snapshot=self.store.latest_snapshot(game_id),
+        )
 
     # -- use cases: write -----------------------------------------------------------------
 
@@ -464,7 +325,7 @@ class GameService:
         expected_version: int, command_id: str,
     ) -> Submitted:
         info = self._info(game_id)
-        self._actor(info, creds, seat)
+        self.access.actor(info, creds, seat)
         return self._submit(info, seat, action, expected_version, command_id)
 
     def play_ai_turn(
@@ -510,7 +371,7 @@ class GameService:
         raise error
 
     def _submit(
-        self, info: _GameInfo, seat: int, action: dict[str, Any], expected_version: int, command_id: str
+        self, info: GameInfo, seat: int, action: dict[str, Any], expected_version: int, command_id: str
     ) -> Submitted:
         game_id = info.record.game_id
         fingerprint = self._fingerprint(seat, action, expected_version)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import request
 
-from torres_game.service import Credentials
+from torres_game.access import Credentials
 
 
 def credentials() -> Credentials:
