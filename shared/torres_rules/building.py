@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .board import SQUARE_NAMES, is_connected
+from .board import NEIGHBOURS, SQUARE_NAMES, is_connected
 from .castles import NO_CASTLE, analyse
 from .editions import MIN_CASTLES, STACK_CAP
 from .state import NO_FIGURE, State
@@ -143,29 +143,39 @@ def why_not_block_under_knight(state: State, sq: int) -> str:
 
 
 def move_block_targets(state: State, frm: int) -> list[int]:
-    """Card 8: where the free top block of `frm` may go. No split, no stack above its base area, at least 6
-    castles afterwards; a single-block castle may move whole and vanish into another castle."""
+    """Card 8: where the free top block of `frm` may go, judged by the board the move leaves (9.8): no castle
+    split, none joined, no stack above its base area, at least 6 castles; a single-block castle may move whole
+    and vanish into another castle.
+
+    A full re-analysis per destination would be slow, so only the destinations that can change the verdict
+    for the castle the block leaves (ground squares next to what remains of it) get one; every other
+    destination is decided on the board with the block lifted."""
     heights = state.heights
     if not heights[frm] or not state.is_free(frm):
         return []
     lifted = with_block(heights, frm, -1)
+    near: set[int] = set()
+    rest_ok = True
     if heights[frm] > 1:
         after = state.castles  # the square stays a castle square: membership and areas are unchanged
     else:
         after = analyse(lifted)
         before = state.castles
         rest = set(before.members[before.of[frm]]) - {frm}
-        if not is_connected(rest):
-            return []
-        for sq in rest:
-            if lifted[sq] > after.area_of(sq):
-                return []
+        rest_ok = is_connected(rest) and all(lifted[sq] <= after.area_of(sq) for sq in rest)
+        near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n]}
     count = after.count
     of, areas = after.of, after.areas
     knights, king = state.knights, state.king
     out = []
     for to in range(64):
         if to in (frm, king) or knights[to] != NO_FIGURE:
+            continue
+        if to in near:
+            if move_block_problem(state, frm, to) is None:
+                out.append(to)
+            continue
+        if not rest_ok:
             continue
         c = of[to]
         if c != NO_CASTLE:
@@ -183,7 +193,8 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     return out
 
 
-def why_not_move_block(state: State, frm: int, to: int) -> str:
+def move_block_problem(state: State, frm: int, to: int) -> str | None:
+    """The rule a move_block from `frm` to `to` breaks, judged on the board it leaves, or None (9.8)."""
     heights = state.heights
     if not heights[frm]:
         return f"move_block moves a block of a castle: {_name(frm)} has none"
@@ -193,27 +204,32 @@ def why_not_move_block(state: State, frm: int, to: int) -> str:
         return "move_block must move the block to another square"
     if not state.is_free(to):
         return f"a block is never placed on a square where a figure stands: {_name(to)} is occupied"
-    lifted = with_block(heights, frm, -1)
-    after = analyse(lifted)
-    if heights[frm] == 1:
-        before = state.castles
-        rest = set(before.members[before.of[frm]]) - {frm}
-        if not is_connected(rest):
-            return f"move_block may not split a castle: taking the block from {_name(frm)} splits it in two"
-        for sq in rest:
-            if lifted[sq] > after.area_of(sq):
+    final = with_block(with_block(heights, frm, -1), to)
+    before = state.castles
+    after = analyse(final)
+    for members in before.members:
+        if len({after.of[sq] for sq in members if final[sq]}) > 1:
+            return f"move_block may not split a castle: moving the block from {_name(frm)} splits its castle"
+    for members in after.members:
+        if len({before.of[sq] for sq in members} - {NO_CASTLE}) > 1:
+            return f"castles never join: a block on {_name(to)} would join two castles"
+    for sq in after.members[after.of[to]] + (after.members[after.of[frm]] if final[frm] else ()):
+        if final[sq] > after.area_of(sq):
+            return (
+                f"a stack may be at most as high as its castle's base area: after the move {_name(sq)} has height "
+                f"{final[sq]} in a castle of base area {after.area_of(sq)}"
+            )
+    if before.of[frm] != NO_CASTLE and not final[frm]:
+        for sq in before.members[before.of[frm]]:
+            if final[sq] > after.area_of(sq):
                 return (
-                    f"a stack may be at most as high as its castle's base area: without {_name(frm)} the stack "
-                    f"on {_name(sq)} (height {lifted[sq]}) is higher than the base area {after.area_of(sq)}"
+                    f"a stack may be at most as high as its castle's base area: without the block from {_name(frm)} "
+                    f"{_name(sq)} has height {final[sq]} in a castle of base area {after.area_of(sq)}"
                 )
-    if lifted[to] and lifted[to] + 1 <= after.area_of(to):
+    if after.count < MIN_CASTLES:
         return f"there are never fewer than {MIN_CASTLES} castles: the move would leave {after.count}"
-    if lifted[to]:
-        return (
-            f"a stack may be at most as high as its castle's base area: {_name(to)} would be level "
-            f"{lifted[to] + 1} in a castle of base area {after.area_of(to)}"
-        )
-    joins = after.ground_extension(to)
-    if joins is None:
-        return f"castles never join: a block on {_name(to)} would touch two castles"
-    return f"there are never fewer than {MIN_CASTLES} castles: the move would leave {after.count}"
+    return None
+
+
+def why_not_move_block(state: State, frm: int, to: int) -> str:
+    return move_block_problem(state, frm, to) or "move_block cannot move that block there"

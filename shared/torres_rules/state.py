@@ -431,10 +431,19 @@ def from_position(position: dict[str, Any]) -> State:
 
     if stage != "setup" and king == NO_FIGURE:
         raise InvalidPosition("exactly one king stands on the board once it is placed")
+    if king != NO_FIGURE and not heights[king]:
+        raise InvalidPosition(f"the king always stands on a block: {SQUARE_NAMES[king]} is ground")
+    if stage == "move_king" and phase == 1:
+        raise InvalidPosition("the king moves between phases: stage move_king belongs to phase 2 or 3 (the next)")
     if stage == "setup":
-        on_board = sum(1 for k in knights if k != NO_FIGURE)
-        if on_board > players or king != NO_FIGURE:
-            raise InvalidPosition("during setup each player has at most one knight and the king is not placed")
+        if king != NO_FIGURE:
+            raise InvalidPosition("during setup the king is placed last, after every start knight")
+        for seat in range(players):
+            if knights.count(seat) > 1:
+                raise InvalidPosition(f"during setup each player places one start knight: seat {seat} has more")
+        for sq, seat in enumerate(knights):
+            if seat != NO_FIGURE and not heights[sq]:
+                raise InvalidPosition(f"start knights stand on foundations: {SQUARE_NAMES[sq]} is ground")
     elif any(seat not in knights for seat in range(players)):
         raise InvalidPosition("after setup every player has a knight on the board")
 

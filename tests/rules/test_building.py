@@ -39,12 +39,13 @@ def test_build_squares_exact():
 
 
 def test_build_never_where_a_figure_stands():
-    s = build_state(knights=knights("B1 A1", "B2"), king="E1")
+    # knights on ground squares B1 and E1, the king on top of B2 (the king always stands on a block)
+    s = build_state(knights=knights("B1 A1", "E1"), king="B2")
     assert {a["at"] for a in of_type(s, "build")} == BUILD_SQUARES - {"B1", "B2", "E1"}
     with pytest.raises(tr.IllegalAction, match="figure"):
         build(s, "B2")
     with pytest.raises(tr.IllegalAction, match="figure"):
-        build(s, "B1")
+        build(s, "E1")
 
 
 def test_build_on_top_stays_within_base_area():

@@ -344,10 +344,6 @@ def test_move_block_only_free_blocks_onto_free_squares():
         play(s, "move_block", **{"from": "C6", "to": "E5"})  # the king stands on C6
 
 
-MOVE_BLOCK_BUG = "engine bug: move_block judges the board with the block lifted, not the board after the move"
-
-
-@pytest.mark.xfail(strict=True, reason=MOVE_BLOCK_BUG)
 def test_move_block_judged_after_the_move_stack_height():
     # T = A8 (2), B8 (1). B8 onto A7 (next to A8 only): after the move T = A8 (2), A7 (1), base area 2, so no
     # stack is higher than its base area (RULES 9.8 "leaving any castle with a stack higher than its base area").
@@ -356,7 +352,6 @@ def test_move_block_judged_after_the_move_stack_height():
     assert {k: v for k, v in position(s)["heights"].items() if k in ("A7", "A8", "B8")} == {"A7": 1, "A8": 2}
 
 
-@pytest.mark.xfail(strict=True, reason=MOVE_BLOCK_BUG)
 def test_move_block_judged_after_the_move_no_split():
     # U-shaped castle F1 G1 H1 F2 H2: G1 moved to G2 leaves F1 F2 G2 H2 H1, still one castle (nothing split,
     # nothing joined, same number of castles).
