@@ -170,3 +170,20 @@ def test_incremental_castle_tables_match_a_fresh_analysis(seed: int, players: in
         for sq in state.knight_squares(state.to_move if state.to_move is not None else 0):
             assert derived.gate_targets(sq) == fresh.gate_targets(sq)
         state = tr.apply(state, rng.choice(tr.legal_actions(state)))
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]), master=st.booleans())
+def test_move_block_targets_match_the_judgement_of_the_result(seed: int, players: int, master: bool) -> None:
+    """move_block's fast generator must agree with judging every destination on the board it leaves (9.8)."""
+    from torres_rules import building
+
+    rng = random.Random(seed)
+    state = tr.new_game(players, seed=seed, master=master)
+    while not tr.is_over(state):
+        if state.stage == "turn" and rng.random() < 0.2:
+            for frm in range(64):
+                if state.heights[frm]:
+                    judged = [to for to in range(64) if building.move_block_problem(state, frm, to) is None]
+                    assert building.move_block_targets(state, frm) == judged
+        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
