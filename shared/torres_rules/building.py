@@ -147,9 +147,9 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     split, none joined, no stack above its base area, at least 6 castles; a single-block castle may move whole
     and vanish into another castle.
 
-    A full re-analysis per destination would be slow, so only the destinations that can change the verdict
-    for the castle the block leaves (ground squares next to what remains of it) get one; every other
-    destination is decided on the board with the block lifted."""
+    A full re-analysis per destination would be slow, so it is done only where a destination can change the
+    verdict for the castle the block leaves (ground next to what remains of it, when lifting the block split
+    or overfilled it); every other destination is decided on the board with the block lifted."""
     heights = state.heights
     if not heights[frm] or not state.is_free(frm):
         return []
@@ -163,7 +163,8 @@ def move_block_targets(state: State, frm: int) -> list[int]:
         before = state.castles
         rest = set(before.members[before.of[frm]]) - {frm}
         rest_ok = is_connected(rest) and all(lifted[sq] <= after.area_of(sq) for sq in rest)
-        near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n]}
+        if not rest_ok:  # only a ground block next to what remains can mend a split or an overflow
+            near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n]}
     count = after.count
     of, areas = after.of, after.areas
     knights, king = state.knights, state.king
