@@ -294,7 +294,8 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--games", type=int, default=50, help="concurrent games (appends and HTTP)")
+    parser.add_argument("--http-games", default="", help="comma list of extra HTTP concurrency levels, e.g. 4,16")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of HTTP load")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
@@ -322,6 +323,8 @@ def main() -> int:
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
         if args.only in (None, "http"):
             bench_http(url, args.games, duration, args.workers, args.threads)
+            for extra in filter(None, args.http_games.split(",")):
+                bench_http(url, int(extra), duration, args.workers, args.threads)
             if args.http_sqlite:
                 with tempfile.TemporaryDirectory() as folder:
                     bench_http(f"sqlite:///{folder}/bench.sqlite3", args.games, duration, args.workers, args.threads,
