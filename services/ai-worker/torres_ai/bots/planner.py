@@ -42,11 +42,13 @@ def plan_turn(
     evaluator: Evaluator = evaluate,
     max_expansions: int = 200,
     deadline: float | None = None,
+    sample: int | None = None,
 ) -> list[Plan]:
     """The ``keep`` best distinct plans for ``seat`` (to move in the ``turn`` stage), best first.
 
     ``noise`` adds uniform jitter to child values, which makes repeated calls sample different good
-    plans (the MCTS bot's candidate generator and the rollout policy use it).
+    plans (the MCTS bot's candidate generator and the rollout policy use it). ``sample`` looks at only that
+    many random actions per position: the rollout policy trades precision for speed with it.
     """
     root_value = evaluator(state, seat)
     results: dict[tr.State, Plan] = {state: Plan((), state, root_value)}
@@ -57,7 +59,10 @@ def plan_turn(
         children: list[tuple[float, tr.State, tuple[Action, ...]]] = []
         for _, current, actions in frontier:
             expansions += 1
-            for action in tr.legal_actions(current):
+            legal = tr.legal_actions(current)
+            if sample is not None and len(legal) > sample:
+                legal = rng.sample(legal, sample)
+            for action in legal:
                 kind = action["type"]
                 if kind == "end_turn":
                     continue
