@@ -61,3 +61,18 @@ def test_thread_driver_plays_ai_seats_in_process_against_a_human(tmp_path: Path)
         assert moves > 10
     finally:
         service.close()
+
+
+def test_celery_reliability_settings() -> None:
+    """acks_late, reject on worker loss, prefetch 1, soft/hard limits, retries with exponential backoff, beat."""
+    from torres_ai.celery_app import TASK_SWEEP, make_app
+    from torres_ai.tasks import backoff, play_turn
+
+    app = make_app(Settings.from_env({"TORRES_AI_SOFT_TIME_LIMIT": "5", "TORRES_AI_TIME_LIMIT": "8"}))
+    conf = app.conf
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.worker_prefetch_multiplier == 1
+    assert (conf.task_soft_time_limit, conf.task_time_limit) == (5.0, 8.0)
+    assert conf.beat_schedule["sweep-ai-outbox"]["task"] == TASK_SWEEP
+    assert play_turn.acks_late and play_turn.reject_on_worker_lost and play_turn.max_retries >= 5
+    delays = [backoff(n) for n in range(8)]
+    assert all(0.5 * min(60, 2**n) <= d <= min(60, 2**n) for n, d in enumerate(delays))
