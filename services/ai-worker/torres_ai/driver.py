@@ -14,6 +14,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -34,8 +35,9 @@ _STOP = None
 class ThreadDriver:
     """One daemon thread plays due AI turns with the real bots, in the order they became due."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, delay: float = 0.0) -> None:
         self.settings = settings or Settings()
+        self.delay = delay  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
         self.bots = LevelBots(self.settings, LocalPlanMemory())
         self._queue: queue.Queue[tuple[str, int, int] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -68,6 +70,8 @@ class ThreadDriver:
             try:
                 if item is _STOP:
                     return
+                if self.delay:
+                    time.sleep(self.delay)
                 play_due_turn(self._service, *item, self.bots)
             except Exception:  # a bot or a transient database error must not end the thread
                 log.exception("AI turn failed; the outbox keeps it due", extra={"turn": item})
@@ -141,7 +145,8 @@ class CeleryDriver:
 
 def from_env(env: Mapping[str, str] | None = None) -> AiDriver:
     """The driver the environment asks for: Celery when a broker URL is set, else in-process bots."""
-    settings = Settings.from_env(os.environ if env is None else env)
+    env = os.environ if env is None else env
+    settings = Settings.from_env(env)
     if settings.broker_url:
         return CeleryDriver(settings)
-    return ThreadDriver(settings)
+    return ThreadDriver(settings, delay=float(env.get("TORRES_AI_DELAY", "0")))

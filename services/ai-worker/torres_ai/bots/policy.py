@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import torres_rules as tr
 
@@ -93,6 +92,3 @@ class PlanningBot:
         if items:
             self.memory.put_many(items)
 
-
-def elapsed_ms(start: float) -> float:
-    return (time.perf_counter() - start) * 1000
