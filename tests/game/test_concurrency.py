@@ -140,3 +140,26 @@ def test_long_poll_sees_appends_made_by_another_process(pg_app: Flask, pg_url: s
         assert woke["version"] == 2 and woke["changed"] and time.monotonic() - started < 5
     finally:
         other.extensions["torres_game"].close()
+
+
+def test_a_stale_cache_answers_409_not_403(pg_app: Flask, pg_url: str) -> None:
+    """Process A still caches version 1 when process B appends version 2: A must answer 409."""
+    from torres_game.app import create_app
+
+    from .conftest import make_config
+
+    other = create_app(make_config(pg_url, pool_max=2))
+    try:
+        client_a, client_b = pg_app.test_client(), other.test_client()
+        game = create_game(client_a)
+        gid = game["game_id"]
+        t0, t1 = game["seats"][0]["token"], game["seats"][1]["token"]
+        legal = client_b.get(f"/v1/games/{gid}/legal-actions", headers=bearer(t0)).get_json()
+        body = {"seat": 0, "action": legal["actions"][0], "expected_version": 1, "command_id": "b"}
+        assert client_b.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(t0)).status_code == 201
+        stale = {"seat": 1, "action": legal["actions"][1], "expected_version": 1, "command_id": "a"}
+        response = client_a.post(f"/v1/games/{gid}/actions", json=stale, headers=bearer(t1))
+        assert response.status_code == 409 and response.get_json()["current_version"] == 2
+        assert event_count(client_a, gid) == 2
+    finally:
+        other.extensions["torres_game"].close()

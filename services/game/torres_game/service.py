@@ -363,11 +363,18 @@ class GameService:
             "legal_actions": tr.legal_actions(folded.state) if folded.to_move == seat else [],
         }
 
-    def _refuse(self, game_id: str, command_id: str, fingerprint: str, seat: int, error: ServiceError) -> Submitted:
-        """Before refusing, honour a retry: a known command id returns its original result."""
+    def _refuse(
+        self, game_id: str, command_id: str, fingerprint: str, seat: int, error: ServiceError, *, at: int
+    ) -> Submitted:
+        """Before refusing, honour a retry (a known command id returns its original result), and
+        prefer 409 when the game moved on: the refusal may rest on a cached, stale state."""
         original = self.store.find_command(game_id, command_id)
         if original is not None:
             return self._replay(original, fingerprint, seat)
+        if not isinstance(error, VersionConflict):
+            current = self.store.current_version(game_id)
+            if current is not None and current != at:
+                raise VersionConflict(f"the game is at version {current}", current_version=current)
         raise error
 
     def _submit(
@@ -383,20 +390,20 @@ class GameService:
         version, state = folded.version, folded.state
         if expected_version != version:
             return self._refuse(game_id, command_id, fingerprint, seat, VersionConflict(
-                f"expected version {expected_version}, the game is at {version}", current_version=version))
+                f"expected version {expected_version}, the game is at {version}", current_version=version), at=version)
         if tr.is_over(state):
-            return self._refuse(game_id, command_id, fingerprint, seat, GameOver("the game is over"))
+            return self._refuse(game_id, command_id, fingerprint, seat, GameOver("the game is over"), at=version)
         to_move = folded.to_move
         if to_move != seat:
             return self._refuse(game_id, command_id, fingerprint, seat,
-                                NotYourTurn(f"seat {to_move} is to move, not seat {seat}"))
+                                NotYourTurn(f"seat {to_move} is to move, not seat {seat}"), at=version)
         try:
             new_state = tr.apply(state, action)
         except tr.IllegalAction as exc:
-            return self._refuse(game_id, command_id, fingerprint, seat, IllegalActionError(str(exc)))
+            return self._refuse(game_id, command_id, fingerprint, seat, IllegalActionError(str(exc)), at=version)
         except (ValueError, KeyError, TypeError) as exc:  # a malformed wire form the rules did not classify
             return self._refuse(game_id, command_id, fingerprint, seat,
-                                IllegalActionError(f"malformed action: {exc!r}"))
+                                IllegalActionError(f"malformed action: {exc!r}"), at=version)
         over = tr.is_over(new_state)
         new_events = [ev.action_applied(seat, action)]
         if over:
