@@ -37,7 +37,7 @@ class Config:
     migrations_dir: Path = _REPO_MIGRATIONS
     auto_migrate: bool = True
     pool_min: int = 1
-    pool_max: int = 4
+    pool_max: int = 8
     state_cache_size: int = 2048
     wait_poll_interval: float = 0.2
     log_level: str = "INFO"
@@ -59,7 +59,7 @@ class Config:
             migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
             auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
             pool_min=int(env.get("DB_POOL_MIN", "1")),
-            pool_max=int(env.get("DB_POOL_MAX", "4")),
+            pool_max=int(env.get("DB_POOL_MAX", "8")),
             log_level=env.get("LOG_LEVEL", "INFO"),
             json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
         )
