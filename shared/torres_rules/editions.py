@@ -6,7 +6,7 @@ Like python-chess variants, an edition only changes the rules that differ; every
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
@@ -36,7 +36,17 @@ class Options:
     stack_choice: str = "player"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Spelled out: dataclasses.asdict deep-copies and showed up in request profiles of the game service.
+        return {
+            "deck": self.deck,
+            "personal_rest": self.personal_rest,
+            "carry_over_blocks": self.carry_over_blocks,
+            "king_mover_starts": self.king_mover_starts,
+            "jump_over": self.jump_over,
+            "master_diagonal_foundations": self.master_diagonal_foundations,
+            "start_player": self.start_player,
+            "stack_choice": self.stack_choice,
+        }
 
 
 _CHOICES: dict[str, tuple[Any, ...]] = {

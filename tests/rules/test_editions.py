@@ -74,3 +74,11 @@ def test_options_round_trip_through_positions():
     s = tr.new_game(2, seed=1, edition="yucata", jump_over="foreign_knight")
     assert tr.from_position(s.to_position()) == s
     assert position(tr.from_position(s.to_position()))["options"]["jump_over"] == "foreign_knight"
+
+
+def test_options_to_dict_names_every_option():
+    from dataclasses import asdict
+
+    for edition in tr.EDITIONS:
+        options = tr.new_game(2, seed=1, edition=edition).options
+        assert options.to_dict() == asdict(options)
