@@ -6,7 +6,7 @@ UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
 COMPONENTS := shared clients/terminal services/game services/ai-worker services/matchmaking
 
-.PHONY: install test lint pytest run play bench lock clean
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -26,16 +26,30 @@ pytest: $(STAMP)
 
 test: lint pytest
 
-# A terminal game against bots (the service stack arrives with the game service).
+# The whole system on embedded defaults (game service + matchmaker + in-process AI) and a game in this terminal.
 run: $(STAMP)
+	$(BIN)/python infra/local_stack.py $(ARGS)
+
+# A terminal game in this process against random-move bots (no services).
+play: $(STAMP)
 	$(BIN)/python -m torres_terminal $(ARGS)
+
+# A terminal game on a running game service (see the address and key `make run` prints).
+play-remote: $(STAMP)
+	$(BIN)/python -m torres_terminal --server $(SERVER) --api-key "$(TORRES_API_KEY)" $(ARGS)
+
+# Apply the game service's SQL migrations to DATABASE_URL (or the embedded SQLite file).
+migrate: $(STAMP)
+	$(BIN)/python -m torres_game migrate
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
+	$(BIN)/python bench/game_bench.py
+	$(BIN)/python bench/matchmaking_bench.py
 
 lock: $(STAMP)
 	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
 		requirements.in | grep -v '^-e ' > requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis data
