@@ -73,10 +73,6 @@ def row(square: int) -> int:
     return square // SIZE
 
 
-def are_neighbours(a: int, b: int) -> bool:
-    return b in NEIGHBOURS[a]
-
-
 def in_one_line(squares: list[int]) -> bool:
     """True when all squares lie in one row, one column or one diagonal of the board."""
     xs = {column(s) for s in squares}

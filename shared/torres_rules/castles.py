@@ -101,11 +101,6 @@ class Castles:
         c = self.of[square]
         return self.areas[c] if c != NO_CASTLE else 0
 
-    def castles_touching(self, square: int) -> set[int]:
-        """Castles orthogonally adjacent to a square (not counting the square's own castle)."""
-        own = self.of[square]
-        return {self.of[n] for n in NEIGHBOURS[square] if self.of[n] != NO_CASTLE and self.of[n] != own}
-
     def ground_extension(self, square: int) -> int | None:
         """The one castle a block on this ground square would extend, NO_CASTLE if it touches none,
         None if it touches two or more (castles never join)."""
@@ -175,11 +170,6 @@ class Castles:
             targets = tuple(sorted(found))
             self._gate_targets[square] = targets
         return targets
-
-    def neighbouring_squares(self, castle: int) -> frozenset[int]:
-        """Every square orthogonally adjacent to some square of the castle (castle squares included)."""
-        return frozenset(n for x in self.members[castle] for n in NEIGHBOURS[x])
-
 
 @lru_cache(maxsize=8192)
 def analyse(heights: tuple[int, ...]) -> Castles:

@@ -39,23 +39,6 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
     return sorted(out)
 
 
-def step_squares(state: State, square: int) -> list[int]:
-    """A step: to an orthogonally adjacent free square, climbing at most 1 level (5.2)."""
-    h = state.heights
-    limit = h[square] + 1
-    knights = state.knights
-    king = state.king
-    return [n for n in NEIGHBOURS[square] if h[n] <= limit and knights[n] == NO_FIGURE and n != king]
-
-
-def gate_squares(state: State, square: int) -> list[int]:
-    """Gate moves (5.2): enter a castle next to the knight through a gate above the knight's level, leave
-    through any gate of that castle onto a free square no higher than the knight started."""
-    knights = state.knights
-    king = state.king
-    return [e for e in state.castles.gate_targets(square) if knights[e] == NO_FIGURE and e != king]
-
-
 def knight_destinations(state: State, square: int) -> list[int]:
     """Everything `move_knight` may reach from a square for 1 AP: steps and gate moves together, sorted."""
     h = state.heights
