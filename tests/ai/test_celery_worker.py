@@ -9,13 +9,14 @@ from __future__ import annotations
 import time
 
 import pytest
+import redis
 
 import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
 from torres_game.store import PostgresEventStore
 
-from .conftest import SERVICE, make_service, wait_until, worker_env
+from .conftest import REDIS_URL, SERVICE, make_service, wait_until, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
 
@@ -116,10 +117,12 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
         dead.close()
     worker = start_worker(beat=True)
     wait_until(lambda: _status(pg_store, gid)[1] >= 30, 60, "the sweeper to resume the game", worker.log)
-    import redis
-
-    from .conftest import REDIS_URL
-
-    redis.Redis.from_url(REDIS_URL).delete(redis_namespace)  # the queue vanishes mid-game
-    wait_until(lambda: _status(pg_store, gid)[0] == "over", 180, "the game to end", worker.log)
+    worker.stop()  # graceful: its last task has published the next turn, which now waits in the queue
+    client = redis.Redis.from_url(REDIS_URL)
+    assert client.llen(redis_namespace) >= 1
+    client.delete(redis_namespace)  # the queue vanishes, as with a Redis restart without persistence
+    stopped_at = _status(pg_store, gid)
+    assert stopped_at[0] == "active"
+    replacement = start_worker(beat=True)
+    wait_until(lambda: _status(pg_store, gid)[0] == "over", 180, "the game to end", replacement.log)
     _assert_finished_cleanly(service, pg_store, gid)
