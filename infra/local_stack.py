@@ -91,10 +91,15 @@ def main(argv: list[str] | None = None) -> int:
                            env, logs)
         children.append(mm)
         wait_healthy(mm_url, mm, mm_log)
+        if env.get("CELERY_BROKER_URL") or env.get("REDIS_URL"):  # the game service hands AI turns to Celery
+            worker, _ = start("ai-worker", ["-m", "celery", "-A", "torres_ai.celery_app", "worker", "-B",
+                                            "--concurrency", "1", "--loglevel", "INFO"], env, logs)
+            children.append(worker)
         key = env["TORRES_API_KEY"]
         print(f"""Torres is running (logs in {logs}):
   game service  {game_url}   OpenAPI {game_url}/openapi.json   ({'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'})
   matchmaking   {mm_url}   OpenAPI {mm_url}/openapi.json   ({'Redis' if env.get('REDIS_URL') else 'embedded store'})
+  AI seats      {'Celery worker (logs/ai-worker.log)' if len(children) > 2 else 'played in-process'}
   service key   {key}
   admin key     {env['TORRES_ADMIN_KEY']}
 

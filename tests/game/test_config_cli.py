@@ -93,3 +93,19 @@ def test_gunicorn_entry_point_builds_the_app(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
                          check=True).stdout
     assert "games" in out and "ops" in out
+
+
+def test_ai_driver_auto_uses_the_ai_workers_drivers_and_names_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torres_ai.driver import CeleryDriver, ThreadDriver
+    from torres_game.ai import OutboxOnlyDriver, RandomBotDriver, make_driver
+
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    assert isinstance(make_driver("auto"), ThreadDriver)
+    assert isinstance(make_driver("torres_ai.driver:from_env"), ThreadDriver)
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
+    assert isinstance(make_driver("auto"), CeleryDriver)
+    assert isinstance(make_driver("thread"), RandomBotDriver)
+    assert isinstance(make_driver("none"), OutboxOnlyDriver)
+    with pytest.raises(ValueError, match="unknown AI driver"):
+        make_driver("telepathy")

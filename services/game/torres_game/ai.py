@@ -12,6 +12,7 @@ conflict. The AI-worker service plugs Celery in here by implementing ``turn_due`
 
 from __future__ import annotations
 
+import importlib
 import logging
 import queue
 import random
@@ -101,9 +102,29 @@ class RandomBotDriver:
                 self._queue.task_done()
 
 
+# The AI worker's factory: Celery when a broker is configured, its real bots in-process otherwise. Named by
+# string, not imported, because the AI worker depends on this package (not the other way round).
+DEFAULT_PLUGIN = "torres_ai.driver:from_env"
+
+
 def make_driver(kind: str, delay: float = 0.0) -> AiDriver:
+    """The driver TORRES_AI_DRIVER names: "auto" (the AI worker's drivers when it is installed, else the
+    random bot), "thread" (the random bot), "none" (outbox only) or "package.module:factory"."""
+    if kind == "auto":
+        try:
+            return _plugin(DEFAULT_PLUGIN)
+        except ImportError:
+            log.info("torres_ai not installed; AI seats play uniformly random moves in-process")
+            return RandomBotDriver(delay=delay)
     if kind == "thread":
         return RandomBotDriver(delay=delay)
     if kind == "none":
         return OutboxOnlyDriver()
-    raise ValueError(f"unknown AI driver {kind!r} (expected 'thread' or 'none')")
+    if ":" in kind:
+        return _plugin(kind)
+    raise ValueError(f"unknown AI driver {kind!r} (expected 'auto', 'thread', 'none' or 'module:factory')")
+
+
+def _plugin(path: str) -> AiDriver:
+    module, _, factory = path.partition(":")
+    return getattr(importlib.import_module(module), factory)()

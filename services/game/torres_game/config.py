@@ -32,7 +32,7 @@ class Config:
     api_key: str = ""
     admin_key: str = ""
     snapshot_every: int = 50
-    ai_driver: str = "thread"  # "thread" (in-process random bot), "none" (outbox only)
+    ai_driver: str = "auto"  # "auto" (AI worker's drivers if installed), "thread" (random bot), "none", "mod:fn"
     ai_delay: float = 0.0  # seconds the in-process bot waits before moving (demo pacing)
     migrations_dir: Path = _REPO_MIGRATIONS
     auto_migrate: bool = True
@@ -54,7 +54,7 @@ class Config:
             api_key=env.get("TORRES_API_KEY", ""),
             admin_key=env.get("TORRES_ADMIN_KEY", ""),
             snapshot_every=int(env.get("SNAPSHOT_EVERY", "50")),
-            ai_driver=env.get("TORRES_AI_DRIVER", "thread"),
+            ai_driver=env.get("TORRES_AI_DRIVER", "auto"),
             ai_delay=float(env.get("TORRES_AI_DELAY", "0")),
             migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
             auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),

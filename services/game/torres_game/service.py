@@ -332,17 +332,20 @@ class GameService:
         self, game_id: str, seat: int, version: int, *, choose: Callable[[list[dict[str, Any]]], dict[str, Any]]
     ) -> Submitted | None:
         """Play one due AI turn with ``choose(legal_actions)``; stale or finished turns are just closed."""
+        # The outbox row is closed only when the turn is settled (played, or stale): after an unexpected error
+        # (a database outage, say) it stays pending so that a driver's restart or a sweeper plays it again.
         try:
             info = self._info(game_id)
             folded = self.current(game_id)
             if folded.version != version or folded.to_move != seat or info.seat_kind(seat) != "ai":
-                return None
-            action = choose(tr.legal_actions(folded.state))
-            return self._submit(info, seat, action, version, ai_command_id(game_id, version))
+                result = None
+            else:
+                action = choose(tr.legal_actions(folded.state))
+                result = self._submit(info, seat, action, version, ai_command_id(game_id, version))
         except (VersionConflict, NotYourTurn, GameOver, CommandIdReused):
-            return None  # stale, or another process's bot played this very turn first
-        finally:
-            self.store.complete_ai_turn(game_id, version)
+            result = None  # stale, or another process's bot played this very turn first
+        self.store.complete_ai_turn(game_id, version)
+        return result
 
     @staticmethod
     def _fingerprint(seat: int, action: dict[str, Any], expected_version: int) -> str:
