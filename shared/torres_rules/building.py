@@ -147,51 +147,32 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     split, none joined, no stack above its base area, at least 6 castles; a single-block castle may move whole
     and vanish into another castle.
 
-    A full re-analysis per destination would be slow, so it is done only where a destination can change the
-    verdict for the castle the block leaves (ground next to what remains of it, when lifting the block split
-    or overfilled it); every other destination is decided on the board with the block lifted."""
+    With the block lifted, a destination is legal exactly where a block could be built (on top within the base
+    area, or on ground next to exactly one castle) or on ground touching no castle (a new one), given enough
+    castles -- unless lifting the block split or overfilled its castle: then only a ground square next to what
+    remains can mend it, and those few are judged on the full result."""
     heights = state.heights
     if not heights[frm] or not state.is_free(frm):
         return []
-    lifted = with_block(heights, frm, -1)
-    near: set[int] = set()
-    rest_ok = True
+    knights, king = state.knights, state.king
     if heights[frm] > 1:
         after = state.castles  # the square stays a castle square: membership and areas are unchanged
     else:
+        lifted = with_block(heights, frm, -1)
         after = analyse(lifted)
         before = state.castles
+        after.without_block_tables(before, frm)
         rest = set(before.members[before.of[frm]]) - {frm}
-        rest_ok = is_connected(rest) and all(lifted[sq] <= after.area_of(sq) for sq in rest)
-        if not rest_ok:  # only a ground block next to what remains can mend a split or an overflow
-            near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n]}
-    count = after.count
-    of, areas = after.of, after.areas
-    knights, king = state.knights, state.king
-    out = []
-    for to in range(64):
-        if to in (frm, king) or knights[to] != NO_FIGURE:
-            continue
-        if to in near:
-            if move_block_problem(state, frm, to) is None:
-                out.append(to)
-            continue
-        if not rest_ok:
-            continue
-        c = of[to]
-        if c != NO_CASTLE:
-            if lifted[to] < areas[c] and count >= MIN_CASTLES:
-                out.append(to)
-            continue
-        joins = after.ground_extension(to)
-        if joins is None:
-            continue
-        if joins == NO_CASTLE:
-            if count + 1 >= MIN_CASTLES:
-                out.append(to)
-        elif count >= MIN_CASTLES:
-            out.append(to)
-    return out
+        if not (is_connected(rest) and all(lifted[sq] <= after.area_of(sq) for sq in rest)):
+            near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n] and n != frm}
+            return sorted(to for to in near if move_block_problem(state, frm, to) is None)
+    if after.count >= MIN_CASTLES:
+        targets = sorted({*after.build_squares(), *after.lonely_squares()})
+    elif after.count + 1 >= MIN_CASTLES:
+        targets = list(after.lonely_squares())
+    else:
+        return []
+    return [to for to in targets if to != frm and knights[to] == NO_FIGURE and to != king]
 
 
 def move_block_problem(state: State, frm: int, to: int) -> str | None:

@@ -20,11 +20,12 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_build_squares", "_gate_exits", "_gate_targets", "areas", "heights", "members", "of")
+    __slots__ = ("_build_squares", "_gate_exits", "_gate_targets", "_lonely", "areas", "heights", "members", "of")
 
     def __init__(self, heights: tuple[int, ...]) -> None:
         self.heights = heights
         self._build_squares: tuple[int, ...] | None = None
+        self._lonely: tuple[int, ...] | None = None
         self._gate_targets: dict[int, tuple[int, ...]] = {}
         of = [NO_CASTLE] * 64
         members: list[tuple[int, ...]] = []
@@ -54,6 +55,7 @@ class Castles:
         new = Castles.__new__(Castles)
         new.heights = heights
         new._build_squares = None
+        new._lonely = None
         new._gate_targets = {}
         if self.heights[square]:
             new.of, new.members, new.areas = self.of, self.members, self.areas
@@ -80,9 +82,9 @@ class Castles:
         return new
 
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
-        """Carry the build squares over from the board before one added block, re-deciding only the squares
-        the block can affect: its own, its neighbours and the squares of the castle it grew."""
-        if before._build_squares is None:
+        """Carry the build squares over from a board that differs by one block, re-deciding only the squares
+        that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
+        if before._build_squares is None or self._build_squares is not None:
             return
         squares = set(before._build_squares)
         for sq in affected:
@@ -91,6 +93,18 @@ class Castles:
             else:
                 squares.discard(sq)
         self._build_squares = tuple(sorted(squares))
+
+    def without_block_tables(self, before: Castles, square: int) -> None:
+        """Fill this board's build and lonely squares from `before`, the same board with one more block on
+        `square` (a single block lifted off it, as card 8 does), instead of scanning all 64 squares."""
+        own = before.of[square]
+        self._update_build_squares(before, (square, *NEIGHBOURS[square], *before.members[own]))
+        if before._lonely is not None and self._lonely is None:
+            lonely = set(before._lonely)
+            for sq in (square, *NEIGHBOURS[square]):
+                if self.of[sq] == NO_CASTLE and all(self.of[n] == NO_CASTLE for n in NEIGHBOURS[sq]):
+                    lonely.add(sq)
+            self._lonely = tuple(sorted(lonely))
 
     @property
     def count(self) -> int:
@@ -119,6 +133,16 @@ class Castles:
         if self._build_squares is None:
             self._build_squares = tuple(sq for sq in SQUARES if self._buildable(sq))
         return self._build_squares
+
+    def lonely_squares(self) -> tuple[int, ...]:
+        """Ground squares touching no castle: where a moved block founds a new castle (card 8)."""
+        if self._lonely is None:
+            of = self.of
+            self._lonely = tuple(
+                sq for sq in SQUARES
+                if of[sq] == NO_CASTLE and all(of[n] == NO_CASTLE for n in NEIGHBOURS[sq])
+            )
+        return self._lonely
 
     def _buildable(self, sq: int) -> bool:
         c = self.of[sq]
