@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         wait_healthy(mm_url, mm, mm_log)
         if env.get("CELERY_BROKER_URL") or env.get("REDIS_URL"):  # the game service hands AI turns to Celery
             worker, _ = start("ai-worker", ["-m", "celery", "-A", "torres_ai.celery_app", "worker", "-B",
+                                            "--schedule", str(data / "celerybeat-schedule"),
                                             "--concurrency", "1", "--loglevel", "INFO"], env, logs)
             children.append(worker)
         key = env["TORRES_API_KEY"]
