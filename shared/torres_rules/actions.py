@@ -160,6 +160,26 @@ def _square(action: Action, field: str) -> int:
     return sq
 
 
+def _stack_index(index: object, stacks: tuple[int, ...], what: str) -> int:
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(stacks):
+        raise IllegalAction(f"{what}: \"stack\" is the index of one of your {len(stacks)} stacks, not {index!r}")
+    return index
+
+
+def _turn_stack(state: State, action: Action, missing: str) -> int:
+    """The stack a build or end_turn names, or the turn's stack when it names none: one stack per turn (5.3)."""
+    fixed = building.turn_stack(state)
+    index = action.get("stack", fixed)
+    if index is None:
+        raise IllegalAction(missing)
+    index = _stack_index(index, state.stacks[state.to_move], "blocks come from your stacks")
+    if fixed is not None and index != fixed:
+        if state.options.stack_choice == "largest":
+            raise IllegalAction(f"this edition uses the largest stack automatically: stack {fixed}")
+        raise IllegalAction(f"blocks come from one stack per turn: this turn uses stack {fixed}")
+    return index
+
+
 def _spend(state: State, ap: int, what: str) -> None:
     if state.ap - state.ap_spent < ap:
         raise IllegalAction(f"{what} costs {ap} AP but only {state.ap - state.ap_spent} AP are left this turn")
@@ -237,16 +257,7 @@ def _move_knight(state: State, action: Action) -> None:
 def _build(state: State, action: Action) -> None:
     sq = _square(action, "at")
     stacks = state.stacks[state.to_move]
-    fixed = building.turn_stack(state)
-    index = action.get("stack", fixed)
-    if index is None:
-        raise IllegalAction("the first build of a turn chooses its stack: give \"stack\" (an index)")
-    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(stacks):
-        raise IllegalAction(f"stack must be the index of one of your {len(stacks)} stacks, not {index!r}")
-    if fixed is not None and index != fixed:
-        if state.options.stack_choice == "largest":
-            raise IllegalAction(f"this edition builds from the largest stack automatically: stack {fixed}")
-        raise IllegalAction(f"blocks come from one stack per turn: this turn uses stack {fixed}")
+    index = _turn_stack(state, action, "the first build of a turn chooses its stack: give \"stack\" (an index)")
     if stacks[index] == 0:
         raise IllegalAction(f"stack {index} has no blocks left")
     if sq not in building.build_squares(state):
@@ -329,11 +340,8 @@ def _play_card(state: State, action: Action) -> None:
         cards.move_knight(state, frm, to)
     elif card == "block_under_knight":
         at = _square(action, "at")
-        index = action.get("stack")
         stacks = state.stacks[seat]
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(stacks):
-            raise IllegalAction(f"block_under_knight takes a block from one of your {len(stacks)} stacks: "
-                                f"give its index as \"stack\"")
+        index = _stack_index(action.get("stack"), stacks, "block_under_knight takes a block from one of your stacks")
         if stacks[index] == 0:
             raise IllegalAction(f"stack {index} has no blocks left")
         if at not in building.block_under_knight_squares(state, seat):
@@ -368,14 +376,7 @@ def _advance_track(state: State, action: Action) -> None:
 
 def _end_turn(state: State, action: Action) -> None:
     stacks = state.stacks[state.to_move]
-    fixed = building.turn_stack(state)
-    used = action.get("stack", fixed)
-    if used is None:
-        raise IllegalAction("every turn uses up one stack: give \"stack\", the one this turn uses")
-    if not isinstance(used, int) or isinstance(used, bool) or not 0 <= used < len(stacks):
-        raise IllegalAction(f"stack must be the index of one of your {len(stacks)} stacks, not {used!r}")
-    if fixed is not None and used != fixed:
-        raise IllegalAction(f"this turn uses stack {fixed}: it is the one used up")
+    used = _turn_stack(state, action, "every turn uses up one stack: give \"stack\", the one this turn uses")
     remaining = stacks[:used] + stacks[used + 1 :]
     leftover = stacks[used]
     automatic = building.default_spread(remaining, leftover, building.spread_is_capped(state))
