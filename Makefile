@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
-COMPONENTS := shared clients/terminal services/game services/ai-worker services/matchmaking
+COMPONENTS := shared services/common clients/terminal services/game services/ai-worker services/matchmaking
 
 .PHONY: install test lint pytest run play play-remote migrate bench lock clean
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from torres_game.config import Config
-from torres_game.logs import JsonFormatter
+from torres_service.logs import JsonFormatter
 
 from .conftest import MIGRATIONS
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from torres_service.logs import configure_logging
+
 from .config import Config
-from .logs import configure_logging
 from .store import open_store
 
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--host", default="127.0.0.1")
     run.add_argument("--port", type=int, default=8000)
     args = parser.parse_args(argv)
-    configure_logging()
+    configure_logging("torres_game")
     config = Config.from_env()
     if args.command == "migrate":
         return migrate(config)

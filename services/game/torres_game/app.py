@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
-import time
-from typing import Any
 
-from flask import Flask, g, request
+from flask import Flask
+
+from torres_service.logs import configure_logging, request_logging
+from torres_service.problems import ProblemApi, service_problem
 
 from .ai import AiDriver, make_driver
 from .config import Config
@@ -14,8 +15,6 @@ from .errors import ServiceError
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
-from .http.problems import ProblemApi, service_problem
-from .logs import configure_logging
 from .service import GameService
 from .store import EventStore, open_store
 
@@ -26,7 +25,7 @@ def create_app(
     config: Config | None = None, *, store: EventStore | None = None, driver: AiDriver | None = None
 ) -> Flask:
     config = config or Config.from_env()
-    configure_logging(config.log_level, config.json_logs)
+    configure_logging("torres_game", config.log_level, config.json_logs)
     if not config.api_key or not config.admin_key:
         config = config.with_generated_keys()
     store = store or open_store(config.database_url, migrations_dir=config.migrations_dir,
@@ -55,21 +54,6 @@ def create_app(
     for blueprint in (ops_blp, games_blp, notifications_blp):
         api.register_blueprint(blueprint)
     app.register_error_handler(ServiceError, service_problem)
-    _request_logging(app)
+    request_logging(app, log)
     service.start()
     return app
-
-
-def _request_logging(app: Flask) -> None:
-    @app.before_request
-    def _start() -> None:
-        g.started = time.perf_counter()
-
-    @app.after_request
-    def _log(response: Any) -> Any:
-        if log.isEnabledFor(logging.INFO):
-            log.info("request", extra={
-                "method": request.method, "path": request.path, "status": response.status_code,
-                "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
-            })
-        return response

@@ -7,26 +7,13 @@ Every failure a caller can cause is one of these values. They carry a stable mac
 
 from __future__ import annotations
 
-from typing import Any
+from torres_service.errors import ServiceError, ValidationFailed
+
+__all__ = ["ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
 
 
-class ServiceError(Exception):
-    """Base class: a failure with a stable ``code`` and an HTTP-ish ``status``."""
-
-    status: int = 500
-    code: str = "internal_error"
-    title: str = "Internal error"
-
-    def __init__(self, detail: str | None = None, **extras: Any) -> None:
-        super().__init__(detail or self.title)
-        self.detail = detail or self.title
-        self.extras = extras
 
 
-class ValidationFailed(ServiceError):
-    """The request is malformed: bad JSON, unknown or invalid fields."""
-
-    status, code, title = 400, "validation_failed", "The request is malformed"
 
 
 class Unauthenticated(ServiceError):

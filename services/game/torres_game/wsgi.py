@@ -10,9 +10,9 @@ import os
 
 from torres_game.app import create_app
 from torres_game.config import Config
-from torres_game.logs import configure_logging
+from torres_service.logs import configure_logging
 
-configure_logging()
+configure_logging("torres_game")
 if not (os.environ.get("TORRES_API_KEY") and os.environ.get("TORRES_ADMIN_KEY")):
     logging.getLogger("torres_game.wsgi").error(
         "TORRES_API_KEY / TORRES_ADMIN_KEY unset: each gunicorn worker generates its own keys, so"

@@ -12,8 +12,9 @@ import signal
 import sys
 import threading
 
+from torres_service.logs import configure_logging
+
 from .config import Config
-from .logs import configure_logging
 
 
 def serve(config: Config, host: str, port: int, workers: bool) -> int:
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="also run the ratings consumer (safe to run in several processes)")
     args = parser.parse_args(argv)
     config = Config.from_env()
-    configure_logging(config.log_level, config.json_logs)
+    configure_logging("torres_matchmaking", config.log_level, config.json_logs)
     if args.command == "serve":
         return serve(config, args.host, args.port, config.embedded if args.workers is None else args.workers)
     return matcher(config, args.ratings)

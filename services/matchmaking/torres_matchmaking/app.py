@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, g, request
+from flask import Flask
+
+from torres_service.logs import configure_logging, request_logging
+from torres_service.problems import ProblemApi, service_problem, unexpected_problem
 
 from .config import Config
 from .consumer import RatingConsumer
 from .errors import ServiceError
 from .game_client import GameCreator, GameServiceClient
 from .http.ops import blp as ops_blp
-from .http.problems import ProblemApi, service_problem, unexpected_problem
 from .http.tickets import blp as tickets_blp
-from .logs import configure_logging
 from .matcher import Matcher
 from .ratings import RatingBook
 from .store import Redis
@@ -68,7 +68,7 @@ class Services:
 
 def create_app(config: Config | None = None, *, services: Services | None = None) -> Flask:
     config = config or Config.from_env()
-    configure_logging(config.log_level, config.json_logs)
+    configure_logging("torres_matchmaking", config.log_level, config.json_logs)
     services = services or Services.build(config)
 
     app = Flask("torres_matchmaking")
@@ -86,7 +86,7 @@ def create_app(config: Config | None = None, *, services: Services | None = None
         api.register_blueprint(blueprint)
     app.register_error_handler(ServiceError, service_problem)
     app.register_error_handler(Exception, _unexpected)
-    _request_logging(app)
+    request_logging(app, log)
     return app
 
 
@@ -96,18 +96,3 @@ def _unexpected(error: Exception) -> Any:
     if isinstance(error, HTTPException):
         return error
     return unexpected_problem(error)
-
-
-def _request_logging(app: Flask) -> None:
-    @app.before_request
-    def _start() -> None:
-        g.started = time.perf_counter()
-
-    @app.after_request
-    def _log(response: Any) -> Any:
-        if log.isEnabledFor(logging.INFO):
-            log.info("request", extra={
-                "method": request.method, "path": request.path, "status": response.status_code,
-                "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
-            })
-        return response

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from torres_service.errors import ServiceError, ValidationFailed
+
+__all__ = ["ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
 
 
-class ServiceError(Exception):
-    status: int = 500
-    code: str = "internal_error"
-    title: str = "Internal error"
-
-    def __init__(self, detail: str | None = None, **extras: Any) -> None:
-        super().__init__(detail or self.title)
-        self.detail = detail or self.title
-        self.extras = extras
 
 
-class ValidationFailed(ServiceError):
-    status, code, title = 400, "validation_failed", "The request is malformed"
 
 
 class MalformedId(ServiceError):

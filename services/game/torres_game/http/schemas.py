@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from torres_service.schemas import QuerySchema, StrictSchema
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 LEVELS = ("easy", "medium", "hard")
-
-
-class StrictSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-
-class QuerySchema(Schema):
-    class Meta:
-        unknown = EXCLUDE
 
 
 class SeatSpecSchema(StrictSchema):

@@ -4,22 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates
+from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
 from torres_matchmaking.tickets import PLAYER_ID
+from torres_service.schemas import QuerySchema, StrictSchema
 
 STATUSES = ("queued", "matched", "cancelled", "expired")
-
-
-class StrictSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-
-class QuerySchema(Schema):
-    class Meta:
-        unknown = EXCLUDE
 
 
 class CreateTicketSchema(StrictSchema):

@@ -9,13 +9,14 @@ from flask import Response, json
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from torres_matchmaking.errors import ServiceError, ValidationFailed
+from torres_service.errors import ServiceError, ValidationFailed
 
 log = logging.getLogger(__name__)
 
 PROBLEM_TYPE = "urn:torres:problem:"
-_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
-               415: "unsupported_media_type", 500: "internal_error"}
+_HTTP_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
+               500: "internal_error"}
 
 
 def problem(status: int, code: str, title: str, detail: str, **extras: Any) -> Response:
@@ -29,15 +30,16 @@ def service_problem(error: ServiceError) -> Response:
 
 
 def unexpected_problem(error: Exception) -> Response:
+    """A bug, not a caller's fault: log it whole, answer without internals."""
     log.error("unhandled error", exc_info=error)
     return problem(500, "internal_error", "Internal error", "unexpected error; see the service log")
 
 
-def _flatten(messages: Any) -> Any:
+def _flatten_messages(messages: Any) -> Any:
     """webargs nests field errors under the location ('json', 'query'); clients want the fields."""
     if isinstance(messages, dict) and len(messages) == 1:
         ((location, inner),) = messages.items()
-        if location in ("json", "query", "view_args") and isinstance(inner, dict):
+        if location in ("json", "query", "headers", "form", "view_args") and isinstance(inner, dict):
             return inner
         if location == "json" and isinstance(inner, list):
             return {"_body": inner}
@@ -49,12 +51,13 @@ class ProblemApi(Api):
 
     def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
         data = getattr(error, "data", None) or {}
-        if "messages" in data:
-            errors = _flatten(data["messages"])
+        if "messages" in data:  # marshmallow / webargs: malformed JSON or field errors
+            errors = _flatten_messages(data["messages"])
             detail = "the body is not valid JSON" if errors == {"_body": ["Invalid JSON body."]} \
                 else "some fields are missing or invalid"
             return service_problem(ValidationFailed(detail, errors=errors))
         status = error.code or 500
         if status >= 500:
             log.error("unhandled error", exc_info=getattr(error, "original_exception", None) or error)
-        return problem(status, _HTTP_CODES.get(status, f"http_{status}"), error.name, error.description or error.name)
+        return problem(status, _HTTP_CODES.get(status, f"http_{status}"), error.name,
+                       error.description or error.name)

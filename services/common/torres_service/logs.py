@@ -8,6 +8,8 @@ import sys
 import time
 from typing import Any
 
+from flask import Flask, g, request
+
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
 
@@ -29,9 +31,9 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(doc, default=str)
 
 
-def configure_logging(level: str = "INFO", json_logs: bool = True) -> None:
-    """Install one stdout handler on the ``torres_matchmaking`` logger (idempotent)."""
-    logger = logging.getLogger("torres_matchmaking")
+def configure_logging(logger_name: str, level: str = "INFO", json_logs: bool = True) -> None:
+    """Install one stdout handler on a service's top logger (idempotent)."""
+    logger = logging.getLogger(logger_name)
     logger.setLevel(level.upper())
     if any(getattr(h, "_torres", False) for h in logger.handlers):
         return
@@ -40,3 +42,20 @@ def configure_logging(level: str = "INFO", json_logs: bool = True) -> None:
     handler.setFormatter(JsonFormatter() if json_logs else logging.Formatter("%(levelname)s %(message)s"))
     logger.addHandler(handler)
     logger.propagate = False
+
+
+def request_logging(app: Flask, log: logging.Logger) -> None:
+    """One log line per request: method, path, status and milliseconds."""
+
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _log(response: Any) -> Any:
+        if log.isEnabledFor(logging.INFO):
+            log.info("request", extra={
+                "method": request.method, "path": request.path, "status": response.status_code,
+                "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+            })
+        return response
