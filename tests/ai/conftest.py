@@ -8,6 +8,7 @@ developers and CI runs never steal each other's tasks, and only our own keys are
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,7 +19,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 import redis
 
@@ -28,32 +28,17 @@ from torres_game.store import PostgresEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS = ROOT / "infra" / "migrations"
-ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 API_KEY = "ai-test-service-key"
 SERVICE = Credentials(api_key=API_KEY)
 CELERY = str(Path(sys.executable).with_name("celery"))
 
 
-def _with_dbname(url: str, name: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{name}"
-
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    name = f"torres_ai_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    try:
-        admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:  # pragma: no cover - depends on the machine
-        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {exc}")
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_dbname(ADMIN_URL, name)
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def pg_url(throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> Iterator[str]:
+    with throwaway_database("torres_ai_test") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -7,14 +7,12 @@ dropped at the end, so concurrent developers and CI runs never collide.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import random
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -25,30 +23,15 @@ from torres_game.config import Config
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
-ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 API_KEY = "test-service-key"
 ADMIN_KEY = "test-admin-key"
 
 
-def _with_dbname(url: str, name: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{name}"
-
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    name = f"torres_game_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    try:
-        admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:  # pragma: no cover - depends on the machine
-        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {exc}")
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_dbname(ADMIN_URL, name)
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def pg_url(throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> Iterator[str]:
+    with throwaway_database("torres_game_test") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
