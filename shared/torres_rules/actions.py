@@ -260,7 +260,7 @@ def _build(state: State, action: Action) -> None:
     index = _turn_stack(state, action, "the first build of a turn chooses its stack: give \"stack\" (an index)")
     if stacks[index] == 0:
         raise IllegalAction(f"stack {index} has no blocks left")
-    if sq not in building.build_squares(state):
+    if not building.may_build(state, sq):
         raise IllegalAction(building.why_not_build(state, sq))
     _spend(state, 1, "building a block")
     state.take_block(state.to_move, index)
@@ -352,7 +352,7 @@ def _play_card(state: State, action: Action) -> None:
         at = _square(action, "at")
         if state.supply == 0:
             raise IllegalAction("extra_block builds from the general supply, which is empty")
-        if at not in building.build_squares(state):
+        if not building.may_build(state, at):
             raise IllegalAction(building.why_not_build(state, at))
         state.supply -= 1
         state.add_block(at)

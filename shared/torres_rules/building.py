@@ -19,6 +19,11 @@ def build_squares(state: State) -> list[int]:
     return [sq for sq in state.castles.build_squares() if knights[sq] < 0 and sq != king]
 
 
+def may_build(state: State, sq: int) -> bool:
+    """One square of `build_squares`, without listing them all (for `apply`)."""
+    return state.is_free(sq) and sq in state.castles.build_squares()
+
+
 def why_not_build(state: State, sq: int) -> str:
     """The rule a block on `sq` breaks."""
     if not state.is_free(sq):
@@ -161,6 +166,8 @@ def move_block_targets(state: State, frm: int) -> list[int]:
         lifted = with_block(heights, frm, -1)
         after = analyse(lifted)
         before = state.castles
+        before.build_squares()  # computed once per board, then carried to each lifted board
+        before.lonely_squares()
         after.without_block_tables(before, frm)
         rest = set(before.members[before.of[frm]]) - {frm}
         if not (is_connected(rest) and all(lifted[sq] <= after.area_of(sq) for sq in rest)):

@@ -137,11 +137,8 @@ class Castles:
     def lonely_squares(self) -> tuple[int, ...]:
         """Ground squares touching no castle: where a moved block founds a new castle (card 8)."""
         if self._lonely is None:
-            of = self.of
-            self._lonely = tuple(
-                sq for sq in SQUARES
-                if of[sq] == NO_CASTLE and all(of[n] == NO_CASTLE for n in NEIGHBOURS[sq])
-            )
+            near = {n for members in self.members for sq in members for n in NEIGHBOURS[sq]}
+            self._lonely = tuple(sq for sq in SQUARES if sq not in near and not self.heights[sq])
         return self._lonely
 
     def _buildable(self, sq: int) -> bool:

@@ -121,4 +121,4 @@ def castle_gate_squares(state: State, square: int) -> list[int]:
 
 def reposition_squares(state: State, square: int) -> list[int]:
     """Card 9: lift the knight and place it again by 5.1, next to another of the player's knights."""
-    return [sq for sq in placement_squares(state, state.knights[square], without=square) if sq != square]
+    return placement_squares(state, state.knights[square], without=square)

@@ -107,7 +107,7 @@ class State:
             setattr(self, name, fields[name])
         self._castles: Castles | None = None
         self._key: tuple[Any, ...] | None = None
-        self._knights_of: tuple[tuple[int, ...], dict[int, list[int]]] | None = None
+        self._knights_of: tuple[tuple[int, ...], dict[int, tuple[int, ...]]] | None = None
 
     def _copy(self) -> State:
         """A private, still mutable copy for `apply` to change before handing it out."""
@@ -176,7 +176,7 @@ class State:
         """No figure (knight or king) stands on the square."""
         return self.knights[square] == NO_FIGURE and self.king != square
 
-    def knight_squares(self, seat: int) -> list[int]:
+    def knight_squares(self, seat: int) -> tuple[int, ...]:
         """The seat's knights, by square; cached per seat for the current knights tuple (a copy shares the cache
         until its knights change)."""
         cache = self._knights_of
@@ -185,8 +185,8 @@ class State:
             self._knights_of = cache
         squares = cache[1].get(seat)
         if squares is None:
-            squares = cache[1][seat] = _indices(self.knights, seat)
-        return list(squares)
+            squares = cache[1][seat] = tuple(_indices(self.knights, seat))
+        return squares
 
     @property
     def ap_left(self) -> int:
