@@ -51,34 +51,41 @@ class Castles:
     def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
         """The castles after one block was added on `square` (giving `heights`), derived without a new flood
         fill: a block on top changes no membership; a ground block joins the one castle it touches or founds
-        one (building never joins castles)."""
+        one (building never joins castles). Only the changed castle's tables are recomputed: castles never
+        touch, so no other castle's gates or build squares depend on it."""
         new = Castles.__new__(Castles)
         new.heights = heights
         new._build_squares = None
         new._lonely = None
-        new._gate_targets = {}
         if self.heights[square]:
+            changed = self.of[square]
             new.of, new.members, new.areas = self.of, self.members, self.areas
-            new._gate_exits = [None] * len(self.members)
-            new._update_build_squares(self, (square,))
-            return new
-        joined = self.ground_extension(square)
-        if joined is None:  # not reachable by legal building; stay exact anyway
-            return Castles(heights)
-        of = list(self.of)
-        if joined == NO_CASTLE:
-            joined = len(self.members)
-            members = (*self.members, (square,))
+            affected: tuple[int, ...] = (square,)
         else:
-            members = list(self.members)
-            members[joined] = tuple(sorted((*members[joined], square)))
-            members = tuple(members)
-        of[square] = joined
-        new.of = tuple(of)
-        new.members = members
-        new.areas = tuple(len(m) for m in members)
-        new._gate_exits = [None] * len(members)
-        new._update_build_squares(self, (square, *NEIGHBOURS[square], *members[joined]))
+            changed = self.ground_extension(square)
+            if changed is None:  # not reachable by legal building; stay exact anyway
+                return Castles(heights)
+            of = list(self.of)
+            if changed == NO_CASTLE:
+                changed = len(self.members)
+                members = (*self.members, (square,))
+            else:
+                members = list(self.members)
+                members[changed] = tuple(sorted((*members[changed], square)))
+                members = tuple(members)
+            of[square] = changed
+            new.of = tuple(of)
+            new.members = members
+            new.areas = tuple(len(m) for m in members)
+            affected = (square, *NEIGHBOURS[square], *members[changed])
+        new._update_build_squares(self, affected)
+        exits = self._gate_exits + [None] * (len(new.members) - len(self.members))
+        exits[changed] = None
+        new._gate_exits = exits
+        # a square's gate targets depend only on its own level and the castles next to it
+        of = new.of
+        new._gate_targets = {sq: t for sq, t in self._gate_targets.items()
+                             if sq != square and all(of[n] != changed for n in NEIGHBOURS[sq])}
         return new
 
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:

@@ -154,7 +154,7 @@ def assert_view_hides(state: tr.State, seat: int | None) -> None:
         assert key not in view
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]), master=st.booleans())
 def test_incremental_castle_tables_match_a_fresh_analysis(seed: int, players: int, master: bool) -> None:
     """The engine updates castles and build squares incrementally per block; they must equal a fresh analysis."""
@@ -167,7 +167,7 @@ def test_incremental_castle_tables_match_a_fresh_analysis(seed: int, players: in
         derived = state.castles
         assert sorted(derived.members) == sorted(fresh.members)
         assert derived.build_squares() == fresh.build_squares()
-        for sq in state.knight_squares(state.to_move if state.to_move is not None else 0):
+        for sq in range(64):  # every square a knight could stand on, the knights included
             assert derived.gate_targets(sq) == fresh.gate_targets(sq)
         state = tr.apply(state, rng.choice(tr.legal_actions(state)))
 
