@@ -174,9 +174,9 @@ def move_block_targets(state: State, frm: int) -> list[int]:
             near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n] and n != frm}
             return sorted(to for to in near if move_block_problem(state, frm, to) is None)
     if after.count >= MIN_CASTLES:
-        targets = sorted({*after.build_squares(), *after.lonely_squares()})
+        targets = after.landing_squares()
     elif after.count + 1 >= MIN_CASTLES:
-        targets = list(after.lonely_squares())
+        targets = after.lonely_squares()
     else:
         return []
     return [to for to in targets if to != frm and knights[to] == NO_FIGURE and to != king]

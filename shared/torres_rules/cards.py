@@ -77,6 +77,8 @@ def playable_kinds(state: State) -> list[str]:
         return []
     hand = state.hands[state.to_move]
     bought = state.bought_this_turn
+    if not bought:
+        return list(dict.fromkeys(hand))
     out = []
     for kind in dict.fromkeys(hand):
         if hand.count(kind) > bought.count(kind):

@@ -20,12 +20,14 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_build_squares", "_gate_exits", "_gate_targets", "_lonely", "areas", "heights", "members", "of")
+    __slots__ = ("_build_squares", "_gate_exits", "_gate_targets", "_landing", "_lonely", "areas", "heights", "members",
+                 "of")
 
     def __init__(self, heights: tuple[int, ...]) -> None:
         self.heights = heights
         self._build_squares: tuple[int, ...] | None = None
         self._lonely: tuple[int, ...] | None = None
+        self._landing: tuple[int, ...] | None = None
         self._gate_targets: dict[int, tuple[int, ...]] = {}
         of = [NO_CASTLE] * 64
         members: list[tuple[int, ...]] = []
@@ -57,6 +59,7 @@ class Castles:
         new.heights = heights
         new._build_squares = None
         new._lonely = None
+        new._landing = None
         if self.heights[square]:
             changed = self.of[square]
             new.of, new.members, new.areas = self.of, self.members, self.areas
@@ -147,6 +150,12 @@ class Castles:
             near = {n for members in self.members for sq in members for n in NEIGHBOURS[sq]}
             self._lonely = tuple(sq for sq in SQUARES if sq not in near and not self.heights[sq])
         return self._lonely
+
+    def landing_squares(self) -> tuple[int, ...]:
+        """Where a block lifted off another square may land (card 8): any build square, or a lonely one."""
+        if self._landing is None:
+            self._landing = tuple(sorted({*self.build_squares(), *self.lonely_squares()}))
+        return self._landing
 
     def _buildable(self, sq: int) -> bool:
         c = self.of[sq]
