@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
-import threading
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from torres_game.ai import BackgroundDriver
 
 from .bots import LocalPlanMemory
 from .config import Settings
@@ -29,88 +28,54 @@ if TYPE_CHECKING:
     from torres_game.service import GameService
 
 log = logging.getLogger(__name__)
-_STOP = None
 
 
-class ThreadDriver:
+class ThreadDriver(BackgroundDriver):
     """One daemon thread plays due AI turns with the real bots, in the order they became due."""
 
+    thread_name = "torres-ai-bots"
+
     def __init__(self, settings: Settings | None = None, *, delay: float = 0.0) -> None:
+        super().__init__(delay)
         self.settings = settings or Settings()
-        self.delay = delay  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
         self.bots = LevelBots(self.settings, LocalPlanMemory())
-        self._queue: queue.Queue[tuple[str, int, int] | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._service: GameService | None = None
 
-    def start(self, service: GameService) -> None:
-        self._service = service
-        self._thread = threading.Thread(target=self._run, name="torres-ai-bots", daemon=True)
-        self._thread.start()
-        for turn in service.store.pending_ai_turns(limit=10_000):
-            self.turn_due(turn.game_id, turn.seat, turn.version)
+    def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
+        play_due_turn(service, game_id, seat, version, self.bots)
 
-    def turn_due(self, game_id: str, seat: int, version: int) -> None:
-        self._queue.put((game_id, seat, version))
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._queue.put(_STOP)
-            self._thread.join(timeout=10)
-            self._thread = None
-
-    def idle(self) -> bool:
-        """True when nothing is queued or running (tests wait on it)."""
-        return self._queue.unfinished_tasks == 0
-
-    def _run(self) -> None:
-        assert self._service is not None
-        while True:
-            item = self._queue.get()
-            try:
-                if item is _STOP:
-                    return
-                if self.delay:
-                    time.sleep(self.delay)
-                play_due_turn(self._service, *item, self.bots)
-            except Exception:  # a bot or a transient database error must not end the thread
-                log.exception("AI turn failed; the outbox keeps it due", extra={"turn": item})
-            finally:
-                self._queue.task_done()
-
-
-class CeleryDriver:
-    """Publishes ``torres_ai.play_turn(game_id, seat, version)`` for every due turn; never blocks.
+class CeleryDriver(BackgroundDriver):
+    """Publishes ``torres_ai.play_turn(game_id, seat, version)`` for every due turn; never blocks (a background
+    thread publishes; a failed publish is left to the sweeper).
 
     ``synchronous=True`` publishes in the caller's thread (the worker uses it: a task is only done once
     the next turn it made due is on the queue).
     """
 
+    thread_name = "torres-ai-publisher"
+
     def __init__(self, settings: Settings | None = None, *, synchronous: bool = False, celery: Celery | None = None
                  ) -> None:
         from .celery_app import make_app
 
+        super().__init__()
         self.settings = settings or Settings.from_env()
         self.synchronous = synchronous
         self.celery = celery or make_app(self.settings)
-        self._queue: queue.Queue[tuple[str, int, int] | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
 
     def start(self, service: GameService) -> None:
-        if not self.synchronous:
-            self._thread = threading.Thread(target=self._run, name="torres-ai-publisher", daemon=True)
-            self._thread.start()
-        try:
-            for turn in service.store.pending_ai_turns(limit=10_000):
-                self.turn_due(turn.game_id, turn.seat, turn.version)
-        except Exception:
-            log.exception("could not read the AI outbox at start; the sweeper will")
+        if self.synchronous:
+            self.queue_pending(service)
+        else:
+            super().start(service)
 
     def turn_due(self, game_id: str, seat: int, version: int) -> None:
         if self.synchronous:
             self.publish(game_id, seat, version)
         else:
-            self._queue.put((game_id, seat, version))
+            super().turn_due(game_id, seat, version)
+
+    def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
+        self.publish(game_id, seat, version)
 
     def publish(self, game_id: str, seat: int, version: int) -> bool:
         from .celery_app import publish_turn
@@ -122,26 +87,6 @@ class CeleryDriver:
             log.exception("could not enqueue an AI turn; the sweeper will", extra={"game_id": game_id,
                                                                                    "version": version})
             return False
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._queue.put(_STOP)
-            self._thread.join(timeout=10)
-            self._thread = None
-
-    def idle(self) -> bool:
-        return self._queue.unfinished_tasks == 0
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if item is _STOP:
-                    return
-                self.publish(*item)
-            finally:
-                self._queue.task_done()
-
 
 def from_env(env: Mapping[str, str] | None = None) -> AiDriver:
     """The driver the environment asks for: Celery when a broker URL is set, else in-process bots."""

@@ -55,22 +55,33 @@ class OutboxOnlyDriver:
         pass
 
 
-class RandomBotDriver:
-    """In-process stand-in for the AI worker: one daemon thread plays a uniformly random legal action."""
+class BackgroundDriver:
+    """One daemon thread plays due AI turns in the order they became due; subclasses say how one is played.
+    Pending outbox rows left by an earlier process are queued on start."""
 
-    def __init__(self, delay: float = 0.0, rng: random.Random | None = None) -> None:
-        self.delay = delay
-        self.rng = rng or random.Random()
+    thread_name = "torres-ai"
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
         self._queue: queue.Queue[tuple[str, int, int] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._service: GameService | None = None
 
+    def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
+        raise NotImplementedError
+
     def start(self, service: GameService) -> None:
         self._service = service
-        self._thread = threading.Thread(target=self._run, name="torres-random-bot", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
         self._thread.start()
-        for turn in service.store.pending_ai_turns(limit=1000):
-            self.turn_due(turn.game_id, turn.seat, turn.version)
+        self.queue_pending(service)
+
+    def queue_pending(self, service: GameService) -> None:
+        try:
+            for turn in service.store.pending_ai_turns(limit=10_000):
+                self.turn_due(turn.game_id, turn.seat, turn.version)
+        except Exception:  # the rows stay due: a restart or a sweeper picks them up
+            log.exception("could not read the AI outbox at start")
 
     def turn_due(self, game_id: str, seat: int, version: int) -> None:
         self._queue.put((game_id, seat, version))
@@ -78,11 +89,11 @@ class RandomBotDriver:
     def close(self) -> None:
         if self._thread is not None:
             self._queue.put(None)
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=10)
             self._thread = None
 
     def idle(self) -> bool:
-        """True when nothing is queued (tests use it to wait for the bot)."""
+        """True when nothing is queued or running (tests wait on it)."""
         return self._queue.unfinished_tasks == 0
 
     def _run(self) -> None:
@@ -94,12 +105,24 @@ class RandomBotDriver:
                     return
                 if self.delay:
                     time.sleep(self.delay)
-                game_id, seat, version = item
-                self._service.play_ai_turn(game_id, seat, version, choose=self.rng.choice)
-            except Exception:  # a bot must never take the process down
-                log.exception("AI turn failed", extra={"turn": item})
+                self.play(self._service, *item)
+            except Exception:  # a bot or a transient database error must not end the thread
+                log.exception("AI turn failed; the outbox keeps it due", extra={"turn": item})
             finally:
                 self._queue.task_done()
+
+
+class RandomBotDriver(BackgroundDriver):
+    """In-process stand-in for the AI worker: plays a uniformly random legal action."""
+
+    thread_name = "torres-random-bot"
+
+    def __init__(self, delay: float = 0.0, rng: random.Random | None = None) -> None:
+        super().__init__(delay)
+        self.rng = rng or random.Random()
+
+    def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
+        service.play_ai_turn(game_id, seat, version, choose=self.rng.choice)
 
 
 # The AI worker's factory: Celery when a broker is configured, its real bots in-process otherwise. Named by
