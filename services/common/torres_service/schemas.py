@@ -3,7 +3,11 @@ may carry extras (proxies and caches add some)."""
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, RAISE, Schema
+from collections.abc import Callable
+from typing import Any
+
+from flask_smorest import Blueprint
+from marshmallow import EXCLUDE, RAISE, Schema, fields
 
 
 class StrictSchema(Schema):
@@ -14,3 +18,28 @@ class StrictSchema(Schema):
 class QuerySchema(Schema):
     class Meta:
         unknown = EXCLUDE
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details as every service answers them; a service adds the extras of its own codes."""
+
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String()
+    errors = fields.Dict(metadata={"description": "validation_failed only: field errors"})
+
+
+def problem_responses(blp: Blueprint, schema: type[Schema]) -> Callable[..., Callable[[Any], Any]]:
+    """A decorator factory documenting the problem responses an endpoint may return: ``@errors(400, 409)``."""
+
+    def errors(*codes: int) -> Callable[[Any], Any]:
+        def wrap(func: Any) -> Any:
+            for code in codes:
+                func = blp.alt_response(code, schema=schema, description="problem details",
+                                        content_type="application/problem+json")(func)
+            return func
+        return wrap
+
+    return errors

@@ -11,27 +11,18 @@ from flask import Response, current_app, stream_with_context
 from flask_smorest import Blueprint
 
 from torres_game.service import GameService
+from torres_service.schemas import problem_responses
 
 from . import schemas as s
 from .auth import credentials
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games: create, read, act, wait")
 
-PROBLEMS = {code: s.ProblemSchema for code in (400, 401, 403, 404, 409, 422)}
-
-
 def service() -> GameService:
     return current_app.extensions["torres_game"]
 
 
-def _errors(*codes: int) -> Any:
-    """Document the problem responses an endpoint may return."""
-    def wrap(func: Any) -> Any:
-        for code in codes:
-            func = blp.alt_response(code, schema=s.ProblemSchema, description="problem details",
-                                    content_type="application/problem+json")(func)
-        return func
-    return wrap
+_errors = problem_responses(blp, s.ProblemSchema)
 
 
 @blp.route("/games", methods=["POST"])

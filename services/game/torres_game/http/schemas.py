@@ -6,6 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
@@ -194,11 +195,5 @@ class NotificationPageSchema(Schema):
     next_after = fields.Integer()
 
 
-class ProblemSchema(Schema):
-    type = fields.String()
-    title = fields.String()
-    status = fields.Integer()
-    detail = fields.String()
-    code = fields.String()
+class ProblemSchema(BaseProblemSchema):
     current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
-    errors = fields.Dict(metadata={"description": "400 validation_failed only: field errors"})

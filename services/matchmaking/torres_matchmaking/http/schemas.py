@@ -8,6 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
 from torres_matchmaking.tickets import PLAYER_ID
+from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
 STATUSES = ("queued", "matched", "cancelled", "expired")
@@ -79,12 +80,6 @@ class QueuesSchema(Schema):
     queues = fields.Dict(keys=fields.String(), values=fields.Integer())
 
 
-class ProblemSchema(Schema):
-    type = fields.String()
-    title = fields.String()
-    status = fields.Integer()
-    detail = fields.String()
-    code = fields.String()
-    errors = fields.Dict(metadata={"description": "validation_failed only: field errors"})
+class ProblemSchema(BaseProblemSchema):
     ticket_id = fields.String(metadata={"description": "live_ticket_exists: the live ticket"})
     ticket_status = fields.String(metadata={"description": "ticket_not_cancellable: the current status"})

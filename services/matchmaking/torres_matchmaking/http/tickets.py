@@ -9,6 +9,7 @@ from flask_smorest import Blueprint
 
 from torres_matchmaking.ratings import RatingBook
 from torres_matchmaking.tickets import TicketService, check_player_id
+from torres_service.schemas import problem_responses
 
 from . import schemas as s
 
@@ -23,13 +24,7 @@ def ratings() -> RatingBook:
     return current_app.extensions["torres_matchmaking"].ratings
 
 
-def _errors(*codes: int) -> Any:
-    def wrap(func: Any) -> Any:
-        for code in codes:
-            func = blp.alt_response(code, schema=s.ProblemSchema, description="problem details",
-                                    content_type="application/problem+json")(func)
-        return func
-    return wrap
+_errors = problem_responses(blp, s.ProblemSchema)
 
 
 @blp.route("/tickets", methods=["POST"])
