@@ -20,15 +20,14 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_build_squares", "_gate_exits", "_gate_targets", "_landing", "_lonely", "areas", "heights", "members",
-                 "of")
+    __slots__ = ("_build_squares", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights", "members", "of")
 
     def __init__(self, heights: tuple[int, ...]) -> None:
         self.heights = heights
         self._build_squares: tuple[int, ...] | None = None
         self._lonely: tuple[int, ...] | None = None
         self._landing: tuple[int, ...] | None = None
-        self._gate_targets: dict[int, tuple[int, ...]] = {}
+        self._reach: dict[int, tuple[int, ...]] = {}
         of = [NO_CASTLE] * 64
         members: list[tuple[int, ...]] = []
         for start in SQUARES:
@@ -85,10 +84,15 @@ class Castles:
         exits = self._gate_exits + [None] * (len(new.members) - len(self.members))
         exits[changed] = None
         new._gate_exits = exits
-        # a square's gate targets depend only on its own level and the castles next to it
-        of = new.of
-        new._gate_targets = {sq: t for sq, t in self._gate_targets.items()
-                             if sq != square and all(of[n] != changed for n in NEIGHBOURS[sq])}
+        # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
+        # to it (gates): only the squares next to the changed castle, and the changed square, need it again
+        if self._reach:
+            stale = {square}
+            for x in new.members[changed]:
+                stale.update(NEIGHBOURS[x])
+            new._reach = {sq: t for sq, t in self._reach.items() if sq not in stale}
+        else:
+            new._reach = {}
         return new
 
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
@@ -186,17 +190,19 @@ class Castles:
             self._gate_exits[castle] = exits
         return exits
 
-    def gate_targets(self, square: int) -> tuple[int, ...]:
-        """Where gate moves (5.2) lead from a knight on `square`, figures aside: through any castle next to it
-        with a gate above the knight's level, out through a gate onto a square no higher than it started."""
-        targets = self._gate_targets.get(square)
+    def reach(self, square: int) -> tuple[int, ...]:
+        """Where `move_knight` (5.2) leads from a knight on `square`, figures aside, sorted: a step onto a
+        neighbour at most 1 level higher, or a gate move through any castle next to it with a gate above the
+        knight's level, out through a gate onto a square no higher than it started."""
+        targets = self._reach.get(square)
         if targets is None:
-            level = self.heights[square]
-            found: set[int] = set()
+            h = self.heights
+            level = h[square]
+            found = {n for n in NEIGHBOURS[square] if h[n] <= level + 1}
             entered: set[int] = set()
             for t in NEIGHBOURS[square]:
                 c = self.of[t]
-                if c == NO_CASTLE or self.heights[t] <= level or c in entered:
+                if c == NO_CASTLE or h[t] <= level or c in entered:
                     continue
                 entered.add(c)
                 for e_level, e in self.gate_exits(c):
@@ -205,8 +211,9 @@ class Castles:
                     found.add(e)
             found.discard(square)
             targets = tuple(sorted(found))
-            self._gate_targets[square] = targets
+            self._reach[square] = targets
         return targets
+
 
 @lru_cache(maxsize=8192)
 def analyse(heights: tuple[int, ...]) -> Castles:

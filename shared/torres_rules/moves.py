@@ -41,18 +41,9 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
 
 def knight_destinations(state: State, square: int) -> list[int]:
     """Everything `move_knight` may reach from a square for 1 AP: steps and gate moves together, sorted."""
-    h = state.heights
     knights = state.knights
     king = state.king
-    limit = h[square] + 1
-    # NEIGHBOURS lists squares in increasing order, so the steps come out sorted.
-    out = [n for n in NEIGHBOURS[square] if h[n] <= limit and knights[n] == NO_FIGURE and n != king]
-    gates = state.castles.gate_targets(square)
-    if gates:
-        extra = [e for e in gates if knights[e] == NO_FIGURE and e != king and e not in out]
-        if extra:
-            out = sorted(out + extra)
-    return out
+    return [e for e in state.castles.reach(square) if knights[e] == NO_FIGURE and e != king]
 
 
 def why_not_move(state: State, frm: int, to: int) -> str:

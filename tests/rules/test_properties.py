@@ -168,7 +168,7 @@ def test_incremental_castle_tables_match_a_fresh_analysis(seed: int, players: in
         assert sorted(derived.members) == sorted(fresh.members)
         assert derived.build_squares() == fresh.build_squares()
         for sq in range(64):  # every square a knight could stand on, the knights included
-            assert derived.gate_targets(sq) == fresh.gate_targets(sq)
+            assert derived.reach(sq) == fresh.reach(sq)
         state = tr.apply(state, rng.choice(tr.legal_actions(state)))
 
 
