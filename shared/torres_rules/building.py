@@ -163,16 +163,15 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     if heights[frm] > 1:
         after = state.castles  # the square stays a castle square: membership and areas are unchanged
     else:
-        lifted = with_block(heights, frm, -1)
-        after = analyse(lifted)
         before = state.castles
+        rest = set(before.members[before.of[frm]])
+        rest.discard(frm)
+        if not is_connected(rest) or any(heights[sq] > len(rest) for sq in rest):
+            near = {n for sq in rest for n in NEIGHBOURS[sq] if not heights[n]}
+            return sorted(to for to in near if move_block_problem(state, frm, to) is None)
         before.build_squares()  # computed once per board, then carried to each lifted board
         before.lonely_squares()
-        after.without_block_tables(before, frm)
-        rest = set(before.members[before.of[frm]]) - {frm}
-        if not (is_connected(rest) and all(lifted[sq] <= after.area_of(sq) for sq in rest)):
-            near = {n for sq in rest for n in NEIGHBOURS[sq] if not lifted[n] and n != frm}
-            return sorted(to for to in near if move_block_problem(state, frm, to) is None)
+        after = before.without_ground_block(frm, with_block(heights, frm, -1))
     if after.count >= MIN_CASTLES:
         targets = after.landing_squares()
     elif after.count + 1 >= MIN_CASTLES:
