@@ -6,10 +6,12 @@ one action it is given and, when it is illegal, raises IllegalAction with the se
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from . import building, cards, moves, turns
 from .board import SQUARE_NAMES, parse_square
+from .editions import KNIGHTS_PER_PLAYER
 from .names import CARD_KINDS
 from .scoring import advance
 from .state import NO_FIGURE, State, replaced
@@ -82,14 +84,18 @@ def _turn_actions(state: State) -> list[Action]:
     ap_left = state.ap - state.ap_spent
     out: list[Action] = []
     if ap_left >= 1:
-        if ap_left >= 2 and moves.reserve(state, seat) > 0:
+        knights, king = state.knights, state.king
+        own = state.knight_squares(seat)
+        if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
             out += [{"type": "place_knight", "at": names[sq]} for sq in moves.placement_squares(state, seat)]
-        for frm in state.knight_squares(seat):
+        reach = state.castles.reach  # moves.knight_destinations, inlined: this is the engine's hottest loop
+        for frm in own:
             f = names[frm]
-            out += [{"type": "move_knight", "from": f, "to": names[to]} for to in moves.knight_destinations(state, frm)]
+            out += [{"type": "move_knight", "from": f, "to": names[to]}
+                    for to in reach(frm) if knights[to] == NO_FIGURE and to != king]
         choices = building.stack_choices(state)
         if choices:
-            squares = [names[sq] for sq in building.build_squares(state)]
+            squares = [names[sq] for sq in state.castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
             for i in choices:
                 out += [{"type": "build", "at": at, "stack": i} for at in squares]
         if cards.why_not_buy(state) is None:
@@ -97,22 +103,21 @@ def _turn_actions(state: State) -> list[Action]:
         out.append({"type": "advance_track"})
     if not state.card_played and state.hands[seat]:
         for kind in cards.playable_kinds(state):
-            out.extend(cards.card_uses(state, kind))
-    out += _end_turn_actions(state)
-    return out
-
-
-def _end_turn_actions(state: State) -> list[Action]:
-    stacks = state.stacks[state.to_move]
+            out += cards.card_uses(state, kind)
     fixed = building.turn_stack(state)
-    candidates = [fixed] if fixed is not None else [i for i, h in enumerate(stacks) if h not in stacks[:i]]
-    capped = building.spread_is_capped(state)
-    out = []
-    for used in candidates:
-        remaining = stacks[:used] + stacks[used + 1 :]
-        spread = building.default_spread(remaining, stacks[used], capped)
-        out.append({"type": "end_turn", "stack": used, "spread": spread})
+    for used, spread in _end_turn_choices(state.stacks[seat], fixed, building.spread_is_capped(state)):
+        out.append({"type": "end_turn", "stack": used, "spread": list(spread)})
     return out
+
+
+@lru_cache(maxsize=1024)
+def _end_turn_choices(
+    stacks: tuple[int, ...], fixed: int | None, capped: bool
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """(stack used, default spread) of each distinct way to end the turn: a handful of stock shapes recur all game."""
+    candidates = [fixed] if fixed is not None else [i for i, h in enumerate(stacks) if h not in stacks[:i]]
+    return tuple((used, tuple(building.default_spread(stacks[:used] + stacks[used + 1 :], stacks[used], capped)))
+                 for used in candidates)
 
 
 # --- apply -----------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from torres_game.errors import VersionConflict
 
-from .hashing import event_hash, format_time
+from .hashing import chain_hash, content_hash, event_hash, format_time
 
 __all__ = [
     "AiTurn",
@@ -215,23 +215,38 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
+def content_hashes(
+    game_id: str, first_version: int, events: Sequence[NewEvent], command_id: str, created_at: str
+) -> list[str]:
+    """The content hash of each new event (versions from ``first_version``), computed once per append: the
+    PostgreSQL backend sends them to the database and then chains the same values in :func:`stamp`."""
+    return [
+        content_hash(game_id=game_id, version=first_version + offset, type=event.type, payload=event.payload,
+                     schema_version=event.schema_version, created_at=created_at, command_id=command_id)
+        for offset, event in enumerate(events)
+    ]
+
+
 def stamp(
     game_id: str, first_version: int, prev_hash: str, events: Sequence[NewEvent], command_id: str,
-    now: datetime, positions: Sequence[int] | None = None,
+    now: datetime, positions: Sequence[int] | None = None, *, created_at: str | None = None,
+    contents: Sequence[str] | None = None,
 ) -> list[StoredEvent]:
-    """Give new events their versions, time and hash chain (positions are filled in by the backend)."""
-    created_at = format_time(now)
+    """Give new events their versions, time and hash chain (positions are filled in by the backend).
+
+    ``created_at`` (``format_time(now)``) and ``contents`` (:func:`content_hashes`) may be passed when the
+    caller already computed them; the chain is the same, ``SHA-256(prev_hash || content_hash)`` per event.
+    """
+    if created_at is None:
+        created_at = format_time(now)
+    if contents is None:
+        contents = content_hashes(game_id, first_version, events, command_id, created_at)
     out: list[StoredEvent] = []
     for offset, event in enumerate(events):
-        version = first_version + offset
-        digest = event_hash(
-            game_id=game_id, version=version, type=event.type, payload=event.payload,
-            schema_version=event.schema_version, created_at=created_at, command_id=command_id,
-            prev_hash=prev_hash,
-        )
+        digest = chain_hash(prev_hash, contents[offset])
         out.append(
             StoredEvent(
-                position=positions[offset] if positions else 0, game_id=game_id, version=version,
+                position=positions[offset] if positions else 0, game_id=game_id, version=first_version + offset,
                 type=event.type, payload=event.payload, schema_version=event.schema_version,
                 created_at=created_at, command_id=command_id, prev_hash=prev_hash, hash=digest,
             )

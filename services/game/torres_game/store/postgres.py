@@ -30,8 +30,18 @@ from psycopg_pool import ConnectionPool
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 
-from .base import AiTurn, AppendResult, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
-from .hashing import GENESIS_HASH, content_hash, format_time
+from .base import (
+    AiTurn,
+    AppendResult,
+    GameRecord,
+    GameSecret,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    content_hashes,
+    stamp,
+)
+from .hashing import GENESIS_HASH, format_time
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
@@ -151,12 +161,10 @@ class PostgresEventStore:
         now = datetime.now(UTC)
         created_at = format_time(now)
         first = expected_version + 1
+        hashes_sent = content_hashes(game_id, first, events, command_id, created_at)
         contents = [
-            {"type": e.type, "payload": e.payload, "schema_version": e.schema_version,
-             "content_hash": content_hash(game_id=game_id, version=first + i, type=e.type, payload=e.payload,
-                                          schema_version=e.schema_version, created_at=created_at,
-                                          command_id=command_id)}
-            for i, e in enumerate(events)
+            {"type": e.type, "payload": e.payload, "schema_version": e.schema_version, "content_hash": digest}
+            for e, digest in zip(events, hashes_sent, strict=True)
         ]
         try:
             with self.pool.connection() as conn:
@@ -180,7 +188,8 @@ class PostgresEventStore:
         if outcome == "conflict":
             raise VersionConflict(
                 f"expected version {expected_version}, the game is at {current}", current_version=current)
-        stored = stamp(game_id, first, first_prev, events, command_id, now, positions)
+        stored = stamp(game_id, first, first_prev, events, command_id, now, positions, created_at=created_at,
+                       contents=hashes_sent)
         if [e.hash for e in stored] != hashes:  # the two implementations of the chain must agree
             raise RuntimeError("hash chain mismatch between the service and the database")
         return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
