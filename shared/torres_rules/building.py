@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .board import NEIGHBOURS, SQUARE_NAMES, is_connected
-from .castles import NO_CASTLE, analyse
+from .castles import NO_CASTLE, Castles, analyse
 from .editions import MIN_CASTLES, STACK_CAP
 from .state import NO_FIGURE, State
 
@@ -160,25 +160,44 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     if not heights[frm] or not state.is_free(frm):
         return []
     knights, king = state.knights, state.king
-    if heights[frm] > 1:
-        after = state.castles  # the square stays a castle square: membership and areas are unchanged
+    castles = state.castles
+    if heights[frm] > 1:  # the square stays a castle square: membership and areas are unchanged
+        count = castles.count
+        targets = castles.landing_squares() if count >= MIN_CASTLES else castles.lonely_squares()
     else:
-        before = state.castles
-        rest = set(before.members[before.of[frm]])
+        c = castles.of[frm]
+        rest = set(castles.members[c])
         rest.discard(frm)
         if not is_connected(rest) or any(heights[sq] > len(rest) for sq in rest):
             near = {n for sq in rest for n in NEIGHBOURS[sq] if not heights[n]}
             return sorted(to for to in near if move_block_problem(state, frm, to) is None)
-        before.build_squares()  # computed once per board, then carried to each lifted board
-        before.lonely_squares()
-        after = before.without_ground_block(frm, with_block(heights, frm, -1))
-    if after.count >= MIN_CASTLES:
-        targets = after.landing_squares()
-    elif after.count + 1 >= MIN_CASTLES:
-        targets = after.lonely_squares()
-    else:
+        count = castles.count - (not rest)
+        targets = _lifted_targets(castles, frm, rest, count >= MIN_CASTLES)
+    if count + 1 < MIN_CASTLES:
         return []
     return [to for to in targets if to != frm and knights[to] == NO_FIGURE and to != king]
+
+
+def _lifted_targets(castles: Castles, frm: int, rest: set[int], landing: bool) -> list[int]:
+    """The landing squares (`landing`) or else the lonely squares of the board with the single block on `frm`
+    lifted off, its castle still in one piece: the board's own, re-decided only where the lift can change them
+    (`frm`, its neighbours and the rest of its castle, which lost one square of base area)."""
+    heights, of, areas = castles.heights, castles.of, castles.areas
+    own = of[frm]
+    affected = {frm, *NEIGHBOURS[frm], *rest}
+    out = set(castles.landing_squares() if landing else castles.lonely_squares()) - affected
+    for sq in affected:
+        if sq == frm:
+            continue
+        if heights[sq]:
+            if landing and heights[sq] < (len(rest) if of[sq] == own else areas[of[sq]]):
+                out.add(sq)
+            continue
+        near = {of[n] for n in NEIGHBOURS[sq] if n != frm}
+        near.discard(NO_CASTLE)
+        if len(near) <= (1 if landing else 0):
+            out.add(sq)
+    return sorted(out)
 
 
 def move_block_problem(state: State, frm: int, to: int) -> str | None:

@@ -95,34 +95,6 @@ class Castles:
             new._reach = {}
         return new
 
-    def without_ground_block(self, square: int, heights: tuple[int, ...]) -> Castles:
-        """The castles after the single block on `square` was lifted (card 8), giving `heights`, derived without
-        a new flood fill: the square leaves its castle, which vanishes if that was its only square. The caller
-        makes sure the rest of the castle stays connected (otherwise it splits and only `Castles` is exact)."""
-        new = Castles.__new__(Castles)
-        new.heights = heights
-        new._landing = None
-        new._reach = {}
-        new._build_squares = None
-        new._lonely = None
-        c = self.of[square]
-        of = list(self.of)
-        of[square] = NO_CASTLE
-        if self.areas[c] == 1:
-            new.of = tuple(x if x < c else x - 1 for x in of) if c < len(self.members) - 1 else tuple(of)
-            new.members = self.members[:c] + self.members[c + 1 :]
-            new.areas = self.areas[:c] + self.areas[c + 1 :]
-            new._gate_exits = self._gate_exits[:c] + self._gate_exits[c + 1 :]
-        else:
-            new.of = tuple(of)
-            new.members = (*self.members[:c], tuple(x for x in self.members[c] if x != square), *self.members[c + 1 :])
-            new.areas = (*self.areas[:c], self.areas[c] - 1, *self.areas[c + 1 :])
-            exits = list(self._gate_exits)
-            exits[c] = None
-            new._gate_exits = exits
-        new.without_block_tables(self, square)
-        return new
-
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
         """Carry the build squares over from a board that differs by one block, re-deciding only the squares
         that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
@@ -135,18 +107,6 @@ class Castles:
             else:
                 squares.discard(sq)
         self._build_squares = tuple(sorted(squares))
-
-    def without_block_tables(self, before: Castles, square: int) -> None:
-        """Fill this board's build and lonely squares from `before`, the same board with one more block on
-        `square` (a single block lifted off it, as card 8 does), instead of scanning all 64 squares."""
-        own = before.of[square]
-        self._update_build_squares(before, (square, *NEIGHBOURS[square], *before.members[own]))
-        if before._lonely is not None and self._lonely is None:
-            lonely = set(before._lonely)
-            for sq in (square, *NEIGHBOURS[square]):
-                if self.of[sq] == NO_CASTLE and all(self.of[n] == NO_CASTLE for n in NEIGHBOURS[sq]):
-                    lonely.add(sq)
-            self._lonely = tuple(sorted(lonely))
 
     @property
     def count(self) -> int:

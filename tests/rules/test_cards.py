@@ -386,6 +386,20 @@ def test_move_block_exact_uses_with_6_castles():
     assert len(expected) == 40 + 40 + 41  # C6 has 4 neighbours, D1 and A5 have 3
 
 
+def test_move_block_leaving_5_castles_lands_only_where_it_founds_one():
+    # 6 castles; the free single block E2 is the only one that may move. Lifted, it leaves 5: it may only found a
+    # new castle. E3 and F2 touch F3 only once E2 is gone (a build square then) but moving there leaves 5
+    # castles; E1 touches nothing (a new castle).
+    heights = board(drop=("D1", "F6", "E8"), E2=1)
+    s = mb(heights=heights, knights=knights("C3 A5", "F3 C6"), king="H4")
+    uses = card_uses(s, "move_block")
+    assert {frm for frm, _ in uses} == {"E2"}
+    assert ("E2", "E1") in uses
+    assert not uses & {("E2", "E3"), ("E2", "F2"), ("E2", "D3")}
+    with pytest.raises(tr.IllegalAction, match="fewer than 6"):
+        play(s, "move_block", **{"from": "E2", "to": "E3"})
+
+
 # --- 9 reposition knight ------------------------------------------------------------------------------------
 
 
