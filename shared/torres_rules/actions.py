@@ -39,6 +39,8 @@ _FIELDS: dict[str, frozenset[str]] = {
     "move_king": frozenset({"to"}),
 }
 
+_ALLOWED = {kind: fields | {"type"} for kind, fields in _FIELDS.items()}
+
 _STAGE_OF = {
     "place_foundation": "setup",
     "place_start_knight": "setup",
@@ -130,8 +132,8 @@ def apply(state: State, action: Action) -> State:
     kind = action.get("type")
     if kind not in _FIELDS:
         raise IllegalAction(f"unknown action type {kind!r}: expected one of {', '.join(_FIELDS)}")
-    extra = set(action) - _FIELDS[kind] - {"type"}
-    if extra:
+    if not action.keys() <= _ALLOWED[kind]:
+        extra = set(action) - _ALLOWED[kind]
         raise IllegalAction(f"{kind} has no field {', '.join(sorted(extra))}")
     stage = state.stage
     if stage == "over":

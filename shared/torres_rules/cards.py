@@ -92,11 +92,8 @@ def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     names = SQUARE_NAMES
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
-        out = []
-        for frm in state.knight_squares(seat):
-            f = names[frm]
-            out += [{"type": "play_card", "card": card, "from": f, "to": names[to]} for to in targets(state, frm)]
-        return out
+        return [{"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
+                for frm in state.knight_squares(seat) for to in targets(state, frm)]
     if card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
