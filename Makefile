@@ -44,6 +44,7 @@ migrate: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
+	$(BIN)/python bench/rules_instructions.py
 	$(BIN)/python bench/game_bench.py
 	$(BIN)/python bench/matchmaking_bench.py
 

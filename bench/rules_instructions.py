@@ -1,0 +1,68 @@
+"""Rules-engine work per game in CPU instructions, counted by valgrind's callgrind: a figure that does not drift.
+
+This machine's speed drifts by +-30 % from minute to minute, so games per second (bench/rules_bench.py) cannot
+show a 10 % change reliably. Callgrind counts the instructions the interpreter executes, which is the same for
+the same code, inputs and hash seed whatever else the machine does. Each configuration is run twice, with 0
+and with N random games, so the interpreter's start-up and imports cancel out.
+
+    python bench/rules_instructions.py [--games 5]
+
+Needs valgrind on PATH (it is on this project's machines); prints a note and exits 0 without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = [
+    ("4p rio_grande (personal deck)", "dict(players=4, edition='rio_grande')"),
+    ("4p rio_grande master (hand)", "dict(players=4, edition='rio_grande', master=True)"),
+]
+
+PLAY = """
+import random, sys
+import torres_rules as tr
+for g in range(int(sys.argv[1])):
+    rng = random.Random(g)
+    state = tr.new_game(seed=g, **{config})
+    while not tr.is_over(state):
+        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
+"""
+
+
+def instructions(config: str, games: int) -> int:
+    """Instructions callgrind counts for a whole interpreter run that plays `games` games."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "callgrind.out")
+        run = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c",
+             PLAY.format(config=config), str(games)],
+            capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if not found:
+        raise RuntimeError(f"callgrind printed no total:\n{run.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=5)
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        print("valgrind not found: no instruction counts (install valgrind to get them)")
+        return
+    print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted")
+    for name, config in CONFIGS:
+        per_game = (instructions(config, args.games) - instructions(config, 0)) / args.games
+        print(f"{name:34} {per_game / 1e6:8.1f} M instructions per game")
+
+
+if __name__ == "__main__":
+    main()
