@@ -6,6 +6,7 @@ import logging
 
 from flask import Flask
 
+from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
 from torres_service.problems import ProblemApi, service_problem
 
@@ -45,6 +46,7 @@ def create_app(
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=64 * 1024,
     )
+    app.json = OrjsonProvider(app)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # insertion order: cheaper, reads as documented
     app.extensions["torres_game"] = service
     api = ProblemApi(app, spec_kwargs={"info": {"description": "Event-sourced Torres games (issue 4)."}})
