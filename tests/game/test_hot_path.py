@@ -254,3 +254,51 @@ def test_stamp_with_precomputed_content_hashes_is_the_event_hash_chain(
                                         payload=payloads[offset], schema_version=1, created_at=created_at,
                                         command_id=command_id, prev_hash=prev)
         prev = event.hash
+
+
+# -- the everyday dispatch of the hot endpoints ------------------------------------------------
+
+def test_everyday_requests_skip_the_argument_layers_and_others_keep_them(
+    sqlite_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Well-formed action bodies and legal-actions without a query string bypass webargs; every other request
+    gets the documented path, with its validation errors, exactly as before."""
+    loads: list[Any] = []
+    general_load = ActionRequestSchema.load
+
+    def counting_load(self: ActionRequestSchema, data: Any, **kwargs: Any) -> Any:
+        loads.append(data)
+        return general_load(self, data, **kwargs)
+
+    monkeypatch.setattr(ActionRequestSchema, "load", counting_load)
+    client = sqlite_app.test_client()
+    created = client.post("/v1/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]},
+                          headers={"X-API-Key": API_KEY}).get_json()
+    gid, token = created["game_id"], created["seats"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    plain = client.get(f"/v1/games/{gid}/legal-actions", headers=auth)
+    with_query = client.get(f"/v1/games/{gid}/legal-actions?seat=0", headers=auth)
+    assert plain.status_code == with_query.status_code == 200 and plain.get_json() == with_query.get_json()
+    assert client.get(f"/v1/games/{gid}/legal-actions?seat=9", headers=auth).status_code == 400
+    action = plain.get_json()["actions"][0]
+
+    bad = [
+        ({"seat": "0", "action": action, "expected_version": 1, "command_id": "a"}, "application/json"),
+        ({"seat": 0, "action": action, "expected_version": 1, "command_id": "a", "x": 1}, "application/json"),
+        ({"seat": 0, "action": action, "expected_version": 1, "command_id": "a"}, "text/plain"),
+    ]
+    for body, mimetype in bad:
+        response = client.post(f"/v1/games/{gid}/actions", data=json.dumps(body), content_type=mimetype,
+                               headers=auth)
+        assert response.status_code == 400 and response.mimetype == "application/problem+json"
+        assert response.get_json()["code"] == "validation_failed"
+    broken = client.post(f"/v1/games/{gid}/actions", data=b"{not json", content_type="application/json",
+                         headers=auth)
+    assert broken.status_code == 400 and broken.get_json()["detail"] == "the body is not valid JSON"
+    assert len(loads) == 3  # the three spoiled bodies (text/plain loads as {}); the broken JSON never loads
+
+    good = {"seat": 0, "action": action, "expected_version": 1, "command_id": "a"}
+    accepted = client.post(f"/v1/games/{gid}/actions", json=good, headers=auth)
+    assert accepted.status_code == 201 and len(loads) == 3
+    conflict = client.post(f"/v1/games/{gid}/actions", json={**good, "command_id": "b"}, headers=auth)
+    assert conflict.status_code == 409 and conflict.get_json()["current_version"] == 2 and len(loads) == 3
