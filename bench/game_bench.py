@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import os
 import random
 import signal
@@ -28,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import psycopg
 
 import torres_rules as tr
@@ -164,13 +164,14 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
     def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        data = json.dumps(body) if body is not None else None
+        # orjson: the load generator shares the server's 2 cores, so the less CPU it takes, the less it skews
+        data = orjson.dumps(body) if body is not None else None
         hdrs = {"Content-Type": "application/json", **(headers or {})}
         for attempt in range(3):
             try:
                 self.conn.request(method, path, body=data, headers=hdrs)
                 response = self.conn.getresponse()
-                return response.status, json.loads(response.read() or b"null")
+                return response.status, orjson.loads(response.read() or b"null")
             except (http.client.HTTPException, ConnectionError, OSError):
                 self.conn.close()
                 if attempt == 2:
