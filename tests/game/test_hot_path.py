@@ -30,7 +30,7 @@ from torres_game.http import schemas as s
 from torres_game.http.schemas import ActionRequestSchema, plain_action_request
 from torres_game.store.base import NewEvent, content_hashes, stamp
 from torres_game.store.hashing import GENESIS_HASH, event_hash, format_time
-from torres_service.json_provider import OrjsonProvider
+from torres_service.json_provider import OrjsonProvider, dumps_bytes
 
 from .conftest import API_KEY, make_config
 
@@ -215,6 +215,14 @@ def test_provider_keeps_flasks_types_and_falls_back_where_orjson_cannot() -> Non
     assert fast == slow and fast["when"] == "Wed, 01 May 2024 12:30:00 GMT" and fast["big"] == 2**80
     with app.app_context(), pytest.raises(TypeError):
         app.json.dumps({"a set": {1}})
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json)
+def test_stored_json_is_the_standard_encoders_value(value: Any) -> None:
+    """The database's JSON parameters (orjson, or the standard encoder where orjson refuses: the strategy's
+    integers reach beyond 64 bits) read back as the value the standard encoder writes."""
+    assert json.loads(dumps_bytes(value)) == json.loads(json.dumps(value))
 
 
 # -- the summary projection and the hash chain -------------------------------------------------

@@ -14,6 +14,7 @@ before. Decoding is left to the standard library (bodies are small; its NaN and 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -23,6 +24,15 @@ from flask.json.provider import DefaultJSONProvider
 # Dates and dataclasses are handed to Flask's ``default`` (HTTP dates, ``asdict``) rather than orjson's own
 # rendering; non-string keys are converted the way ``json.dumps`` converts them.
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+
+
+def dumps_bytes(obj: Any) -> bytes:
+    """Compact JSON bytes of plain data (dicts with string keys, lists, strings, numbers) for storage, such as
+    a database driver's JSON parameters: orjson, or the standard encoder for what orjson refuses."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:  # orjson.JSONEncodeError: e.g. an int beyond 64 bits, a non-string key
+        return json.dumps(obj, separators=(",", ":")).encode()
 
 
 class OrjsonProvider(DefaultJSONProvider):

@@ -29,6 +29,7 @@ from psycopg_pool import ConnectionPool
 
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
+from torres_service.json_provider import dumps_bytes
 
 from .base import (
     AiTurn,
@@ -46,6 +47,11 @@ from .hashing import GENESIS_HASH, format_time
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
+
+
+def _jsonb(value: Any) -> Jsonb:
+    """A jsonb parameter encoded by orjson: appends send the events and the game summary as JSON every time."""
+    return Jsonb(value, dumps=dumps_bytes)
 
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
@@ -133,12 +139,12 @@ class PostgresEventStore:
             conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
                 " version, status, summary) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (game.game_id, now, now, game.edition, game.master, Jsonb(game.options), Jsonb(game.seats),
-                 stamped[-1].version, game.status, Jsonb(game.summary)),
+                (game.game_id, now, now, game.edition, game.master, _jsonb(game.options), _jsonb(game.seats),
+                 stamped[-1].version, game.status, _jsonb(game.summary)),
             )
             conn.execute(
                 "INSERT INTO game_secrets (game_id, seed, token_hashes) VALUES (%s, %s, %s)",
-                (game.game_id, str(secret.seed), Jsonb(secret.token_hashes)),
+                (game.game_id, str(secret.seed), _jsonb(secret.token_hashes)),
             )
             stored = self._insert(conn, stamped, None, now)
             if ai_turn:
@@ -170,8 +176,8 @@ class PostgresEventStore:
             with self.pool.connection() as conn:
                 row = conn.execute(
                     "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    (game_id, expected_version, command_id, fingerprint, now, Jsonb(contents), status,
-                     Jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
+                    (game_id, expected_version, command_id, fingerprint, now, _jsonb(contents), status,
+                     _jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
                      close_ai_turns),
                 ).fetchone()
         except psycopg.errors.IntegrityError as exc:  # belt and braces: a constraint or the chain trigger
@@ -203,7 +209,7 @@ class PostgresEventStore:
             position = conn.execute(
                 "INSERT INTO events (game_id, version, type, payload, schema_version, created_at,"
                 " command_id, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING position",
-                (e.game_id, e.version, e.type, Jsonb(e.payload), e.schema_version, now, e.command_id,
+                (e.game_id, e.version, e.type, _jsonb(e.payload), e.schema_version, now, e.command_id,
                  e.prev_hash, e.hash),
             ).fetchone()[0]  # type: ignore[index]
             out.append(replace(e, position=position))
@@ -292,7 +298,7 @@ class PostgresEventStore:
             conn.execute(
                 "INSERT INTO snapshots (game_id, version, position, created_at) VALUES (%s, %s, %s, now())"
                 " ON CONFLICT DO NOTHING",
-                (snapshot.game_id, snapshot.version, Jsonb(snapshot.position)),
+                (snapshot.game_id, snapshot.version, _jsonb(snapshot.position)),
             )
 
     def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None:
