@@ -18,6 +18,7 @@ from uuid import UUID
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError
@@ -158,12 +159,16 @@ def test_hot_bodies_are_what_their_schemas_dump(sqlite_app: Flask, players: int)
     assert svc.current(game["game_id"]).to_move is None and "game_ended" in types
 
 
-def test_action_response_is_the_providers_json(sqlite_app: Flask) -> None:
-    client = sqlite_app.test_client()
+def _two_player_game(client: FlaskClient) -> tuple[str, dict[str, str]]:
+    """A new game of two human seats: its id and seat 0's authorization header."""
     created = client.post("/v1/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]},
                           headers={"X-API-Key": API_KEY}).get_json()
-    gid, token = created["game_id"], created["seats"][0]["token"]
-    auth = {"Authorization": f"Bearer {token}"}
+    return created["game_id"], {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+
+
+def test_action_response_is_the_providers_json(sqlite_app: Flask) -> None:
+    client = sqlite_app.test_client()
+    gid, auth = _two_player_game(client)
     legal = client.get(f"/v1/games/{gid}/legal-actions", headers=auth)
     assert legal.status_code == 200 and legal.mimetype == "application/json"
     body = {"seat": 0, "action": legal.get_json()["actions"][0], "expected_version": 1, "command_id": "a"}
@@ -280,10 +285,7 @@ def test_everyday_requests_skip_the_argument_layers_and_others_keep_them(
 
     monkeypatch.setattr(ActionRequestSchema, "load", counting_load)
     client = sqlite_app.test_client()
-    created = client.post("/v1/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]},
-                          headers={"X-API-Key": API_KEY}).get_json()
-    gid, token = created["game_id"], created["seats"][0]["token"]
-    auth = {"Authorization": f"Bearer {token}"}
+    gid, auth = _two_player_game(client)
     plain = client.get(f"/v1/games/{gid}/legal-actions", headers=auth)
     with_query = client.get(f"/v1/games/{gid}/legal-actions?seat=0", headers=auth)
     assert plain.status_code == with_query.status_code == 200 and plain.get_json() == with_query.get_json()
