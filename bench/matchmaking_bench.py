@@ -26,6 +26,7 @@ from torres_matchmaking.config import EDITIONS, Config
 from torres_matchmaking.game_client import CreatedGame
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Redis
+from torres_service.logs import configure_logging
 
 COUNTS = ["2", "3", "4", "2,3", "3,4", "2,3,4"]
 
@@ -107,9 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     config = Config(redis_url="" if args.embedded else args.redis_url, key_prefix="mmbench:", log_level="WARNING",
                     create_concurrency=4)
-    from torres_matchmaking.logs import configure_logging
-
-    configure_logging("WARNING")
+    configure_logging("torres_matchmaking", "WARNING")
     backend = "embedded fakeredis" if args.embedded else args.redis_url
     print(f"{args.tickets} tickets, {args.runs} runs, {backend}; window base {config.window_base}, "
           f"+{config.window_growth}/s, max {config.window_max} (openskill mu units)")

@@ -1,0 +1,56 @@
+"""Every benchmark under bench/ still runs: once each, with the smallest arguments, the way `make bench` runs it.
+
+The figures themselves are measured by hand, and recorded in docs/performance.md; a timed test would only
+measure this machine's noise. This test keeps the scripts from rotting as the code they drive changes: a
+renamed import once broke `make bench` without any test noticing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+POSTGRES = ("127.0.0.1", 5432)
+REDIS = ("127.0.0.1", 6379)
+
+
+def _reachable(address: tuple[str, int]) -> bool:
+    try:
+        with socket.create_connection(address, timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+# (script, arguments, a line fragment its report must print, servers it needs)
+CASES = [
+    ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
+    ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
+    ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
+    ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
+]
+
+
+@pytest.mark.parametrize("script,args,expected,servers", CASES, ids=[case[0] for case in CASES])
+def test_benchmark_runs(script: str, args: list[str], expected: str, servers: list[tuple[str, int]]) -> None:
+    for address in servers:
+        if not _reachable(address):
+            pytest.skip(f"{script} needs the server at {address[0]}:{address[1]}, not reachable")
+    run = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    assert expected in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_instruction_count_benchmark_runs() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "rules_instructions.py"), "--games", "1"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    assert run.stdout.count("M instructions per game") == 2
