@@ -62,6 +62,12 @@ class CommandIdReused(ServiceError):
     status, code, title = 409, "command_id_reused", "This command id was used for a different request"
 
 
+class IdempotencyKeyReused(ServiceError):
+    """An Idempotency-Key was sent again with a different request, or its game can no longer be replayed."""
+
+    status, code, title = 409, "idempotency_key_reused", "This Idempotency-Key was used for a different request"
+
+
 class GameOver(ServiceError):
     status, code, title = 409, "game_over", "The game is over"
 

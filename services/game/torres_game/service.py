@@ -8,7 +8,9 @@ worker and human players are held to exactly the same rules.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import logging
 import secrets
 import threading
@@ -28,6 +30,7 @@ from .errors import (
     CommandIdReused,
     GameNotFound,
     GameOver,
+    IdempotencyKeyReused,
     IllegalActionError,
     NotFound,
     NotYourTurn,
@@ -37,12 +40,15 @@ from .errors import (
     VersionConflict,
 )
 from .redaction import FULL, Reader, redact_events
-from .store.base import AiTurn, AppendResult, EventStore, GameRecord, GameSecret, Snapshot
+from .store.base import AiTurn, AppendResult, EventStore, GameExists, GameRecord, GameSecret, Snapshot
 from .store.hashing import canonical_json
 from .verification import verify_log
 from .waiting import VersionWaiter
 
 log = logging.getLogger(__name__)
+
+# Game ids of idempotent creations: uuid5 of the Idempotency-Key in this namespace.
+_CREATION_KEYS = uuid.UUID("5d0c8e4a-7a51-4b52-9e7e-3f1d2c6b8a90")
 
 
 @dataclass(frozen=True)
@@ -184,42 +190,91 @@ class GameService:
         self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],
         seats: Sequence[dict[str, Any]],
     ) -> dict[str, Any]:
+        """A new game with a fresh id and random seat tokens: the 201 body."""
         self.access.require_service(creds)
+        public_seats = self._public_seats(seats)
+        tokens = [secrets.token_urlsafe(24) if seat["kind"] == "human" else None for seat in public_seats]
+        return self._create(str(uuid.uuid4()), edition, master, options, public_seats, tokens)
+
+    def create_game_once(
+        self, creds: Credentials, idempotency_key: str, *, edition: str, master: bool, options: dict[str, Any],
+        seats: Sequence[dict[str, Any]],
+    ) -> Submitted:
+        """Create a game at most once per ``Idempotency-Key``: a retry (say, after a timeout that hid the 201)
+        gets the original body again, tokens included, instead of a second, orphaned game.
+
+        Only token hashes are stored, so a replay cannot read the tokens back: the game id is derived from the
+        key and each token from the admin key, the game id and the seat (HMAC), so the same request computes
+        the same body. Two concurrent requests with one key insert one game row; the other replays it."""
+        self.access.require_service(creds)
+        public_seats = self._public_seats(seats)
+        game_id = str(uuid.uuid5(_CREATION_KEYS, idempotency_key))
+        tokens = [self._derived_token(game_id, seat["seat"]) if seat["kind"] == "human" else None
+                  for seat in public_seats]
+        try:
+            return Submitted(self._create(game_id, edition, master, options, public_seats, tokens))
+        except GameExists:
+            pass
+        record = self._record(game_id)
+        secret = self.store.get_secret(game_id)
+        if (record.edition, record.master, record.options, record.seats) != (edition, master, options, public_seats):
+            raise IdempotencyKeyReused("this Idempotency-Key created a game with other settings or seats")
+        if secret is None or secret.token_hashes != [token_hash(t) if t else None for t in tokens]:
+            raise IdempotencyKeyReused("this Idempotency-Key created a game whose seat tokens can no longer be "
+                                       "derived (the admin key changed)")
+        created = self.store.read(game_id, up_to=1)[0]
+        return Submitted(self._created_body(game_id, created.version, created.payload["seed_commitment"],
+                                            public_seats, tokens), replayed=True)
+
+    def _derived_token(self, game_id: str, seat: int) -> str:
+        digest = hmac.new(self.config.admin_key.encode(), f"seat-token:{game_id}:{seat}".encode(), hashlib.sha256)
+        return base64.urlsafe_b64encode(digest.digest()).decode().rstrip("=")
+
+    @staticmethod
+    def _public_seats(seats: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if not 2 <= len(seats) <= 4:
             raise ValidationFailed("a game has 2 to 4 seats", errors={"seats": ["2 to 4 seats"]})
-        seed = secrets.randbits(128)
-        try:
-            state = tr.new_game(players=len(seats), seed=seed, edition=edition, master=master, **options)
-        except (ValueError, TypeError) as exc:
-            raise ValidationFailed(str(exc), errors={"options": [str(exc)]}) from exc
         public_seats: list[dict[str, Any]] = []
-        tokens: list[str | None] = []
         for number, spec in enumerate(seats):
             seat: dict[str, Any] = {"seat": number, "kind": spec["kind"]}
             if spec["kind"] == "human":
                 seat["player_id"] = spec.get("player_id")
-                tokens.append(secrets.token_urlsafe(24))
             else:
                 seat["level"] = spec.get("level", "easy")
-                tokens.append(None)
             public_seats.append(seat)
-        game_id = str(uuid.uuid4())
+        return public_seats
+
+    def _create(
+        self, game_id: str, edition: str, master: bool, options: dict[str, Any], public_seats: list[dict[str, Any]],
+        tokens: list[str | None],
+    ) -> dict[str, Any]:
+        seed = secrets.randbits(128)
+        try:
+            state = tr.new_game(players=len(public_seats), seed=seed, edition=edition, master=master, **options)
+        except (ValueError, TypeError) as exc:
+            raise ValidationFailed(str(exc), errors={"options": [str(exc)]}) from exc
         created = ev.game_created(edition=edition, master=master, options=options, seats=public_seats, seed=seed)
         folded = Folded.of(1, state)
-        summary = folded.summary
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
-            seats=public_seats, status="active", summary=summary,
+            seats=public_seats, status="active", summary=folded.summary,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
         ai_turn = self._ai_turn_due(public_seats, game_id, folded)
         result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn)
         self._states.put(game_id, folded)
         self._after_append(game_id, ai_turn)
+        return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens)
+
+    @staticmethod
+    def _created_body(
+        game_id: str, version: int, seed_commitment: str, public_seats: list[dict[str, Any]],
+        tokens: list[str | None],
+    ) -> dict[str, Any]:
         return {
             "game_id": game_id,
-            "version": result.version,
-            "seed_commitment": created.payload["seed_commitment"],
+            "version": version,
+            "seed_commitment": seed_commitment,
             "seats": [
                 {**seat, **({"token": token} if token else {})}
                 for seat, token in zip(public_seats, tokens, strict=True)

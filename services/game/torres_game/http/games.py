@@ -84,12 +84,18 @@ _errors = problem_responses(blp, s.ProblemSchema)
 
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGameSchema())
+@blp.arguments(s.CreationHeaders(), location="headers")
 @blp.response(201, s.GameCreatedSchema)
-@_errors(400, 401, 403)
+@_errors(400, 401, 403, 409)
 @blp.doc(security=[{"apiKey": []}])
-def create_game(body: dict[str, Any]) -> dict[str, Any]:
-    """Create a game (service key). Returns a secret token for each human seat."""
-    return service().create_game(credentials(), **body)
+def create_game(body: dict[str, Any], headers: dict[str, Any]) -> Any:
+    """Create a game (service key). Returns a secret token for each human seat. With an ``Idempotency-Key``,
+    a retry of the same request answers the original 201 (``Idempotent-Replayed: true``), never a second game."""
+    key = headers.get("idempotency_key")
+    if key is None:
+        return service().create_game(credentials(), **body)
+    result = service().create_game_once(credentials(), key, **body)
+    return result.body, 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})
 
 
 @blp.route("/games", methods=["GET"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
@@ -69,6 +69,17 @@ class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema))
     limit = fields.Integer()
     offset = fields.Integer()
+
+
+class CreationHeaders(Schema):
+    """``Idempotency-Key`` (IETF draft-ietf-httpapi-idempotency-key-header): the same key with the same body
+    creates one game and answers every retry with the original 201, tokens included."""
+
+    class Meta:
+        unknown = EXCLUDE  # every other request header
+
+    idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=200),
+                                    metadata={"description": "makes retries of this creation safe"})
 
 
 class ListGamesArgs(QuerySchema):

@@ -27,6 +27,7 @@ __all__ = [
     "AiTurn",
     "AppendResult",
     "EventStore",
+    "GameExists",
     "GameRecord",
     "GameSecret",
     "NewEvent",
@@ -36,6 +37,10 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+
+
+class GameExists(Exception):
+    """``create_game`` with a game id that is already taken (an idempotent creation sent again)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +154,8 @@ class EventStore(Protocol):
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
         *, ai_turn: AiTurn | None = None,
     ) -> AppendResult:
-        """Insert the game row, its secrets and its first events (versions 1..n) atomically."""
+        """Insert the game row, its secrets and its first events (versions 1..n) atomically; raise
+        :class:`GameExists`, writing nothing, when the game id is taken."""
         ...
 
     def append(

@@ -34,6 +34,7 @@ from torres_service.json_provider import dumps_bytes
 from .base import (
     AiTurn,
     AppendResult,
+    GameExists,
     GameRecord,
     GameSecret,
     NewEvent,
@@ -136,12 +137,16 @@ class PostgresEventStore:
         now = datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
         with self.pool.connection() as conn, conn.transaction():
-            conn.execute(
+            # A concurrent insert of the same id waits for the other transaction, then inserts nothing.
+            inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                " version, status, summary) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, now, now, game.edition, game.master, _jsonb(game.options), _jsonb(game.seats),
                  stamped[-1].version, game.status, _jsonb(game.summary)),
-            )
+            ).rowcount
+            if not inserted:
+                raise GameExists(game.game_id)  # the transaction rolls back: nothing written
             conn.execute(
                 "INSERT INTO game_secrets (game_id, seed, token_hashes) VALUES (%s, %s, %s)",
                 (game.game_id, str(secret.seed), _jsonb(secret.token_hashes)),

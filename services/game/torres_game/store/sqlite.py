@@ -21,7 +21,7 @@ from typing import Any
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 
-from .base import AiTurn, AppendResult, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
+from .base import AiTurn, AppendResult, GameExists, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
 from .hashing import GENESIS_HASH, canonical_json, format_time
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
@@ -135,13 +135,15 @@ class SqliteEventStore:
         now = datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
         with self._write() as conn:
-            conn.execute(
+            inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " version, status, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, format_time(now), format_time(now), game.edition, int(game.master),
                  canonical_json(game.options), canonical_json(game.seats), stamped[-1].version, game.status,
                  canonical_json(game.summary)),
-            )
+            ).rowcount
+            if not inserted:
+                raise GameExists(game.game_id)  # _write rolls back: nothing written
             conn.execute(
                 "INSERT INTO game_secrets (game_id, seed, token_hashes) VALUES (?, ?, ?)",
                 (game.game_id, str(secret.seed), canonical_json(secret.token_hashes)),
