@@ -34,7 +34,9 @@ COUNTS = ["2", "3", "4", "2,3", "3,4", "2,3,4"]
 class InstantGames:
     """Creates "games" without a game service: ids and seat tokens only."""
 
-    def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
+    def create_game(
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+    ) -> CreatedGame:
         return CreatedGame(uuid.uuid4().hex, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
 
 

@@ -10,7 +10,8 @@ import pytest
 import redis
 
 from torres_matchmaking.config import Config
-from torres_matchmaking.game_client import GameServiceClient
+from torres_matchmaking.errors import GameServiceError
+from torres_matchmaking.game_client import CreatedGame, GameServiceClient
 from torres_matchmaking.grouping import Candidate, Window, form_groups
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.ratings import RatingBook, ai_level_for
@@ -132,6 +133,34 @@ def test_game_service_failure_and_recovery(store: Redis, config: Config, clock: 
         assert sorted(placed) == [f"p{i}" for i in range(4)]  # each exactly once, nobody lost
     finally:
         server.stop()
+
+
+class LosesFirstAnswer(GameServiceClient):
+    """The game service commits the first creation, but its answer never arrives (a timeout, say)."""
+
+    lost = 0
+
+    def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]],
+                    request_key: str | None = None) -> CreatedGame:
+        created = super().create_game(edition, master, seats, request_key=request_key)
+        if not self.lost:
+            self.lost += 1
+            raise GameServiceError("POST /v1/games: ReadTimeout")
+        return created
+
+
+def test_a_lost_creation_answer_leaves_no_orphaned_game(store: Redis, config: Config, clock: FakeClock,
+                                                        game_server: GameServer) -> None:
+    games = LosesFirstAnswer(config.game_service_url, API_KEY)
+    tickets = TicketService(store, config, RatingBook(store), clock)
+    matcher = Matcher(store, config, games, clock=clock)
+    ids = [_ticket(tickets, f"lost-{i}", [2]) for i in range(2)]
+    report = matcher.tick()
+    assert games.lost == 1 and report.created == 1 and report.failed == 0
+    game_id = tickets.get(ids[0])["game_id"]
+    assert tickets.get(ids[1])["game_id"] == game_id
+    mine = [g for g in game_server.all_games() if {s.get("player_id") for s in g["seats"]} == {"lost-0", "lost-1"}]
+    assert [g["game_id"] for g in mine] == [game_id]  # the retry got the first game back: one game, not two
 
 
 def test_cancel_cannot_take_a_claimed_ticket(store: Redis, config: Config, clock: FakeClock) -> None:

@@ -17,8 +17,11 @@ class CreatedGame:
 
 
 class GameCreator(Protocol):
-    def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
-        """Create a game or raise :class:`GameServiceError`."""
+    def create_game(
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+    ) -> CreatedGame:
+        """Create a game or raise :class:`GameServiceError`. The same ``request_key`` and request create at
+        most one game: a retry after a lost answer gets the game the first attempt created."""
         ...
 
 
@@ -43,9 +46,12 @@ class GameServiceClient:
         except ValueError as exc:
             raise GameServiceError(f"{method} {path}: not JSON") from exc
 
-    def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
-        body = self._call("POST", "/v1/games", json={"edition": edition, "master": master, "options": {},
-                                                      "seats": seats})
+    def create_game(
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+    ) -> CreatedGame:
+        headers = {"Idempotency-Key": request_key} if request_key else {}
+        body = self._call("POST", "/v1/games", headers=headers,
+                          json={"edition": edition, "master": master, "options": {}, "seats": seats})
         return CreatedGame(body["game_id"], body["seats"])
 
     def notifications(self, after: int, limit: int = 200) -> dict[str, Any]:

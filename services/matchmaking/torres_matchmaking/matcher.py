@@ -138,7 +138,7 @@ class Matcher:
         self.rng.shuffle(seats)  # nobody is always first to move
         ids = [c.ticket_id for c in group.tickets]
         try:
-            return Placement(claim_id, group, self.games.create_game(edition, master, seats))
+            return Placement(claim_id, group, self._create_game(claim_id, edition, master, seats))
         except GameServiceError as exc:
             released = self.store.scripts.run("release", claim_id, *ids)
             log.warning("game creation failed; tickets re-queued", extra={"error": str(exc), "released": released})
@@ -146,6 +146,16 @@ class Matcher:
             self.store.scripts.run("release", claim_id, *ids)
             log.exception("unexpected error creating a game; tickets re-queued")
         return None
+
+    def _create_game(self, claim_id: str, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
+        """Create the claim's game, keyed by the claim id, and try once more before giving up: if the first
+        answer was lost after the game service committed, the retry gets that game back instead of leaving it
+        orphaned while the tickets go round again."""
+        try:
+            return self.games.create_game(edition, master, seats, request_key=claim_id)
+        except GameServiceError as exc:
+            log.info("game creation failed; retrying once with the same key", extra={"error": str(exc)})
+            return self.games.create_game(edition, master, seats, request_key=claim_id)
 
     def confirm(self, placements: list[Placement], edition: str, master: bool) -> list[tuple[str, Group]]:
         """Record each created game on its tickets (one Lua call per game, all in one pipeline)."""
