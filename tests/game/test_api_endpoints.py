@@ -206,13 +206,8 @@ def test_action_201_body_carries_the_seats_next_legal_actions(client: FlaskClien
     rng = random.Random(9)
     seen_same_seat = seen_other = 0
     for n in range(30):
-        summary = client.get(f"/v1/games/{gid}").get_json()
-        seat = summary["to_move"]
-        token = game["seats"][seat]["token"]
-        legal = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
-        body = {"seat": seat, "action": rng.choice(legal["actions"]), "expected_version": legal["version"],
-                "command_id": f"c{n}"}
-        result = client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(token)).get_json()
+        token = game["seats"][client.get(f"/v1/games/{gid}").get_json()["to_move"]]["token"]
+        result = play_one(client, game, rng, n)
         after = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
         assert result["legal_actions"] == after["actions"] and result["version"] == after["version"]
         seen_same_seat += bool(after["actions"])

@@ -14,7 +14,7 @@ import torres_rules as tr
 from torres_game import events as ev
 from torres_game.service import GameService
 
-from .conftest import ADMIN, API_KEY, bearer, create_game
+from .conftest import ADMIN, API_KEY, bearer, create_game, play_one
 
 HUMANS = [{"kind": "human", "player_id": f"p{i}"} for i in range(4)]
 
@@ -150,13 +150,7 @@ def test_snapshot_plus_tail_equals_full_fold(client: FlaskClient, app: Flask) ->
     gid = game["game_id"]
     rng = random.Random(8)
     for n in range(70):
-        summary = client.get(f"/v1/games/{gid}").get_json()
-        seat = summary["to_move"]
-        token = game["seats"][seat]["token"]
-        legal = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
-        body = {"seat": seat, "action": rng.choice(legal["actions"]), "expected_version": legal["version"],
-                "command_id": f"c{n}"}
-        assert client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(token)).status_code == 201
+        play_one(client, game, rng, n)
     store = service.store
     snapshots = [store.latest_snapshot(gid, at_most=v) for v in (20, 40, 60)]
     assert [s.version for s in snapshots if s] == [20, 40, 60]
