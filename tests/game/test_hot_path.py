@@ -30,7 +30,7 @@ from torres_game.app import create_app
 from torres_game.http import schemas as s
 from torres_game.http.schemas import ActionRequestSchema, plain_action_request
 from torres_game.store.base import NewEvent, content_hashes, stamp
-from torres_game.store.hashing import GENESIS_HASH, event_hash, format_time
+from torres_game.store.hashing import GENESIS_HASH, chain_hash, content_hash, format_time
 from torres_service.json_provider import OrjsonProvider, dumps_bytes
 
 from .conftest import API_KEY, make_config
@@ -263,9 +263,9 @@ def test_stamp_with_precomputed_content_hashes_is_the_event_hash_chain(
     prev = GENESIS_HASH
     for offset, event in enumerate(stamped):
         assert event.prev_hash == prev and event.version == first + offset
-        assert event.hash == event_hash(game_id="g", version=first + offset, type="action_applied",
-                                        payload=payloads[offset], schema_version=1, created_at=created_at,
-                                        command_id=command_id, prev_hash=prev)
+        assert event.hash == chain_hash(prev, content_hash(
+            game_id="g", version=first + offset, type="action_applied", payload=payloads[offset],
+            schema_version=1, created_at=created_at, command_id=command_id))
         prev = event.hash
 
 

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from torres_game.store.hashing import GENESIS_HASH, event_hash, format_time
+from torres_game.store.hashing import GENESIS_HASH, chain_hash, content_hash, format_time
 
 from .conftest import create_game, play_one
 
@@ -56,9 +56,9 @@ def test_rechained_forgery_is_caught_by_the_refold(pg_app: Flask) -> None:
         for version, type_, payload, schema_version, created_at, command_id in rows:
             if version == 3:
                 payload["seat"] = 1 - payload["seat"]
-            digest = event_hash(game_id=game_id, version=version, type=type_, payload=payload,
-                                schema_version=schema_version, created_at=format_time(created_at),
-                                command_id=command_id, prev_hash=prev)
+            digest = chain_hash(prev, content_hash(
+                game_id=game_id, version=version, type=type_, payload=payload, schema_version=schema_version,
+                created_at=format_time(created_at), command_id=command_id))
             conn.execute("UPDATE events SET payload = %s::jsonb, prev_hash = %s, hash = %s"
                          " WHERE game_id = %s AND version = %s",
                          (json.dumps(payload), prev, digest, game_id, version))

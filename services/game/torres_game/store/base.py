@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from torres_game.errors import VersionConflict
 
-from .hashing import chain_hash, content_hash, event_hash, format_time
+from .hashing import chain_hash, content_hash, format_time
 
 __all__ = [
     "AiTurn",
@@ -66,16 +66,10 @@ class StoredEvent:
     hash: str
 
     def recomputed_hash(self) -> str:
-        return event_hash(
-            game_id=self.game_id,
-            version=self.version,
-            type=self.type,
-            payload=self.payload,
-            schema_version=self.schema_version,
-            created_at=self.created_at,
-            command_id=self.command_id,
-            prev_hash=self.prev_hash,
-        )
+        return chain_hash(self.prev_hash, content_hash(
+            game_id=self.game_id, version=self.version, type=self.type, payload=self.payload,
+            schema_version=self.schema_version, created_at=self.created_at, command_id=self.command_id,
+        ))
 
     def to_json(self) -> dict[str, Any]:
         return {

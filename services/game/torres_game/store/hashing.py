@@ -61,21 +61,3 @@ def chain_hash(prev_hash: str, content: str) -> str:
     (``encode(sha256(convert_to(prev || content, 'UTF8')), 'hex')``), so PostgreSQL can extend the
     chain inside its append function without a second round trip."""
     return sha256_hex(prev_hash + content)
-
-
-def event_hash(
-    *,
-    game_id: str,
-    version: int,
-    type: str,
-    payload: dict[str, Any],
-    schema_version: int,
-    created_at: str,
-    command_id: str,
-    prev_hash: str,
-) -> str:
-    return chain_hash(
-        prev_hash,
-        content_hash(game_id=game_id, version=version, type=type, payload=payload,
-                     schema_version=schema_version, created_at=created_at, command_id=command_id),
-    )
