@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Response, json
+from flask import Flask, Response, json
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
@@ -61,3 +61,19 @@ class ProblemApi(Api):
             log.error("unhandled error", exc_info=getattr(error, "original_exception", None) or error)
         return problem(status, _HTTP_CODES.get(status, f"http_{status}"), error.name,
                        error.description or error.name)
+
+
+def problem_api(app: Flask, *, title: str, description: str, max_content_length: int) -> ProblemApi:
+    """The HTTP front every service shares: OpenAPI 3 at ``/openapi.json``, request bodies capped, and every
+    error, its own or HTTP's, answered as problem details."""
+    app.config.update(
+        API_TITLE=title,
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=max_content_length,
+    )
+    api = ProblemApi(app, spec_kwargs={"info": {"description": description}})
+    app.register_error_handler(ServiceError, service_problem)
+    return api

@@ -8,11 +8,10 @@ from flask import Flask
 
 from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
-from torres_service.problems import ProblemApi, service_problem
+from torres_service.problems import problem_api
 
 from .ai import AiDriver, make_driver
 from .config import Config
-from .errors import ServiceError
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
@@ -38,24 +37,16 @@ def create_app(
     service = GameService(store, config, driver or make_driver(config.ai_driver, config.ai_delay))
 
     app = Flask("torres_game")
-    app.config.update(
-        API_TITLE="Torres game service",
-        API_VERSION="v1",
-        OPENAPI_VERSION="3.0.3",
-        OPENAPI_URL_PREFIX="/",
-        OPENAPI_JSON_PATH="openapi.json",
-        MAX_CONTENT_LENGTH=64 * 1024,
-    )
     app.json = OrjsonProvider(app)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # insertion order: cheaper, reads as documented
     app.extensions["torres_game"] = service
-    api = ProblemApi(app, spec_kwargs={"info": {"description": "Event-sourced Torres games (issue 4)."}})
+    api = problem_api(app, title="Torres game service", description="Event-sourced Torres games (issue 4).",
+                      max_content_length=64 * 1024)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
     for blueprint in (ops_blp, games_blp, notifications_blp):
         api.register_blueprint(blueprint)
-    app.register_error_handler(ServiceError, service_problem)
     request_logging(app, log)
     service.start()
     return app

@@ -10,11 +10,10 @@ from typing import Any
 from flask import Flask
 
 from torres_service.logs import configure_logging, request_logging
-from torres_service.problems import ProblemApi, service_problem, unexpected_problem
+from torres_service.problems import problem_api, unexpected_problem
 
 from .config import Config
 from .consumer import RatingConsumer
-from .errors import ServiceError
 from .game_client import GameCreator, GameServiceClient
 from .http.ops import blp as ops_blp
 from .http.tickets import blp as tickets_blp
@@ -72,19 +71,11 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     services = services or Services.build(config)
 
     app = Flask("torres_matchmaking")
-    app.config.update(
-        API_TITLE="Torres matchmaking",
-        API_VERSION="v1",
-        OPENAPI_VERSION="3.0.3",
-        OPENAPI_URL_PREFIX="/",
-        OPENAPI_JSON_PATH="openapi.json",
-        MAX_CONTENT_LENGTH=16 * 1024,
-    )
     app.extensions["torres_matchmaking"] = services
-    api = ProblemApi(app, spec_kwargs={"info": {"description": "Tickets, atomic pairing and ratings (issue 6)."}})
+    api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
+                      max_content_length=16 * 1024)
     for blueprint in (ops_blp, tickets_blp):
         api.register_blueprint(blueprint)
-    app.register_error_handler(ServiceError, service_problem)
     app.register_error_handler(Exception, _unexpected)
     request_logging(app, log)
     return app
