@@ -151,8 +151,10 @@ def test_server_sent_events(client: FlaskClient, app: Flask) -> None:
     text = response.get_data(as_text=True)
     thread.join()
     assert response.mimetype == "text/event-stream"
+    assert text.startswith(": connected\n\n")
     assert 'event: version\ndata: {"version": 1' in text and 'data: {"version": 2' in text
-    assert text.rstrip().endswith("event: end\ndata: {}")
+    # the stream's own timeout on a game still going is not game over (``end``)
+    assert text.rstrip().endswith('event: timeout\ndata: {"version": 2}') and "event: end" not in text
 
 
 def test_notifications_need_the_service_key(client: FlaskClient) -> None:

@@ -66,7 +66,7 @@ def test_the_same_key_with_another_body_is_409_and_changes_nothing(any_client: F
     key = f"reuse-{uuid.uuid4()}"
     game = _create(any_client, key).get_json()
     before = _game_count(any_client)
-    other = {"seats": [{"kind": "human", "player_id": "p1"}, {"kind": "human", "player_id": "someone else"}]}
+    other = {"seats": [{"kind": "human", "player_id": "p1"}, {"kind": "human", "player_id": "someone-else"}]}
     response = _create(any_client, key, other)
     assert response.status_code == 409
     assert response.mimetype == "application/problem+json"

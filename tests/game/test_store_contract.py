@@ -38,7 +38,8 @@ def raw(store: EventStore, sql: str) -> None:
             conn.execute(sql)
     else:
         assert isinstance(store, SqliteEventStore)
-        store._conn().execute(sql)
+        with store._conn() as conn:
+            conn.execute(sql)
 
 
 class TestEventStoreContract:

@@ -70,8 +70,8 @@ def test_rechained_forgery_is_caught_by_the_refold(pg_app: Flask) -> None:
 
 def test_sqlite_tamper_is_reported(app: Flask, client: FlaskClient) -> None:
     game = _play(client, 5)
-    conn = app.extensions["torres_game"].store._conn()
-    conn.execute("DROP TRIGGER events_no_update")  # the admin's bypass on SQLite
-    conn.execute("UPDATE events SET command_id = 'forged' WHERE game_id = ? AND version = 3", (game["game_id"],))
+    with app.extensions["torres_game"].store._conn() as conn:
+        conn.execute("DROP TRIGGER events_no_update")  # the admin's bypass on SQLite
+        conn.execute("UPDATE events SET command_id = 'forged' WHERE game_id = ? AND version = 3", (game["game_id"],))
     report = client.get(f"/v1/games/{game['game_id']}/verify").get_json()
     assert report["first_inconsistency"] == {"version": 3, "reason": "hash mismatch: the stored event was altered"}

@@ -26,3 +26,15 @@ class ValidationFailed(ServiceError):
     """The request is malformed: bad JSON, unknown or invalid fields."""
 
     status, code, title = 400, "validation_failed", "The request is malformed"
+
+
+class MalformedId(ServiceError):
+    """An identifier in the path breaks its kind's rule (:mod:`torres_service.fields`)."""
+
+    status, code, title = 400, "malformed_id", "The id in the path is malformed"
+
+
+class InvalidInput(ServiceError):
+    """A value the store cannot hold got past the edge checks; still the caller's input, never a 500."""
+
+    status, code, title = 400, "invalid_input", "The request holds a value that cannot be stored"

@@ -1,28 +1,42 @@
-"""RFC 9457 problem details: the single place where errors become HTTP responses."""
+"""RFC 9457 problem details: the single place where errors become HTTP responses, and the OpenAPI front that
+documents them truthfully (every problem as ``application/problem+json`` with the problem schema, query and
+body errors as the 400 they are, no catch-all ``default`` response that would make any status "documented")."""
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Mapping
+from http import HTTPStatus
 from typing import Any
 
+from apispec import BasePlugin
 from flask import Flask, Response, json
-from flask_smorest import Api
+from flask_smorest import Api, Blueprint
+from flask_smorest.utils import prepare_response
+from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from torres_service.errors import ServiceError, ValidationFailed
+from torres_service.errors import InvalidInput, MalformedId, ServiceError, ValidationFailed
+from torres_service.fields import Kind
+from torres_service.schemas import ProblemSchema
 
 log = logging.getLogger(__name__)
 
 PROBLEM_TYPE = "urn:torres:problem:"
+PROBLEM_JSON = "application/problem+json"
 _HTTP_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
                500: "internal_error"}
+# Headers an HTTP error carries that the problem response must keep (405's ``Allow``, RFC 9110 15.5.6).
+_KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 
 
-def problem(status: int, code: str, title: str, detail: str, **extras: Any) -> Response:
+def problem(status: int, code: str, title: str, detail: str, headers: Mapping[str, str] | None = None,
+            **extras: Any) -> Response:
     body = {"type": PROBLEM_TYPE + code, "title": title, "status": status, "detail": detail, "code": code,
             **extras}
-    return Response(json.dumps(body), status=status, mimetype="application/problem+json")
+    return Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON, headers=headers)
 
 
 def service_problem(error: ServiceError) -> Response:
@@ -33,6 +47,14 @@ def unexpected_problem(error: Exception) -> Response:
     """A bug, not a caller's fault: log it whole, answer without internals."""
     log.error("unhandled error", exc_info=error)
     return problem(500, "internal_error", "Internal error", "unexpected error; see the service log")
+
+
+def refused_by_store(error: Exception) -> Response:
+    """The backstop behind edge validation: a value the database or its driver cannot hold (a NUL byte in a
+    PostgreSQL text, a lone surrogate) is the caller's input, never a 500. Logged, because it means a field
+    reached the store without the edge checks of :mod:`torres_service.fields`."""
+    log.warning("input refused by the store", exc_info=error)
+    return service_problem(InvalidInput(f"the store refused a value of the request ({type(error).__name__})"))
 
 
 def _flatten_messages(messages: Any) -> Any:
@@ -46,8 +68,58 @@ def _flatten_messages(messages: Any) -> Any:
     return messages
 
 
+class ProblemParser(FlaskParser):
+    """Argument errors are answered 400 (see :meth:`ProblemApi.handle_http_exception`), so they are documented
+    as 400 (webargs' default is 422)."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+
+class ProblemBlueprint(Blueprint):
+    """flask-smorest's Blueprint whose ``arguments`` document their errors as the 400 they are answered."""
+
+    ARGUMENTS_PARSER = ProblemParser()
+
+
+class PathIdentifiers(BasePlugin):
+    """Documents each identifier path parameter with its kind's pattern and lengths, and the 400
+    ``malformed_id`` that every operation with one can answer."""
+
+    def __init__(self, kinds: Mapping[str, Kind]) -> None:
+        self.kinds = dict(kinds)
+
+    def path_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                    parameters: list[dict[str, Any]] | None = None, **kwargs: Any) -> None:
+        for param in parameters or ():
+            if isinstance(param, dict) and param.get("in") == "path" and param.get("name") in self.kinds:
+                kind = self.kinds[param["name"]]
+                param["schema"] = kind.openapi()
+                param.setdefault("description", kind.message)
+        return None
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        if not any(name in self.kinds for name in re.findall(r"{(\w+)}", path or "")):
+            return
+        for operation in (operations or {}).values():
+            responses = operation.setdefault("responses", {})
+            if 400 not in responses and "400" not in responses:
+                responses["400"] = "BAD_REQUEST"
+
+
 class ProblemApi(Api):
-    """flask-smorest's Api, with every HTTP error rendered as problem details."""
+    """flask-smorest's Api, with every HTTP error rendered and documented as problem details."""
+
+    ERROR_SCHEMA = ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = None  # a "default" response would let any status pass as documented
+
+    def _register_responses(self) -> None:
+        """The shared responses (``BAD_REQUEST``...) as problem+json, which is what the services answer."""
+        for status in (400, 401, 403, 404, 405, 409, 413, 415, 422, 500, 503):
+            phrase = HTTPStatus(status)
+            response = {"description": phrase.phrase, "schema": self.ERROR_SCHEMA}
+            prepare_response(response, self.spec, PROBLEM_JSON)
+            self.spec.components.response(phrase.name, response, lazy=True)
 
     def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
         data = getattr(error, "data", None) or {}
@@ -59,13 +131,28 @@ class ProblemApi(Api):
         status = error.code or 500
         if status >= 500:
             log.error("unhandled error", exc_info=getattr(error, "original_exception", None) or error)
+        kept = {name: value for name, value in error.get_headers() if name in _KEPT_HEADERS}
         return problem(status, _HTTP_CODES.get(status, f"http_{status}"), error.name,
-                       error.description or error.name)
+                       error.description or error.name, headers=kept)
 
 
-def problem_api(app: Flask, *, title: str, description: str, max_content_length: int) -> ProblemApi:
+def _openapi_extras(self: Any, field: Any, **_: Any) -> dict[str, Any]:
+    """apispec attribute function: a field's ``metadata["openapi"]`` is merged into its JSON Schema as is, for
+    what marshmallow cannot say (``oneOf`` with a ``discriminator``, an object's required keys)."""
+    return dict(field.metadata.get("openapi", {}))
+
+
+def problem_api(app: Flask, *, title: str, description: str, max_content_length: int,
+                problem_schema: type[ProblemSchema] = ProblemSchema, path_ids: Mapping[str, Kind] | None = None,
+                store_input_errors: tuple[type[Exception], ...] = ()) -> ProblemApi:
     """The HTTP front every service shares: OpenAPI 3 at ``/openapi.json``, request bodies capped, and every
-    error, its own or HTTP's, answered as problem details."""
+    error, its own or HTTP's, answered as problem details.
+
+    ``problem_schema`` is the service's problem schema (the kit's plus its own extras), documented for every
+    shared error response. ``path_ids`` names the path parameters that are identifiers: each is checked whole before the view runs
+    (400 ``malformed_id``) and documented with its pattern. ``store_input_errors`` are the store's exceptions
+    for values it cannot hold, answered 400 ``invalid_input`` (:func:`refused_by_store`).
+    """
     app.config.update(
         API_TITLE=title,
         API_VERSION="v1",
@@ -74,6 +161,20 @@ def problem_api(app: Flask, *, title: str, description: str, max_content_length:
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=max_content_length,
     )
-    api = ProblemApi(app, spec_kwargs={"info": {"description": description}})
+    kinds = dict(path_ids or {})
+    api_class = type("ServiceApi", (ProblemApi,), {"ERROR_SCHEMA": problem_schema})
+    api = api_class(app, spec_kwargs={"info": {"description": description},
+                                       "extra_plugins": [PathIdentifiers(kinds)]})
+    api.ma_plugin.converter.add_attribute_function(_openapi_extras)
     app.register_error_handler(ServiceError, service_problem)
+    for error in (UnicodeEncodeError, *store_input_errors):
+        app.register_error_handler(error, refused_by_store)
+
+    @app.url_value_preprocessor
+    def _check_path_ids(endpoint: str | None, values: dict[str, Any] | None) -> None:
+        for name, value in (values or {}).items():
+            kind = kinds.get(name)
+            if kind is not None and not kind.accepts(value):
+                raise MalformedId(kind.message, **{name: value[:80]})
+
     return api

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 
+import psycopg
 from flask import Flask
 
+from torres_service.fields import GAME_ID
 from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
 from torres_service.problems import problem_api
 
 from .ai import AiDriver, make_driver
 from .config import Config
+from .http import schemas
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
@@ -41,10 +45,15 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]  # insertion order: cheaper, reads as documented
     app.extensions["torres_game"] = service
     api = problem_api(app, title="Torres game service", description="Event-sourced Torres games (issue 4).",
-                      max_content_length=64 * 1024)
+                      max_content_length=64 * 1024, problem_schema=schemas.ProblemSchema,
+                      path_ids={"game_id": GAME_ID},
+                      store_input_errors=(psycopg.DataError, sqlite3.DataError))
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
+    # The two seat shapes that CreateGame's seats refer to by oneOf (schemas.SEAT_SPEC_DOC).
+    api.spec.components.schema("HumanSeatSpec", schema=schemas.HumanSeatSpecSchema)
+    api.spec.components.schema("AiSeatSpec", schema=schemas.AiSeatSpecSchema)
     for blueprint in (ops_blp, games_blp, notifications_blp):
         api.register_blueprint(blueprint)
     request_logging(app, log)

@@ -9,11 +9,11 @@ from functools import wraps
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
-from flask_smorest import Blueprint
 from webargs.core import parse_json
 from webargs.flaskparser import is_json_request
 
 from torres_game.service import GameService
+from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses
 
 from . import schemas as s
@@ -80,6 +80,13 @@ def _fast_legal_actions(game_id: str) -> Response | None:
 
 
 _errors = problem_responses(blp, s.ProblemSchema)
+
+STREAM_DOC = (
+    "text/event-stream. A `: connected` comment is sent at once; then `version` events (`id:` = version, data "
+    "`{version, status, to_move}`) for each change after `version`, `: keep-alive` comments while nothing "
+    "changes, and the stream closes after either `end` (the game is over: nothing more will come) or `timeout` "
+    "(data `{version}`: the `timeout` argument ran out on a game still going; reconnect with that version)."
+)
 
 
 @blp.route("/games", methods=["POST"])
@@ -195,16 +202,20 @@ def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/stream", methods=["GET"])
 @blp.arguments(s.StreamArgs(), location="query")
 @_errors(404)
-@blp.doc(responses={"200": {"description": "text/event-stream of `version` events"}})
+@blp.doc(responses={"200": {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": {
+    "type": "string"}}}}})
 def stream(args: dict[str, Any], game_id: str) -> Response:
-    """Server-sent events: one ``version`` event per change, ``: keep-alive`` comments, ends at game over."""
+    """Server-sent events: ``version`` per change, ``: keep-alive`` comments, ``end`` at game over, ``timeout``
+    when the stream's own time runs out on a game still going."""
     svc = service()
-    first = svc.game_summary(game_id)  # 404 before the stream starts
+    svc.game_summary(game_id)  # 404 before the stream starts
     deadline = time.monotonic() + args["timeout"]
 
     def generate() -> Iterator[str]:
+        # At once, before any wait: the server sends the headers with the first chunk, and an EventSource
+        # counts as open only when they arrive.
+        yield ": connected\n\n"
         seen = args["version"]
-        status = first["status"]
         while True:
             current = svc.game_summary(game_id)
             status = current["status"]
@@ -212,9 +223,12 @@ def stream(args: dict[str, Any], game_id: str) -> Response:
                 seen = current["version"]
                 payload = {"version": seen, "status": status, "to_move": current["to_move"]}
                 yield f"id: {seen}\nevent: version\ndata: {json.dumps(payload)}\n\n"
-            left = deadline - time.monotonic()
-            if status == "over" or left <= 0:
+            if status == "over":
                 yield "event: end\ndata: {}\n\n"
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                yield f"event: timeout\ndata: {json.dumps({'version': seen})}\n\n"
                 return
             got = svc.waiter.wait(game_id, seen, min(15.0, left))
             if got is not None and got <= seen:

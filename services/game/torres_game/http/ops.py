@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
 
 from torres_game.errors import NotReady
+from torres_service.problems import ProblemBlueprint as Blueprint
+from torres_service.schemas import problem_responses
 
 from . import schemas as s
 from .auth import credentials
@@ -17,13 +18,20 @@ ops = Blueprint("ops", __name__, description="Health and readiness")
 notifications = Blueprint("notifications", __name__, url_prefix="/v1", description="The global event log")
 
 
+_ops_errors = problem_responses(ops, s.ProblemSchema)
+_notification_errors = problem_responses(notifications, s.ProblemSchema)
+
+
 @ops.route("/healthz", methods=["GET"])
+@ops.response(200, s.HealthSchema)
 def healthz() -> dict[str, Any]:
     """Liveness: the process answers (no database access)."""
     return {"status": "ok"}
 
 
 @ops.route("/readyz", methods=["GET"])
+@ops.response(200, s.ReadySchema)
+@_ops_errors(503)
 def readyz() -> dict[str, Any]:
     """Readiness: the database answers and every migration is applied."""
     store = service().store
@@ -41,6 +49,7 @@ def readyz() -> dict[str, Any]:
 @notifications.route("/notifications", methods=["GET"])
 @notifications.arguments(s.PageArgs(), location="query")
 @notifications.response(200, s.NotificationPageSchema)
+@_notification_errors(401, 403)
 @notifications.doc(security=[{"apiKey": []}, {"adminKey": []}])
 def read_notifications(args: dict[str, Any]) -> dict[str, Any]:
     """Every game's events in commit order after ``position`` (service key: redacted; admin: full)."""

@@ -6,6 +6,18 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from torres_service.fields import (
+    COMMAND_ID,
+    IDEMPOTENCY_KEY,
+    MAX_INT,
+    NAME,
+    PLAYER_ID,
+    PlainObject,
+    StrictBoolean,
+    identifier,
+    integer,
+    plain_json,
+)
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
@@ -13,24 +25,46 @@ EDITIONS = ("rio_grande", "ravensburger", "yucata")
 LEVELS = ("easy", "medium", "hard")
 
 
-class SeatSpecSchema(StrictSchema):
-    kind = fields.String(required=True, validate=validate.OneOf(("human", "ai")))
-    player_id = fields.String(validate=validate.Length(min=1, max=200))
-    level = fields.String(validate=validate.OneOf(LEVELS))
+class HumanSeatSpecSchema(StrictSchema):
+    kind = fields.String(required=True, validate=validate.OneOf(("human",)))
+    player_id = identifier(PLAYER_ID, description="the matchmaker's or portal's id of the player")
 
-    @validates_schema
-    def _by_kind(self, data: dict[str, Any], **_: Any) -> None:
-        if data["kind"] == "human" and "level" in data:
-            raise ValidationError("only AI seats have a level", "level")
-        if data["kind"] == "ai" and "player_id" in data:
-            raise ValidationError("AI seats have no player_id", "player_id")
+
+class AiSeatSpecSchema(StrictSchema):
+    kind = fields.String(required=True, validate=validate.OneOf(("ai",)))
+    level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "default: easy"})
+
+
+_SEAT_SPECS = {"human": HumanSeatSpecSchema(), "ai": AiSeatSpecSchema()}
+
+
+class SeatSpec(fields.Field):
+    """A seat of a new game: human (optional ``player_id``, no ``level``) or AI (optional ``level``, no
+    ``player_id``), told apart by ``kind`` and documented as a ``oneOf`` with that discriminator."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise ValidationError("a seat is an object")
+        spec = _SEAT_SPECS.get(value.get("kind")) if isinstance(value.get("kind"), str) else None
+        if spec is None:
+            raise ValidationError({"kind": ["must be one of: human, ai"]})
+        return spec.load(value)
+
+
+SEAT_SPEC_DOC = {
+    "oneOf": [{"$ref": "#/components/schemas/HumanSeatSpec"}, {"$ref": "#/components/schemas/AiSeatSpec"}],
+    "discriminator": {"propertyName": "kind", "mapping": {"human": "#/components/schemas/HumanSeatSpec",
+                                                          "ai": "#/components/schemas/AiSeatSpec"}},
+}
 
 
 class CreateGameSchema(StrictSchema):
     edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
-    master = fields.Boolean(load_default=False)
-    options = fields.Dict(keys=fields.String(), load_default=dict)
-    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=4))
+    master = StrictBoolean(load_default=False)
+    options = PlainObject(load_default=dict, metadata={"description": "single rule options overriding the "
+                                                                      "edition's (see the rules package)"})
+    seats = fields.List(SeatSpec(metadata={"openapi": SEAT_SPEC_DOC}), required=True,
+                        validate=validate.Length(min=2, max=4))
 
 
 class SeatSchema(Schema):
@@ -78,37 +112,37 @@ class CreationHeaders(Schema):
     class Meta:
         unknown = EXCLUDE  # every other request header
 
-    idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=200),
-                                    metadata={"description": "makes retries of this creation safe"})
+    idempotency_key = identifier(IDEMPOTENCY_KEY, data_key="Idempotency-Key",
+                                 description="makes retries of this creation safe")
 
 
 class ListGamesArgs(QuerySchema):
     status = fields.String(validate=validate.OneOf(("active", "over")))
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = integer(load_default=50, minimum=1, maximum=500)
+    offset = integer(load_default=0)
 
 
 class SeatArgs(QuerySchema):
-    seat = fields.Integer(validate=validate.Range(min=0, max=3),
-                          metadata={"description": "an AI seat (service key) or any seat (admin key)"})
+    seat = integer(maximum=3,
+                   metadata={"description": "an AI seat (service key) or any seat (admin key)"})
 
 
 class PageArgs(QuerySchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    after = integer(load_default=0)
+    limit = integer(load_default=100, minimum=1, maximum=1000)
 
 
 class StateArgs(QuerySchema):
-    version = fields.Integer(validate=validate.Range(min=1))
+    version = integer(minimum=1)
 
 
 class WaitArgs(QuerySchema):
-    version = fields.Integer(required=True, validate=validate.Range(min=0))
+    version = integer(required=True)
     timeout = fields.Float(load_default=25.0, validate=validate.Range(min=0, max=60))
 
 
 class StreamArgs(QuerySchema):
-    version = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    version = integer(load_default=0)
     timeout = fields.Float(load_default=300.0, validate=validate.Range(min=0, max=3600),
                            metadata={"description": "close the stream after this many seconds"})
 
@@ -150,23 +184,30 @@ def plain_action_request(data: Any) -> dict[str, Any] | None:
     seat, action, expected, command_id = data["seat"], data["action"], data["expected_version"], data["command_id"]
     if type(seat) is not int or not 0 <= seat <= 3 or type(expected) is not int or expected < 0:
         return None
-    if type(command_id) is not str or not 1 <= len(command_id) <= 200:
+    if not COMMAND_ID.accepts(command_id) or expected > MAX_INT:
         return None
-    if type(action) is not dict or type(action.get("type")) is not str or any(type(k) is not str for k in action):
+    if type(action) is not dict or not NAME.accepts(action.get("type")) or plain_json(action) is not None:
         return None
     return {"seat": seat, "action": dict(action), "expected_version": expected, "command_id": command_id}
 
 
+ACTION_DOC = {
+    "required": ["type"],
+    "properties": {"type": {**NAME.openapi(), "description": "the action's type, e.g. place_knight"}},
+    "description": "an action in the rules package's wire form (CONTRACT.md)",
+}
+
+
 class ActionRequestSchema(StrictSchema):
-    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=3))
-    action = fields.Dict(keys=fields.String(), required=True)
-    expected_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
-    command_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    seat = integer(required=True, strict=True, maximum=3)
+    action = PlainObject(required=True, metadata={"openapi": ACTION_DOC})
+    expected_version = integer(required=True, strict=True)
+    command_id = identifier(COMMAND_ID, required=True, description="repeat it to retry safely")
 
     @validates_schema
     def _action_has_type(self, data: dict[str, Any], **_: Any) -> None:
-        if not isinstance(data.get("action", {}).get("type"), str):
-            raise ValidationError("an action needs a string 'type'", "action")
+        if "action" in data and not NAME.accepts(data["action"].get("type")):
+            raise ValidationError(f"an action needs a 'type': {NAME.message}", "action")
 
     def load(self, data: Any, *, many: bool | None = None, partial: Any = None,  # type: ignore[override]
              unknown: Any = None) -> Any:
@@ -236,6 +277,16 @@ class NotificationSchema(Schema):
 class NotificationPageSchema(Schema):
     notifications = fields.List(fields.Nested(NotificationSchema))
     next_after = fields.Integer()
+
+
+class HealthSchema(Schema):
+    status = fields.String(metadata={"enum": ["ok"]})
+
+
+class ReadySchema(Schema):
+    status = fields.String(metadata={"enum": ["ready"]})
+    backend = fields.String(metadata={"enum": ["sqlite", "postgres"]})
+    migrations = fields.List(fields.Integer(), metadata={"description": "applied migration numbers"})
 
 
 class ProblemSchema(BaseProblemSchema):

@@ -1,6 +1,8 @@
 """SQLite backend (standard library): the embedded default when no DATABASE_URL is configured.
 
-One connection per thread, WAL journal so readers never block the writer, and ``BEGIN IMMEDIATE``
+A small pool of connections (:class:`_Pool`): each store call borrows one and gives it back, whatever thread
+it runs on, so a server that starts a thread per HTTP connection (``python -m torres_game serve``) cannot leave
+descriptors behind; WAL journal so readers never block the writer, and ``BEGIN IMMEDIATE``
 for every write so that the version check, the command-id lookup and the inserts happen under
 SQLite's single writer lock: the same guarantees as the PostgreSQL row and table locks, obtained
 the SQLite way. Works across gunicorn processes too (the lock is the database file's).
@@ -8,6 +10,7 @@ the SQLite way. Works across gunicorn processes too (the lock is the database fi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -52,49 +55,47 @@ def path_from_url(url: str) -> str:
 class SqliteEventStore:
     backend = "sqlite"
 
-    def __init__(self, path: str | Path, *, migrations_dir: Path | None = None) -> None:
+    def __init__(self, path: str | Path, *, migrations_dir: Path | None = None, idle: int = 4) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.migrations_dir = migrations_dir
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._all_lock = threading.Lock()
+        # ":memory:" is one database per connection: keep exactly one, shared (calls take turns on it).
+        self._pool = _Pool(self._connect, idle=1 if self.path == ":memory:" else idle,
+                           limit=1 if self.path == ":memory:" else None)
 
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA busy_timeout=30000")
-            self._local.conn = conn
-            with self._all_lock:
-                self._all.append(conn)
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=30000")
         return conn
+
+    def _conn(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return self._pool.connection()
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._conn() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     # -- schema ---------------------------------------------------------------------------
 
     def migrate(self) -> list[int]:
         assert self.migrations_dir is not None, "no migrations_dir configured"
-        conn = self._conn()
         applied_now: list[int] = []
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-        )
+        with self._conn() as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
         for migration in discover(self.migrations_dir, "sqlite"):
             with self._write() as c:
                 if c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (migration.number,)).fetchone():
@@ -111,20 +112,17 @@ class SqliteEventStore:
     def migration_status(self) -> tuple[list[int], list[int]]:
         assert self.migrations_dir is not None
         wanted = [m.number for m in discover(self.migrations_dir, "sqlite")]
-        conn = self._conn()
-        has = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
-        done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")} if has else set()
+        with self._conn() as conn:
+            has = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
+            done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")} if has else set()
         return sorted(done), [n for n in wanted if n not in done]
 
     def ping(self) -> None:
-        self._conn().execute("SELECT 1")
+        with self._conn() as conn:
+            conn.execute("SELECT 1")
 
     def close(self) -> None:
-        with self._all_lock:
-            for conn in self._all:
-                conn.close()
-            self._all.clear()
-        self._local = threading.local()
+        self._pool.close()
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -243,15 +241,21 @@ class SqliteEventStore:
         ).fetchall()
         return AppendResult(game_id, tuple(_event(r) for r in rows), duplicate=True, fingerprint=row[0])
 
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        """One read statement on a borrowed connection, its rows fetched before the connection goes back."""
+        with self._conn() as conn:
+            return _Result(conn.execute(sql, params).fetchall())
+
     # -- reads ----------------------------------------------------------------------------
 
     def find_command(self, game_id: str, command_id: str) -> AppendResult | None:
-        return self._find_command(self._conn(), game_id, command_id)
+        with self._conn() as conn:
+            return self._find_command(conn, game_id, command_id)
 
     def read(
         self, game_id: str, *, after: int = 0, up_to: int | None = None, limit: int | None = None
     ) -> list[StoredEvent]:
-        rows = self._conn().execute(
+        rows = self._query(
             f"SELECT {_EVENT_COLS} FROM events WHERE game_id = ? AND version > ?"
             " AND (? IS NULL OR version <= ?) ORDER BY version LIMIT ?",
             (game_id, after, up_to, up_to, -1 if limit is None else limit),
@@ -259,15 +263,15 @@ class SqliteEventStore:
         return [_event(r) for r in rows]
 
     def get_game(self, game_id: str) -> GameRecord | None:
-        row = self._conn().execute(f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        row = self._query(f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", (game_id,)).fetchone()
         return _game(row) if row else None
 
     def current_version(self, game_id: str) -> int | None:
-        row = self._conn().execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        row = self._query("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
         return row[0] if row else None
 
     def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]:
-        rows = self._conn().execute(
+        rows = self._query(
             f"SELECT {_GAME_COLS} FROM games WHERE (? IS NULL OR status = ?)"
             " ORDER BY created_at DESC, game_id LIMIT ? OFFSET ?",
             (status, status, limit, offset),
@@ -275,13 +279,13 @@ class SqliteEventStore:
         return [_game(r) for r in rows]
 
     def get_secret(self, game_id: str) -> GameSecret | None:
-        row = self._conn().execute(
+        row = self._query(
             "SELECT seed, token_hashes FROM game_secrets WHERE game_id = ?", (game_id,)
         ).fetchone()
         return GameSecret(int(row[0]), json.loads(row[1])) if row else None
 
     def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
-        rows = self._conn().execute(
+        rows = self._query(
             f"SELECT {_EVENT_COLS} FROM events WHERE position > ? ORDER BY position LIMIT ?", (after, limit)
         ).fetchall()
         return [_event(r) for r in rows]
@@ -295,7 +299,7 @@ class SqliteEventStore:
             )
 
     def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None:
-        row = self._conn().execute(
+        row = self._query(
             "SELECT version, position FROM snapshots WHERE game_id = ? AND (? IS NULL OR version <= ?)"
             " ORDER BY version DESC LIMIT 1",
             (game_id, at_most, at_most),
@@ -303,7 +307,7 @@ class SqliteEventStore:
         return Snapshot(game_id, row[0], json.loads(row[1])) if row else None
 
     def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]:
-        rows = self._conn().execute(
+        rows = self._query(
             "SELECT game_id, seat, version, created_at FROM ai_turns WHERE done_at IS NULL"
             " ORDER BY created_at LIMIT ?",
             (limit,),
@@ -316,6 +320,68 @@ class SqliteEventStore:
                 "UPDATE ai_turns SET done_at = ? WHERE game_id = ? AND version = ? AND done_at IS NULL",
                 (format_time(datetime.now(UTC)), game_id, version),
             )
+
+
+class _Result:
+    """Fetched rows with the cursor's ``fetchone``/``fetchall`` spelling."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
+
+    def fetchone(self) -> Any:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+
+class _Pool:
+    """Connections lent one call at a time: a borrowed connection goes back to the idle list (at most ``idle``
+    kept; more are closed on return), so the number open never exceeds the calls in flight plus ``idle``,
+    however many threads come and go. ``limit`` caps the total (callers wait for one to come back)."""
+
+    def __init__(self, connect: Any, *, idle: int, limit: int | None = None) -> None:
+        self._connect = connect
+        self._idle: list[sqlite3.Connection] = []
+        self._keep = idle
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(limit) if limit else None
+        self._closed = False
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        if self._slots is not None:
+            self._slots.acquire()
+        try:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                conn = self._connect()
+            try:
+                yield conn
+            finally:
+                self._give_back(conn)
+        finally:
+            if self._slots is not None:
+                self._slots.release()
+
+    def _give_back(self, conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:  # a failed COMMIT or ROLLBACK: never lend a connection mid-transaction
+            conn.close()
+            return
+        with self._lock:
+            if not self._closed and len(self._idle) < self._keep:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed, idle, self._idle = True, self._idle, []
+        for conn in idle:
+            conn.close()
 
 
 def _statements(script: str) -> list[str]:
