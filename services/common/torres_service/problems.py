@@ -149,9 +149,9 @@ def problem_api(app: Flask, *, title: str, description: str, max_content_length:
     error, its own or HTTP's, answered as problem details.
 
     ``problem_schema`` is the service's problem schema (the kit's plus its own extras), documented for every
-    shared error response. ``path_ids`` names the path parameters that are identifiers: each is checked whole before the view runs
-    (400 ``malformed_id``) and documented with its pattern. ``store_input_errors`` are the store's exceptions
-    for values it cannot hold, answered 400 ``invalid_input`` (:func:`refused_by_store`).
+    shared error response. ``path_ids`` names the path parameters that are identifiers: each is checked whole
+    before the view runs (400 ``malformed_id``) and documented with its pattern. ``store_input_errors`` are the
+    store's exceptions for values it cannot hold, answered 400 ``invalid_input`` (:func:`refused_by_store`).
     """
     app.config.update(
         API_TITLE=title,

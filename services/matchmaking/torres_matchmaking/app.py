@@ -9,12 +9,14 @@ from typing import Any
 
 from flask import Flask
 
+from torres_service.fields import PLAYER_ID, TICKET_ID
 from torres_service.logs import configure_logging, request_logging
 from torres_service.problems import problem_api, unexpected_problem
 
 from .config import Config
 from .consumer import RatingConsumer
 from .game_client import GameCreator, GameServiceClient
+from .http import schemas
 from .http.ops import blp as ops_blp
 from .http.tickets import blp as tickets_blp
 from .matcher import Matcher
@@ -73,7 +75,8 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     app = Flask("torres_matchmaking")
     app.extensions["torres_matchmaking"] = services
     api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
-                      max_content_length=16 * 1024)
+                      max_content_length=16 * 1024, problem_schema=schemas.ProblemSchema,
+                      path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID})
     for blueprint in (ops_blp, tickets_blp):
         api.register_blueprint(blueprint)
     app.register_error_handler(Exception, _unexpected)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from torres_service.errors import ServiceError, ValidationFailed
+from torres_service.errors import MalformedId, ServiceError, ValidationFailed
 
-__all__ = ["ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
-
-
+__all__ = ["MalformedId", "ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
 
 
 
 
-class MalformedId(ServiceError):
-    status, code, title = 400, "malformed_id", "The id in the path is malformed"
 
 
 class TicketNotFound(ServiceError):

@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from torres_service.fields import PLAYER_ID, TICKET_ID
 
 from .config import Config
 from .errors import LiveTicketExists, MalformedId, TicketNotCancellable, TicketNotFound, ValidationFailed
 from .ratings import RatingBook
 from .store import Redis
 
-TICKET_ID = re.compile(r"^[0-9a-f]{32}$")
-PLAYER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
-
 
 def check_ticket_id(ticket_id: str) -> str:
-    if not TICKET_ID.match(ticket_id):
-        raise MalformedId("a ticket id is 32 lowercase hex digits", ticket_id=ticket_id[:80])
+    if not TICKET_ID.accepts(ticket_id):
+        raise MalformedId(TICKET_ID.message, ticket_id=ticket_id[:80])
     return ticket_id
 
 
 def check_player_id(player_id: str) -> str:
-    if not PLAYER_ID.match(player_id):
-        raise MalformedId("a player id is 1-64 characters: letters, digits and _.:@- (not first)",
-                          player_id=player_id[:80])
+    if not PLAYER_ID.accepts(player_id):
+        raise MalformedId(PLAYER_ID.message, player_id=player_id[:80])
     return player_id
 
 

@@ -5,20 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
 
 from torres_matchmaking.errors import NotReady
+from torres_service.problems import ProblemBlueprint as Blueprint
+from torres_service.schemas import problem_responses
+
+from . import schemas as s
 
 blp = Blueprint("ops", __name__, description="Health and readiness")
+_errors = problem_responses(blp, s.ProblemSchema)
 
 
 @blp.route("/healthz", methods=["GET"])
+@blp.response(200, s.HealthSchema)
 def healthz() -> dict[str, Any]:
     """Liveness: the process answers."""
     return {"status": "ok"}
 
 
 @blp.route("/readyz", methods=["GET"])
+@blp.response(200, s.ReadySchema)
+@_errors(503)
 def readyz() -> dict[str, Any]:
     """Readiness: Redis answers."""
     services = current_app.extensions["torres_matchmaking"]

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
-from torres_matchmaking.tickets import PLAYER_ID
+from torres_service.fields import PLAYER_ID, StrictBoolean, identifier, integer
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
@@ -15,13 +15,12 @@ STATUSES = ("queued", "matched", "cancelled", "expired")
 
 
 class CreateTicketSchema(StrictSchema):
-    player_id = fields.String(required=True, validate=validate.Regexp(
-        PLAYER_ID, error="1-64 characters: letters, digits and _.:@- (not first)"))
+    player_id = identifier(PLAYER_ID, required=True)
     player_counts = fields.List(
         fields.Integer(strict=True, validate=validate.OneOf(PLAYER_COUNTS, error="a game has 2 to 4 players")),
         required=True, validate=validate.Length(min=1, max=3))
     edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
-    master = fields.Boolean(load_default=False)
+    master = StrictBoolean(load_default=False)
     max_wait_seconds = fields.Float(
         allow_none=True, validate=validate.Range(min=0, max=3600),
         metadata={"description": "seconds before AI seats may complete the game; null = humans only "
@@ -72,12 +71,21 @@ class LeaderboardSchema(Schema):
 
 
 class PageArgs(QuerySchema):
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = integer(load_default=50, minimum=1, maximum=500)
+    offset = integer(load_default=0)
 
 
 class QueuesSchema(Schema):
     queues = fields.Dict(keys=fields.String(), values=fields.Integer())
+
+
+class HealthSchema(Schema):
+    status = fields.String(metadata={"enum": ["ok"]})
+
+
+class ReadySchema(Schema):
+    status = fields.String(metadata={"enum": ["ready"]})
+    redis = fields.String(metadata={"enum": ["embedded", "external"]})
 
 
 class ProblemSchema(BaseProblemSchema):

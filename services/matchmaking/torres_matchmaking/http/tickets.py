@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
 
 from torres_matchmaking.ratings import RatingBook
 from torres_matchmaking.tickets import TicketService, check_player_id
+from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses
 
 from . import schemas as s
