@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask_smorest import Blueprint
-from marshmallow import EXCLUDE, RAISE, Schema, fields
+from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields
 
 
 class StrictSchema(Schema):
@@ -21,7 +21,11 @@ class QuerySchema(Schema):
 
 
 class ProblemSchema(Schema):
-    """RFC 9457 problem details as every service answers them; a service adds the extras of its own codes."""
+    """RFC 9457 problem details as every service answers them; a service adds the extras of its own codes.
+    Open to other members (RFC 9457 3.2 extension members), as a client must be."""
+
+    class Meta:
+        unknown = INCLUDE
 
     type = fields.String()
     title = fields.String()

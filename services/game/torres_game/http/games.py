@@ -87,6 +87,13 @@ STREAM_DOC = (
     "changes, and the stream closes after either `end` (the game is over: nothing more will come) or `timeout` "
     "(data `{version}`: the `timeout` argument ran out on a game still going; reconnect with that version)."
 )
+SSE_EVENT = {  # one event of the stream, as an EventSource hands it over
+    "type": "object",
+    "properties": {"event": {"type": "string", "enum": ["version", "end", "timeout"]},
+                   "data": {"type": "string", "description": "JSON"},
+                   "id": {"type": "string", "description": "the version (version events)"}},
+    "required": ["event", "data"],
+}
 
 
 @blp.route("/games", methods=["POST"])
@@ -124,7 +131,7 @@ def game_summary(game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/view", methods=["GET"])
 @blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.ViewSchema)
-@_errors(403, 404)
+@_errors(401, 403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}])
 def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The seat's view (seat token), or the spectator view without credentials."""
@@ -202,8 +209,7 @@ def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/stream", methods=["GET"])
 @blp.arguments(s.StreamArgs(), location="query")
 @_errors(404)
-@blp.doc(responses={"200": {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": {
-    "type": "string"}}}}})
+@blp.doc(responses={"200": {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": SSE_EVENT}}}})
 def stream(args: dict[str, Any], game_id: str) -> Response:
     """Server-sent events: ``version`` per change, ``: keep-alive`` comments, ``end`` at game over, ``timeout``
     when the stream's own time runs out on a game still going."""

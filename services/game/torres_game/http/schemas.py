@@ -291,3 +291,4 @@ class ReadySchema(Schema):
 
 class ProblemSchema(BaseProblemSchema):
     current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
+    game_id = fields.String(metadata={"description": "400 malformed_id only: the id sent (first 80 characters)"})

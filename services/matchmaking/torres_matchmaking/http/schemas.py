@@ -89,5 +89,7 @@ class ReadySchema(Schema):
 
 
 class ProblemSchema(BaseProblemSchema):
-    ticket_id = fields.String(metadata={"description": "live_ticket_exists: the live ticket"})
+    ticket_id = fields.String(metadata={"description": "live_ticket_exists: the live ticket; malformed_id: the id "
+                                                        "sent (first 80 characters)"})
+    player_id = fields.String(metadata={"description": "malformed_id: the id sent (first 80 characters)"})
     ticket_status = fields.String(metadata={"description": "ticket_not_cancellable: the current status"})
