@@ -107,3 +107,8 @@ def hostile_request(slot: Slot, value: str, *, path_values: dict[str, str], body
             sent[slot.name] = value
         data = json.dumps(sent).encode("utf-8", "surrogatepass")  # JSON escapes: lone surrogates stay escaped
     return slot.method.upper(), url, data
+
+
+def doc_slots(spec: dict[str, Any]) -> list[Slot]:
+    """:func:`slots` as a list, sorted so that hypothesis draws from the same sequence every run."""
+    return sorted(set(slots(spec)), key=str)

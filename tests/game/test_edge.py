@@ -1,10 +1,14 @@
-"""The game service against its own OpenAPI document (issue 10's gate), on SQLite and on PostgreSQL.
+"""The game service's edge (issue 10), on SQLite and on PostgreSQL: the OpenAPI gate and hostile input.
 
 schemathesis generates requests for every operation from ``/openapi.json`` (valid and invalid ones) and
 checks each answer: never a 5xx, a status the document lists for that operation, a body that matches the
 documented schema. The requests carry real credentials (the service key and a seat token, or the admin key,
 or none) and, where the path has a well-formed game id, a real game's, so that the success paths are
 exercised too, not only the 404s.
+
+Then hostile strings (NUL, lone surrogates, RTL marks, 10 kB, path separators, SQL and JSON metacharacters, and
+hypothesis' own text) go into every path segment, query argument and body field the document lists: never a
+5xx, always problem+json for an error, and the event log (every game's) never changes.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from typing import Any
 
 import pytest
 import schemathesis
-from edge_input import CHECKS, GATE_SETTINGS
+from edge_input import CHECKS, GATE_SETTINGS, HOSTILE, Slot, doc_slots, hostile_request, hostile_strings
 from flask import Flask
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from torres_game.app import create_app
 from torres_service.fields import GAME_ID
@@ -48,6 +54,8 @@ def gate_app(request: pytest.FixtureRequest, tmp_path: Path,
                 break
             play_one(client, game, rng, n)
         app.config["GATE_GAME"] = game
+        app.config["GATE_VERSION"] = client.get(f"/v1/games/{game['game_id']}").get_json()["version"]
+        app.config["GATE_LOG_END"] = app.extensions["torres_game"].store.notifications(limit=1000)[-1].position
         yield app
 
 
@@ -83,3 +91,49 @@ def test_the_game_service_does_what_its_openapi_says(case: Any, gate_app: Flask)
     if case.path.endswith(("/wait", "/stream")) and isinstance(case.query, dict):
         case.query["timeout"] = 0.05  # a long-poll or stream must not hold the run for a minute
     case.call_and_validate(headers=_credentials(case, game), checks=CHECKS, app=gate_app)
+
+
+# -- hostile strings in every path segment, query argument and body field ------------------------------------
+
+SLOTS = doc_slots(_document())
+
+
+def _new_events(app: Flask, after: int) -> list[Any]:
+    """Events of any game committed after position ``after`` (a new game is an event too)."""
+    return app.extensions["torres_game"].store.notifications(after=after, limit=5)
+
+
+def _send_hostile(app: Flask, slot: Slot, value: str) -> None:
+    game = app.config["GATE_GAME"]
+    version = app.config["GATE_VERSION"]
+    body: dict[str, Any] = {
+        # a well-formed creation that only the hostile field can spoil, and an action at a stale version
+        "/v1/games": {"seats": [{"kind": "human", "player_id": "p1"}, {"kind": "ai"}]},
+        "/v1/games/{game_id}/actions": {"seat": 0, "action": {"type": "end_turn", "stack": 0, "spread": []},
+                                        "expected_version": version - 1, "command_id": "hostile-1"},
+    }.get(slot.path, {})
+    method, url, data = hostile_request(slot, value, path_values={"game_id": game["game_id"]}, body=body)
+    if slot.path.endswith(("/wait", "/stream")) and slot.name != "timeout":
+        url += ("&" if "?" in url else "?") + "timeout=0.01"
+    response = app.test_client().open(url, method=method, data=data, content_type="application/json",
+                                       headers={**SERVICE, **bearer(game["seats"][0]["token"])})
+    assert response.status_code < 500, (str(slot), value[:60], response.get_data(as_text=True)[:300])
+    if response.status_code >= 400:
+        assert response.mimetype == "application/problem+json", (str(slot), value[:60])
+    assert _new_events(app, app.config["GATE_LOG_END"]) == [], (str(slot), value[:60], response.status_code)
+
+
+def test_every_listed_hostile_string_in_every_slot(gate_app: Flask) -> None:
+    """Each string of the list in each place a client can put one: the exhaustive, repeatable sweep."""
+    assert len(SLOTS) > 20, [str(s) for s in SLOTS]  # the walk found the document's slots
+    for slot in SLOTS:
+        for value in HOSTILE:
+            _send_hostile(gate_app, slot, value)
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(slot=st.sampled_from(SLOTS), value=hostile_strings())
+def test_generated_hostile_strings_in_every_slot(gate_app: Flask, slot: Slot, value: str) -> None:
+    """Hypothesis' own strings (control characters, surrogates, long runs) in a slot drawn at random."""
+    _send_hostile(gate_app, slot, value)
