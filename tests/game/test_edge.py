@@ -18,7 +18,6 @@ import random
 import tempfile
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,15 +33,16 @@ from torres_service.fields import GAME_ID
 from .conftest import ADMIN, SERVICE, bearer, create_game, make_config, play_one
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def gate_app(request: pytest.FixtureRequest, tmp_path: Path,
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def gate_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
              throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> Iterator[Flask]:
-    """A fresh service per backend (its own database), with one game a few moves in."""
+    """A service per backend (its own database), with one game a few moves in; shared by this module's tests
+    (the hostile ones check that they change nothing)."""
     with contextlib.ExitStack() as stack:
         if request.param == "postgres":
             url = stack.enter_context(throwaway_database("torres_gate"))
         else:
-            url = f"sqlite:///{tmp_path / 'gate.sqlite3'}"
+            url = f"sqlite:///{tmp_path_factory.mktemp('gate') / 'gate.sqlite3'}"
         app = create_app(make_config(url, pool_max=4))
         stack.callback(app.extensions["torres_game"].close)
         client = app.test_client()
@@ -54,8 +54,6 @@ def gate_app(request: pytest.FixtureRequest, tmp_path: Path,
                 break
             play_one(client, game, rng, n)
         app.config["GATE_GAME"] = game
-        app.config["GATE_VERSION"] = client.get(f"/v1/games/{game['game_id']}").get_json()["version"]
-        app.config["GATE_LOG_END"] = app.extensions["torres_game"].store.notifications(limit=1000)[-1].position
         yield app
 
 
@@ -103,6 +101,16 @@ def _new_events(app: Flask, after: int) -> list[Any]:
     return app.extensions["torres_game"].store.notifications(after=after, limit=5)
 
 
+@pytest.fixture
+def hostile_app(gate_app: Flask) -> Flask:
+    """The gate's app, with the game's version and the log's end noted now (the gate itself writes)."""
+    game_id = gate_app.config["GATE_GAME"]["game_id"]
+    gate_app.config["GATE_VERSION"] = gate_app.test_client().get(f"/v1/games/{game_id}").get_json()["version"]
+    gate_app.config["GATE_LOG_END"] = gate_app.extensions["torres_game"].store.notifications(
+        limit=100_000)[-1].position
+    return gate_app
+
+
 def _send_hostile(app: Flask, slot: Slot, value: str) -> None:
     game = app.config["GATE_GAME"]
     version = app.config["GATE_VERSION"]
@@ -120,20 +128,36 @@ def _send_hostile(app: Flask, slot: Slot, value: str) -> None:
     assert response.status_code < 500, (str(slot), value[:60], response.get_data(as_text=True)[:300])
     if response.status_code >= 400:
         assert response.mimetype == "application/problem+json", (str(slot), value[:60])
+    elif response.status_code < 300:  # no hostile string is a game id, nor a valid value of a body field
+        assert slot.where == "query", (str(slot), value[:60], response.status_code)
     assert _new_events(app, app.config["GATE_LOG_END"]) == [], (str(slot), value[:60], response.status_code)
 
 
-def test_every_listed_hostile_string_in_every_slot(gate_app: Flask) -> None:
+def test_every_listed_hostile_string_in_every_slot(hostile_app: Flask) -> None:
     """Each string of the list in each place a client can put one: the exhaustive, repeatable sweep."""
     assert len(SLOTS) > 20, [str(s) for s in SLOTS]  # the walk found the document's slots
     for slot in SLOTS:
         for value in HOSTILE:
-            _send_hostile(gate_app, slot, value)
+            _send_hostile(hostile_app, slot, value)
 
 
 @settings(max_examples=150, derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(slot=st.sampled_from(SLOTS), value=hostile_strings())
-def test_generated_hostile_strings_in_every_slot(gate_app: Flask, slot: Slot, value: str) -> None:
+def test_generated_hostile_strings_in_every_slot(hostile_app: Flask, slot: Slot, value: str) -> None:
     """Hypothesis' own strings (control characters, surrogates, long runs) in a slot drawn at random."""
-    _send_hostile(gate_app, slot, value)
+    _send_hostile(hostile_app, slot, value)
+
+
+@pytest.mark.parametrize("suffix", ["%0A", "%0a", "%00", "%0D%0A", "%20"])
+@pytest.mark.parametrize("tail", ["", "/view", "/events", "/legal-actions", "/state", "/verify", "/wait?version=0",
+                                  "/stream"])
+def test_a_game_id_with_a_trailing_newline_is_malformed(gate_app: Flask, suffix: str, tail: str) -> None:
+    """Issue 12's finding, for the game service: an id is matched whole, so "<real id>\\n" is 400 malformed_id
+    (not the real game, not a 404)."""
+    game_id = gate_app.config["GATE_GAME"]["game_id"]
+    response = gate_app.test_client().get(f"/v1/games/{game_id}{suffix}{tail}")
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["code"] == "malformed_id"
+    posted = gate_app.test_client().post(f"/v1/games/{game_id}{suffix}/actions", json={}, headers=SERVICE)
+    assert posted.status_code == 400 and posted.get_json()["code"] == "malformed_id"

@@ -1,9 +1,12 @@
-"""The matchmaking service against its own OpenAPI document (issue 10's gate), on the real Redis server.
+"""The matchmaking service's edge (issue 10), on the real Redis server: the OpenAPI gate and hostile input.
 
 As for the game service (``tests/game/test_openapi_gate.py``): schemathesis generates valid and invalid
 requests for every operation and checks that none answers 5xx, that every status is documented for its
 operation and every body matches its schema. Well-formed ticket and player ids are replaced by a real queued
 ticket's and its player's, so that reads and cancellations succeed too.
+
+Then hostile strings go into every path segment, query argument and body field the document lists: never a
+5xx, problem+json for every error, and no key of the Redis database changes unless the request was valid.
 """
 
 from __future__ import annotations
@@ -12,13 +15,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 import schemathesis
-from edge_input import CHECKS, GATE_SETTINGS
+from edge_input import CHECKS, GATE_SETTINGS, HOSTILE, Slot, doc_slots, hostile_request, hostile_strings
 from flask import Flask
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
 from torres_service.fields import PLAYER_ID, TICKET_ID
+
+from .conftest import REDIS_URL
 
 
 def _document() -> dict[str, Any]:
@@ -32,10 +40,14 @@ schema = schemathesis.openapi.from_dict(_document())  # see the game gate for wh
 @pytest.fixture
 def gate_app(config: Config) -> Iterator[Flask]:
     app = create_app(config, services=Services.build(config))
+    app.config["GATE_TICKET"] = _live_ticket(app)
+    yield app
+
+
+def _live_ticket(app: Flask) -> dict[str, Any]:
     response = app.test_client().post("/v1/tickets", json={"player_id": "gate-player", "player_counts": [2]})
     assert response.status_code == 201, response.get_json()
-    app.config["GATE_TICKET"] = response.get_json()
-    yield app
+    return response.get_json()
 
 
 @schema.parametrize()
@@ -47,3 +59,70 @@ def test_the_matchmaker_does_what_its_openapi_says(case: Any, gate_app: Flask) -
     if PLAYER_ID.accepts(case.path_parameters.get("player_id")):
         case.path_parameters["player_id"] = ticket["player_id"]
     case.call_and_validate(checks=CHECKS, app=gate_app)
+
+
+# -- hostile strings in every path segment, query argument and body field ------------------------------------
+
+SLOTS = doc_slots(_document())
+# Fields whose valid values a hostile string can happen to be (an id such as "true"): a 2xx is right then.
+KINDS = {"player_id": PLAYER_ID, "ticket_id": TICKET_ID}
+
+
+def _redis_state(raw: redis.Redis) -> dict[bytes, bytes | None]:
+    """Every key and its serialized value (DUMP): any change to a ticket, queue or rating shows."""
+    return {key: raw.dump(key) for key in sorted(raw.keys("*"))}
+
+
+def _send_hostile(app: Flask, raw: redis.Redis, slot: Slot, value: str) -> None:
+    ticket = app.config["GATE_TICKET"]
+    # a well-formed ticket for the player who already has a live one (409) that only the hostile field can spoil
+    body = {"player_id": ticket["player_id"], "player_counts": [2]} if slot.path == "/v1/tickets" else {}
+    method, url, data = hostile_request(
+        slot, value, path_values={"ticket_id": ticket["ticket_id"], "player_id": ticket["player_id"]}, body=body)
+    before = _redis_state(raw)
+    response = app.test_client().open(url, method=method, data=data, content_type="application/json")
+    assert response.status_code < 500, (str(slot), value[:60], response.get_data(as_text=True)[:300])
+    if response.status_code >= 400:
+        assert response.mimetype == "application/problem+json", (str(slot), value[:60])
+        assert _redis_state(raw) == before, (str(slot), value[:60], response.status_code)
+        return
+    # accepted: only a value valid for its field (the shared definition, matched whole) may be
+    if slot.name in KINDS or method != "GET":
+        assert slot.name in KINDS and KINDS[slot.name].accepts(value), (str(slot), value[:60], response.status_code)
+    if method == "POST":
+        raw.flushdb()
+        app.config["GATE_TICKET"] = _live_ticket(app)
+
+
+@pytest.fixture
+def raw_redis(redis_client: redis.Redis) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(REDIS_URL)
+    yield client
+    client.close()
+
+
+def test_every_listed_hostile_string_in_every_slot(gate_app: Flask, raw_redis: redis.Redis) -> None:
+    assert len(SLOTS) >= 8, [str(s) for s in SLOTS]
+    for slot in SLOTS:
+        for value in HOSTILE:
+            _send_hostile(gate_app, raw_redis, slot, value)
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(slot=st.sampled_from(SLOTS), value=hostile_strings())
+def test_generated_hostile_strings_in_every_slot(gate_app: Flask, raw_redis: redis.Redis, slot: Slot,
+                                                 value: str) -> None:
+    _send_hostile(gate_app, raw_redis, slot, value)
+
+
+@pytest.mark.parametrize(("method", "path"), [("GET", "/v1/tickets/{ticket_id}"), ("DELETE", "/v1/tickets/{ticket_id}"),
+                                              ("GET", "/v1/players/{player_id}/rating")])
+@pytest.mark.parametrize("suffix", ["%0A", "%0a", "%00", "%0D%0A", "%20"])
+def test_an_id_with_a_trailing_newline_is_malformed(gate_app: Flask, path: str, method: str, suffix: str) -> None:
+    """Issue 12's finding: ``re.match`` with ``$`` let "bad_x\\n" through; every id is now matched whole."""
+    ticket = gate_app.config["GATE_TICKET"]
+    url = path.format(ticket_id=ticket["ticket_id"] + suffix, player_id=ticket["player_id"] + suffix)
+    response = gate_app.test_client().open(url, method=method)
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["code"] == "malformed_id"
