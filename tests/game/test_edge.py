@@ -161,3 +161,32 @@ def test_a_game_id_with_a_trailing_newline_is_malformed(gate_app: Flask, suffix:
     assert response.get_json()["code"] == "malformed_id"
     posted = gate_app.test_client().post(f"/v1/games/{game_id}{suffix}/actions", json={}, headers=SERVICE)
     assert posted.status_code == 400 and posted.get_json()["code"] == "malformed_id"
+
+
+def test_405_names_the_allowed_methods(gate_app: Flask) -> None:
+    """RFC 9110 15.5.6: a 405 carries ``Allow``; the problem body does not lose it."""
+    response = gate_app.test_client().delete("/v1/games")
+    assert response.status_code == 405 and response.get_json()["code"] == "method_not_allowed"
+    assert {"GET", "POST"} <= {m.strip() for m in response.headers["Allow"].split(",")}
+
+
+@pytest.mark.postgres
+def test_a_value_the_store_refuses_is_400_not_500(pg_url: str) -> None:
+    """The backstop behind the edge checks: PostgreSQL's own refusal of a NUL (psycopg.DataError) is answered
+    as the caller's input (400 invalid_input), not as a server error."""
+    import psycopg
+    from flask import Flask as Bare
+
+    from torres_service.problems import problem_api
+
+    app = Bare("backstop")
+    problem_api(app, title="t", description="d", max_content_length=1024, store_input_errors=(psycopg.DataError,))
+
+    @app.get("/echo/<value>")
+    def echo(value: str) -> dict[str, Any]:
+        with psycopg.connect(pg_url) as conn:
+            return {"value": conn.execute("SELECT %s::text", (value,)).fetchone()[0]}
+
+    assert app.test_client().get("/echo/fine").get_json() == {"value": "fine"}
+    refused = app.test_client().get("/echo/a%00b")
+    assert refused.status_code == 400 and refused.get_json()["code"] == "invalid_input"

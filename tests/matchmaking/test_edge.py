@@ -126,3 +126,9 @@ def test_an_id_with_a_trailing_newline_is_malformed(gate_app: Flask, path: str, 
     response = gate_app.test_client().open(url, method=method)
     assert response.status_code == 400, response.get_json()
     assert response.get_json()["code"] == "malformed_id"
+
+
+def test_405_names_the_allowed_methods(gate_app: Flask) -> None:
+    response = gate_app.test_client().put("/v1/tickets")
+    assert response.status_code == 405 and response.get_json()["code"] == "method_not_allowed"
+    assert "POST" in {m.strip() for m in response.headers["Allow"].split(",")}
