@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/rules_instructions.py
 	$(BIN)/python bench/game_bench.py
 	$(BIN)/python bench/matchmaking_bench.py
+	$(BIN)/python bench/edge_bench.py
 
 lock: $(STAMP)
 	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \

@@ -35,6 +35,7 @@ CASES = [
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
     ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
+    ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
 ]
 
 
