@@ -15,6 +15,8 @@ from .config import Config
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
+from .http.push import init_push
+from .http.push import push as push_blp
 from .service import GameService
 from .store import EventStore, open_store
 
@@ -45,8 +47,9 @@ def create_app(
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
-    for blueprint in (ops_blp, games_blp, notifications_blp):
+    for blueprint in (ops_blp, games_blp, notifications_blp, push_blp):
         api.register_blueprint(blueprint)
+    init_push(app, ping_interval=config.stream_heartbeat)
     request_logging(app, log)
     service.start()
     return app
