@@ -370,8 +370,8 @@ def _client_only_tests() -> list[Any]:
     for module in (test_api_endpoints, test_api_errors, test_idempotent_creation):
         for name, func in inspect.getmembers(module, inspect.isfunction):
             params = list(inspect.signature(func).parameters)
-            if name.startswith("test_") and name not in _NEEDS_A_FRESH_APP and params in (["client"], ["client", "game"], ["any_client"]) \
-                    and not hasattr(func, "pytestmark"):
+            usable = params in (["client"], ["client", "game"], ["any_client"]) and not hasattr(func, "pytestmark")
+            if name.startswith("test_") and name not in _NEEDS_A_FRESH_APP and usable:
                 tests.append(pytest.param(func, params, id=f"{module.__name__.rsplit('.', 1)[-1]}::{name}"))
     return tests
 
