@@ -127,7 +127,7 @@ def gunicorn(database_url: str, *, workers: int = 1, extra_env: dict[str, str] |
         env["GUNICORN_WORKER_CLASS"] = worker_class
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), "torres_game.wsgi:app"],
-        env=env, cwd=ROOT, stdout=open(os.environ.get("I11_LOG", os.devnull), "wb"), start_new_session=True,
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, start_new_session=True,
     )
     server = Server(process, port)
     try:
