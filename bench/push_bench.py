@@ -30,6 +30,7 @@ import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -204,25 +205,16 @@ async def long_poll(port: int, game_id: str, stats: dict[str, int], opened: asyn
         conn.close()
 
 
-async def gather_limited(factories: list[Callable[[], Awaitable[Any]]], limit: int) -> list[Any]:
-    semaphore = asyncio.Semaphore(limit)
-
-    async def one(factory: Callable[[], Awaitable[Any]]) -> Any:
-        async with semaphore:
-            return await factory()
-
-    return await asyncio.gather(*(one(f) for f in factories))
-
-
 # -- servers and measurements -----------------------------------------------------------------------
 
-def start_server(url: str, port: int, workers: int, env_extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "DATABASE_URL": url, "PORT": str(port), "GUNICORN_BIND": f"127.0.0.1:{port}",
            "WEB_CONCURRENCY": str(workers), "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": ADMIN_KEY,
            "TORRES_AI_DRIVER": "none", "LOG_LEVEL": "WARNING", "GUNICORN_LOG_LEVEL": "warning",
-           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), **(env_extra or {})}
-    return subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF), "torres_game.wsgi:app"],
-                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, start_new_session=True)
+           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS)}
+    with log.open("wb") as out:  # the service's JSON log: the bench counts listener reconnects in it
+        return subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF), "torres_game.wsgi:app"],
+                                env=env, cwd=ROOT, stdout=out, start_new_session=True)
 
 
 async def wait_ready(port: int) -> None:
@@ -291,8 +283,9 @@ async def latency_loop(stop: asyncio.Event, call: Callable[[], Awaitable[float |
 
 async def bench(args: argparse.Namespace, url: str, name: str) -> None:
     port_a, port_b = (args.port, args.port + 1) if args.port else (free_port(), free_port())
-    a = start_server(url, port_a, args.workers)
-    b = start_server(url, port_b, args.workers)
+    logs = Path(tempfile.mkdtemp(prefix="push-bench-"))
+    a = start_server(url, port_a, args.workers, logs / "a.log")
+    b = start_server(url, port_b, args.workers, logs / "b.log")
     rng = random.Random(1)
     try:
         await wait_ready(port_a)
@@ -308,15 +301,21 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         # 1. open the streams and the long-polls (idle games: nothing happens on them during the run)
         started = time.perf_counter()
         streams = [Stream(port_a, idle_games[i % len(idle_games)].game_id, 1) for i in range(args.sse)]
-        for s in streams:
-            s.task = asyncio.create_task(s.run())
-        await gather_limited([lambda s=s: s.opened.wait() for s in streams], 10_000)
         stop_polls = asyncio.Event()
         poll_stats = {"sent": 0, "returned": 0, "refused": 0, "errors": 0}
         poll_opened = [asyncio.Event() for _ in range(args.polls)]
-        poll_tasks = [asyncio.create_task(long_poll(port_a, idle_games[i % len(idle_games)].game_id, poll_stats,
-                                                    poll_opened[i], stop_polls)) for i in range(args.polls)]
-        await gather_limited([lambda e=e: e.wait() for e in poll_opened], 10_000)
+        poll_tasks: list[asyncio.Task[None]] = []
+        # Ramp up in batches, as players arrive: a burst of thousands of simultaneous connects only measures the
+        # kernel's accept queue.
+        for first in range(0, max(args.sse, args.polls), args.ramp):
+            batch = streams[first:first + args.ramp]
+            for s in batch:
+                s.task = asyncio.create_task(s.run())
+            for i in range(first, min(first + args.ramp, args.polls)):
+                poll_tasks.append(asyncio.create_task(long_poll(
+                    port_a, idle_games[i % len(idle_games)].game_id, poll_stats, poll_opened[i], stop_polls)))
+            await asyncio.gather(*(s.opened.wait() for s in batch),
+                                 *(e.wait() for e in poll_opened[first:first + args.ramp]))
         await asyncio.sleep(2)  # let the last requests reach their workers
         failed = [s.failed for s in streams if s.failed]
         open_sse = sum(1 for s in streams if s.opened.is_set() and not s.failed)
@@ -412,6 +411,8 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
             report("  append -> SSE event p95", pct(values, 0.95) * 1e3, "ms", f"(target < 100 ms; n={len(values)})")
             report("  action sent -> SSE event p50", pct(wake_sent[label], 0.5) * 1e3, "ms")
             report("  action sent -> SSE event p95", pct(wake_sent[label], 0.95) * 1e3, "ms")
+        lost = sum(p.read_text(errors="replace").count("notification listener lost") for p in logs.glob("*.log"))
+        report("notification listener reconnects during the run (both replicas)", lost, "reconnects")
         still_open = sum(1 for s in streams if not s.failed)
         report("SSE streams still open at the end", still_open, "streams")
         report("long-polls refused (503) / broken during the run", poll_stats["refused"] + poll_stats["errors"],
@@ -441,6 +442,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200, help="idle games the streams and polls watch")
     parser.add_argument("--probes", type=int, default=100, help="wake-up probes per replica pairing")
     parser.add_argument("--window", type=float, default=15.0, help="seconds of each measurement window")
+    parser.add_argument("--ramp", type=int, default=250, help="connections opened per batch (of each kind)")
     parser.add_argument("--settle", type=float, default=12.0,
                         help="seconds to wait before each database window (statistics are flushed late)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per replica (production: 2)")
