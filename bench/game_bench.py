@@ -11,6 +11,7 @@ Targets: append p99 < 10 ms; >= 500 accepted actions/s over HTTP; complete-game 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import os
 import random
@@ -23,7 +24,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,19 @@ from torres_game.store.hashing import GENESIS_HASH
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "infra" / "migrations"
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+@contextlib.contextmanager
+def throwaway_database(prefix: str) -> Iterator[str]:
+    """A uniquely named database on the PostgreSQL server of ``TEST_DATABASE_URL``, dropped afterwards."""
+    name = f"{prefix}_{os.getpid()}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield ADMIN_URL.rpartition("/")[0] + "/" + name
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def pct(values: list[float], q: float) -> float:
@@ -319,11 +333,7 @@ def main() -> int:
     args = parser.parse_args()
     per_game = 40 if args.quick else 100
     duration = 8.0 if args.quick else args.duration
-    name = f"torres_game_bench_{os.getpid()}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = ADMIN_URL.rpartition("/")[0] + "/" + name
-    try:
+    with throwaway_database("torres_game_bench") as url:
         store = PostgresEventStore(url, migrations_dir=MIGRATIONS)
         store.migrate()
         store.close()
@@ -355,9 +365,6 @@ def main() -> int:
                 with tempfile.TemporaryDirectory() as folder:
                     bench_http(f"sqlite:///{folder}/bench.sqlite3", args.games, duration, args.workers, args.threads,
                                backend="sqlite")
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     return 0
 
 

@@ -27,7 +27,6 @@ import os
 import random
 import re
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,17 +38,19 @@ from typing import Any
 
 import orjson
 import psycopg
+from game_bench import (  # the helpers the two HTTP benchmarks share (bench/ is on sys.path when run)
+    ADMIN_URL,
+    MIGRATIONS,
+    ROOT,
+    cpu_seconds,
+    free_port,
+    pct,
+    process_tree,
+    throwaway_database,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-MIGRATIONS = ROOT / "infra" / "migrations"
 CONF = ROOT / "infra" / "gunicorn.conf.py"
-ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 API_KEY, ADMIN_KEY = "push-bench-key", "push-bench-admin"
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def report(name: str, value: float, unit: str, target: str = "") -> None:
@@ -231,17 +232,6 @@ async def wait_ready(port: int) -> None:
     raise RuntimeError(f"server on {port} not ready")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def tree(pid: int) -> list[int]:
-    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    return [pid, *map(int, children)]
-
-
 def rss_mib(pids: list[int]) -> float:
     total = 0
     for pid in pids:
@@ -252,17 +242,6 @@ def rss_mib(pids: list[int]) -> float:
         except OSError:
             continue
     return total / 1024
-
-
-def cpu_s(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError):
-            continue
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def db_transactions(name: str) -> int:
@@ -292,7 +271,7 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         await wait_ready(port_b)
         conn = Conn(port_a)
         idle_games = [await Game.create(conn, rng) for _ in range(args.games)]
-        rss_before = rss_mib(tree(a.pid))
+        rss_before = rss_mib(process_tree(a.pid))
         await asyncio.sleep(min(args.settle, 15))  # PostgreSQL backends report their statistics late
         xact0, t0 = db_transactions(name), time.perf_counter()
         await asyncio.sleep(args.window)
@@ -327,7 +306,7 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         report("time to open them all", time.perf_counter() - started, "s")
         if failed:
             print(f"#   first failures: {sorted(set(failed))[:3]}")
-        rss_after = rss_mib(tree(a.pid))
+        rss_after = rss_mib(process_tree(a.pid))
         report("replica A memory (RSS, all workers) with them open", rss_after, "MiB")
         report("memory per open connection (RSS delta / connections)",
                (rss_after - rss_before) * 1024 / max(1, open_sse + open_polls), "KiB")
@@ -337,12 +316,12 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         # 2. idle: what do they cost the database and the CPU? PostgreSQL backends may report their statistics up
         # to 60 s late under load, so wait that out first. A long-poll that reaches its 60 s timeout is answered and
         # sent again, which costs exactly one query (the games row): those are counted and set apart.
-        pids = tree(a.pid)
+        pids = process_tree(a.pid)
         await asyncio.sleep(args.settle)
         returned0 = poll_stats["returned"]
-        xact0, cpu0, t0 = db_transactions(name), cpu_s(pids), time.perf_counter()
+        xact0, cpu0, t0 = db_transactions(name), cpu_seconds(pids), time.perf_counter()
         await asyncio.sleep(args.window)
-        xact1, cpu1, t1 = db_transactions(name), cpu_s(pids), time.perf_counter()
+        xact1, cpu1, t1 = db_transactions(name), cpu_seconds(pids), time.perf_counter()
         reissued = poll_stats["returned"] - returned0
         per_s = (xact1 - xact0) / (t1 - t0)
         report("database transactions/s while all of them are open (pg_stat_database)", per_s, "xact/s",
@@ -456,19 +435,12 @@ def main() -> int:
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    name = f"torres_push_bench_{os.getpid()}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = ADMIN_URL.rpartition("/")[0] + "/" + name
-    try:
+    with throwaway_database("torres_push_bench") as url:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"# {os.cpu_count()} CPUs, load average before the run: {load} (a shared machine: other loads count);"
               f" open files limit {hard}; {args.workers} gevent workers per replica")
         print(f"{'figure':<66} {'value':>10} unit        target")
-        asyncio.run(bench(args, url, name))
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        asyncio.run(bench(args, url, url.rpartition("/")[2]))
     return 0
 
 
