@@ -46,6 +46,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
 	$(BIN)/python bench/rules_instructions.py
 	$(BIN)/python bench/game_bench.py
+	$(BIN)/python bench/game_bench.py --only http --compare-worker-classes 2
+	$(BIN)/python bench/push_bench.py
 	$(BIN)/python bench/matchmaking_bench.py
 	$(BIN)/python bench/edge_bench.py
 

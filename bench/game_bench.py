@@ -11,6 +11,7 @@ Targets: append p99 < 10 ms; >= 500 accepted actions/s over HTTP; complete-game 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import os
 import random
@@ -23,7 +24,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,19 @@ from torres_game.store.hashing import GENESIS_HASH
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "infra" / "migrations"
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+@contextlib.contextmanager
+def throwaway_database(prefix: str) -> Iterator[str]:
+    """A uniquely named database on the PostgreSQL server of ``TEST_DATABASE_URL``, dropped afterwards."""
+    name = f"{prefix}_{os.getpid()}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield ADMIN_URL.rpartition("/")[0] + "/" + name
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def pct(values: list[float], q: float) -> float:
@@ -239,15 +253,22 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def bench_http(url: str, games: int, duration: float, workers: int, threads: int, backend: str = "postgres") -> None:
+def bench_http(url: str, games: int, duration: float, workers: int, threads: int, backend: str = "postgres",
+               worker_class: str = "gevent") -> float:
+    """HTTP load on gunicorn started with the production configuration (``infra/gunicorn.conf.py``), with its
+    worker class (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker.
+    Returns the accepted actions per second."""
     port, api_key = free_port(), "bench-key"
     env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": api_key, "TORRES_ADMIN_KEY": "bench-admin",
-           "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": str(max(2, threads)),
-           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS)}
+           "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": str(max(8, threads)),
+           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "WEB_CONCURRENCY": str(workers),
+           "GUNICORN_WORKER_CLASS": worker_class, "GUNICORN_BIND": f"127.0.0.1:{port}",
+           "GUNICORN_LOG_LEVEL": "warning"}
+    extra = ["--threads", str(threads)] if worker_class == "gthread" else []
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", str(workers), "-k", "gthread", "--threads", str(threads),
-         "-b", f"127.0.0.1:{port}", "--log-level", "warning", "torres_game.wsgi:app"],
-        env=env, stdout=subprocess.DEVNULL, start_new_session=True,
+        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "infra" / "gunicorn.conf.py"), *extra,
+         "torres_game.wsgi:app"],
+        env=env, stdout=subprocess.DEVNULL, start_new_session=True, cwd=ROOT,
     )
     try:
         for _ in range(100):
@@ -277,7 +298,8 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
         for d in drivers:
             d.join(30)
         merged = [x for lat in latencies for x in lat]
-        label = f"{backend}, {workers}x{threads} gthread"
+        label = f"{backend}, {workers}x{threads} gthread" if worker_class == "gthread" else \
+            f"{backend}, {workers} {worker_class} workers"
         report(f"HTTP accepted actions/s, {games} concurrent games ({label})", total / elapsed, "actions/s",
                "(target >= 500)")
         report("HTTP POST /actions latency p50 (client side)", pct(merged, 0.5) * 1e3, "ms")
@@ -287,6 +309,7 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
         report("CPU per accepted action: gunicorn workers", per_action[0], "ms")
         report("CPU per accepted action: PostgreSQL (all backends)", per_action[1], "ms")
         report("CPU per accepted action: load-generating client", per_action[2], "ms")
+        return total / elapsed
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(30)
@@ -302,16 +325,15 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--rate", type=float, default=4.0, help="appends/s per game in the paced run")
     parser.add_argument("--only", choices=("append", "fold", "http"))
+    parser.add_argument("--compare-worker-classes", type=int, default=0, metavar="ROUNDS",
+                        help="HTTP only: alternate gevent (production) and the former gthread worker class for ROUNDS "
+                             "rounds each and print the median actions/s of each and their ratio")
     parser.add_argument("--http-sqlite", action="store_true",
                         help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
     per_game = 40 if args.quick else 100
     duration = 8.0 if args.quick else args.duration
-    name = f"torres_game_bench_{os.getpid()}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = ADMIN_URL.rpartition("/")[0] + "/" + name
-    try:
+    with throwaway_database("torres_game_bench") as url:
         store = PostgresEventStore(url, migrations_dir=MIGRATIONS)
         store.migrate()
         store.close()
@@ -322,6 +344,19 @@ def main() -> int:
             bench_appends(url, per_game, args.games, args.rate)
         if args.only in (None, "fold"):
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
+        if args.compare_worker_classes:
+            rates: dict[str, list[float]] = {"gevent": [], "gthread": []}
+            for _ in range(args.compare_worker_classes):
+                for worker_class in rates:
+                    rates[worker_class].append(bench_http(url, args.games, duration, args.workers, args.threads,
+                                                          worker_class=worker_class))
+            gevent_rate, gthread_rate = (statistics.median(rates[k]) for k in ("gevent", "gthread"))
+            report("median HTTP accepted actions/s, gevent (production config)", gevent_rate, "actions/s")
+            report(f"median HTTP accepted actions/s, gthread {args.workers}x{args.threads} (former)", gthread_rate,
+                   "actions/s")
+            report("ratio gevent / gthread (same run, alternating)", gevent_rate / gthread_rate, "x",
+                   "(target >= 1)")
+            return 0
         if args.only in (None, "http"):
             bench_http(url, args.games, duration, args.workers, args.threads)
             for extra in filter(None, args.http_games.split(",")):
@@ -330,9 +365,6 @@ def main() -> int:
                 with tempfile.TemporaryDirectory() as folder:
                     bench_http(f"sqlite:///{folder}/bench.sqlite3", args.games, duration, args.workers, args.threads,
                                backend="sqlite")
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     return 0
 
 

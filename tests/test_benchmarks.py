@@ -30,10 +30,14 @@ def _reachable(address: tuple[str, int]) -> bool:
 
 
 # (script, arguments, a line fragment its report must print, servers it needs)
-CASES = [
+CASES = [  # game_bench.py appears twice: its everyday run and its worker-class comparison (issue 11)
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
+    ("push_bench.py", ["--sse", "20", "--polls", "20", "--games", "4", "--probes", "3", "--window", "1",
+                       "--settle", "0"], "append -> SSE event p50", [POSTGRES]),
+    ("game_bench.py", ["--only", "http", "--games", "2", "--duration", "1", "--compare-worker-classes", "1"],
+     "ratio gevent / gthread", [POSTGRES]),
     ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
     ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
 ]

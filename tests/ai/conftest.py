@@ -53,7 +53,6 @@ def game_config(database_url: str, **changes: Any) -> Config:
     return Config(
         database_url=database_url, api_key=API_KEY, admin_key="ai-test-admin-key", snapshot_every=50,
         ai_driver="none", migrations_dir=MIGRATIONS, json_logs=True, log_level="WARNING",
-        wait_poll_interval=0.05,
     ).with_(**changes)
 
 

@@ -60,7 +60,6 @@ def make_config(database_url: str, **changes: Any) -> Config:
     base = Config(
         database_url=database_url, api_key=API_KEY, admin_key=ADMIN_KEY, snapshot_every=20,
         ai_driver="none", migrations_dir=MIGRATIONS, json_logs=True, log_level="WARNING",
-        wait_poll_interval=0.05,
     )
     return base.with_(**changes)
 

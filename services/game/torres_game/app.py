@@ -19,6 +19,8 @@ from .http import schemas
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
+from .http.push import init_push
+from .http.push import push as push_blp
 from .service import GameService
 from .store import EventStore, open_store
 
@@ -54,8 +56,9 @@ def create_app(
     # The two seat shapes that CreateGame's seats refer to by oneOf (schemas.SEAT_SPEC_DOC).
     api.spec.components.schema("HumanSeatSpec", schema=schemas.HumanSeatSpecSchema)
     api.spec.components.schema("AiSeatSpec", schema=schemas.AiSeatSpecSchema)
-    for blueprint in (ops_blp, games_blp, notifications_blp):
+    for blueprint in (ops_blp, games_blp, notifications_blp, push_blp):
         api.register_blueprint(blueprint)
+    init_push(app, ping_interval=config.stream_heartbeat)
     request_logging(app, log)
     service.start()
     return app

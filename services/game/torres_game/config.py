@@ -39,7 +39,9 @@ class Config:
     pool_min: int = 1
     pool_max: int = 8
     state_cache_size: int = 2048
-    wait_poll_interval: float = 0.2
+    max_streams: int = 10_000  # open waits + SSE streams + WebSockets per process; past it: 503 too_many_streams
+    stream_heartbeat: float = 15.0  # seconds between SSE keep-alive comments (proxies close idle connections)
+    send_timeout: float = 10.0  # a stream whose client takes longer than this to accept a write is dropped
     log_level: str = "INFO"
     json_logs: bool = True
     extra: dict[str, str] = field(default_factory=dict)
@@ -60,6 +62,9 @@ class Config:
             auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
             pool_min=int(env.get("DB_POOL_MIN", "1")),
             pool_max=int(env.get("DB_POOL_MAX", "8")),
+            max_streams=int(env.get("TORRES_MAX_STREAMS", "10000")),
+            stream_heartbeat=float(env.get("TORRES_STREAM_HEARTBEAT", "15")),
+            send_timeout=float(env.get("TORRES_SEND_TIMEOUT", "10")),
             log_level=env.get("LOG_LEVEL", "INFO"),
             json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
         )

@@ -43,7 +43,7 @@ from .redaction import FULL, Reader, redact_events
 from .store.base import AiTurn, AppendResult, EventStore, GameExists, GameRecord, GameSecret, Snapshot
 from .store.hashing import canonical_json
 from .verification import verify_log
-from .waiting import VersionWaiter
+from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,11 @@ class _StateCache:
                     self._items.popitem(last=False)
 
 
+def hub_key(store: EventStore) -> str:
+    """Which database a store writes to: services on the same database in one process share a hub."""
+    return f"{store.backend}:{getattr(store, 'url', None) or getattr(store, 'path', '')}"
+
+
 class GameService:
     def __init__(self, store: EventStore, config: Config, driver: AiDriver) -> None:
         self.store = store
@@ -111,13 +116,16 @@ class GameService:
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
         self._infos_lock = threading.Lock()
-        self.waiter = VersionWaiter(store.current_version, config.wait_poll_interval)
+        self._hub_key = hub_key(store)
+        self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams,
+                                    listen_url=getattr(store, "url", None) if store.backend == "postgres" else None)
 
     def start(self) -> None:
         self.driver.start(self)
 
     def close(self) -> None:
         self.driver.close()
+        release_hub(self._hub_key)
         self.store.close()
 
     # -- loading --------------------------------------------------------------------------
@@ -263,7 +271,7 @@ class GameService:
         ai_turn = self._ai_turn_due(public_seats, game_id, folded)
         result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn)
         self._states.put(game_id, folded)
-        self._after_append(game_id, ai_turn)
+        self._after_append(game_id, folded, ai_turn)
         return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens)
 
     @staticmethod
@@ -356,10 +364,17 @@ class GameService:
         return {"notifications": items, "next_after": page[-1].position if page else after}
 
     def wait(self, game_id: str, *, version: int, timeout: float) -> dict[str, Any]:
-        record = self._record(game_id)
-        current = record.version
-        if current <= version and record.status != "over":
-            current = self.waiter.wait(game_id, version, timeout) or current
+        """Long-poll: one read of the games row, then sleep on the game's notices (no further query unless
+        the notification listener reconnected and asks for a re-check)."""
+        sub = self.hub.subscribe(game_id)  # before the read: no notice can slip in between
+        try:
+            record = self._record(game_id)
+            current = record.version
+            if current <= version and record.status != "over":
+                current = wait_for_version(sub, lambda: self.store.current_version(game_id), version, timeout,
+                                           current=current) or current
+        finally:
+            self.hub.unsubscribe(sub)
         return {"game_id": game_id, "version": current, "changed": current > version}
 
     # -- verify ---------------------------------------------------------------------------
@@ -479,7 +494,7 @@ class GameService:
         every = self.config.snapshot_every
         if every > 0 and result.version // every > version // every:
             self.store.save_snapshot(Snapshot(game_id, result.version, new_state.to_position()))
-        self._after_append(game_id, ai_turn)
+        self._after_append(game_id, after, ai_turn)
         log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
                                           "action_type": action.get("type")})
         return Submitted(self._submitted_body(result, seat, after))
@@ -491,7 +506,9 @@ class GameService:
             return AiTurn(game_id, to_move, folded.version)
         return None
 
-    def _after_append(self, game_id: str, ai_turn: AiTurn | None) -> None:
-        self.waiter.notify()
+    def _after_append(self, game_id: str, folded: Folded, ai_turn: AiTurn | None) -> None:
+        if self.hub.listener is None:  # SQLite: in-process wake-ups; PostgreSQL's come from the database
+            self.hub.publish(Notice(game_id, folded.version, "active" if folded.to_move is not None else "over",
+                                    folded.to_move))
         if ai_turn is not None:
             self.driver.turn_due(ai_turn.game_id, ai_turn.seat, ai_turn.version)

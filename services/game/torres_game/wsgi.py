@@ -1,10 +1,12 @@
-"""gunicorn entry point: ``gunicorn -w 4 -k gthread --threads 8 'torres_game.wsgi:app'``.
+"""gunicorn entry point: ``gunicorn -c infra/gunicorn.conf.py 'torres_game.wsgi:app'``.
 
-Configuration comes from the environment (see ``config.py``); set ``TORRES_API_KEY`` and
-``TORRES_ADMIN_KEY`` explicitly, since workers do not share generated keys. Use threaded workers when clients
-long-poll ``/wait`` or hold ``/stream`` open, since each open request occupies a thread.
+The configuration file sets the gevent worker class (waiting clients cost a greenlet, not a thread), the worker
+count, timeouts, keep-alive, graceful shutdown and the bind address from ``PORT``. The service's own settings
+come from the environment (see ``config.py``); set ``TORRES_API_KEY`` and ``TORRES_ADMIN_KEY`` explicitly, since
+workers do not share generated keys.
 """
 
+import atexit
 import logging
 import os
 
@@ -18,3 +20,5 @@ if not (os.environ.get("TORRES_API_KEY") and os.environ.get("TORRES_ADMIN_KEY"))
         "TORRES_API_KEY / TORRES_ADMIN_KEY unset: each gunicorn worker generates its own keys, so"
         " requests will fail on the other workers. Set both variables in production.")
 app = create_app(Config.from_env())
+# Close the pool and the notification listener while the worker's event loop still runs, not in a finalizer.
+atexit.register(app.extensions["torres_game"].close)

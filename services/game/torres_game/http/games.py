@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, request
 from webargs.core import parse_json
 from webargs.flaskparser import is_json_request
 
+from torres_game.errors import ValidationFailed
+from torres_game.push import SSE_OPENING, follow, notice_of, set_send_timeout, sse
 from torres_game.service import GameService
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses
@@ -80,21 +81,6 @@ def _fast_legal_actions(game_id: str) -> Response | None:
 
 
 _errors = problem_responses(blp, s.ProblemSchema)
-
-STREAM_DOC = (
-    "text/event-stream. A `: connected` comment is sent at once; then `version` events (`id:` = version, data "
-    "`{version, status, to_move}`) for each change after `version`, `: keep-alive` comments while nothing "
-    "changes, and the stream closes after either `end` (the game is over: nothing more will come) or `timeout` "
-    "(data `{version}`: the `timeout` argument ran out on a game still going; reconnect with that version)."
-)
-SSE_EVENT = {  # one event of the stream, as an EventSource hands it over
-    "type": "object",
-    "properties": {"event": {"type": "string", "enum": ["version", "end", "timeout"]},
-                   "data": {"type": "string", "description": "JSON"},
-                   "id": {"type": "string", "description": "the version (version events)"}},
-    "required": ["event", "data"],
-}
-
 
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGameSchema())
@@ -200,45 +186,60 @@ def submit_action(body: dict[str, Any], game_id: str) -> Any:
 @blp.route("/games/<game_id>/wait", methods=["GET"])
 @blp.arguments(s.WaitArgs(), location="query")
 @blp.response(200, s.WaitSchema)
-@_errors(400, 404)
+@_errors(400, 404, 503)
 def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``."""
+    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
+
+    Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle wait costs
+    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams."""
     return service().wait(game_id, version=args["version"], timeout=args["timeout"])
+
+
+def _last_event_id() -> int | None:
+    """The SSE ``Last-Event-ID`` header a reconnecting EventSource sends: the last version it received."""
+    raw = request.headers.get("Last-Event-ID")
+    if raw is None or raw.strip() == "":
+        return None
+    if not raw.strip().isdigit() or len(raw.strip()) > 9:
+        raise ValidationFailed("Last-Event-ID must be a version number",
+                               errors={"Last-Event-ID": ["a non-negative integer"]})
+    return int(raw.strip())
 
 
 @blp.route("/games/<game_id>/stream", methods=["GET"])
 @blp.arguments(s.StreamArgs(), location="query")
-@_errors(404)
-@blp.doc(responses={"200": {"description": STREAM_DOC, "content": {"text/event-stream": {"schema": SSE_EVENT}}}})
+@_errors(400, 404, 503)
+@blp.doc(
+    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "integer"},
+                 "description": "resume after this version (EventSource sends it on reconnect); wins over `version`"}],
+    responses={"200": {"description": (
+        "`text/event-stream`: a `: connected` comment and `retry:` at once; then one `version` event per version "
+        "after `version` / `Last-Event-ID` (`id:` = the version; data `{\"version\"}`, the latest one also "
+        "`status` and `to_move`); `: keep-alive` comments while idle; and one closing event: `game-over` (the "
+        "game ended), `timeout` (the `timeout` passed: reconnect to go on) or `shutdown` (the server is "
+        "draining: reconnect)"),
+        "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
 def stream(args: dict[str, Any], game_id: str) -> Response:
-    """Server-sent events: ``version`` per change, ``: keep-alive`` comments, ``end`` at game over, ``timeout``
-    when the stream's own time runs out on a game still going."""
+    """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``."""
     svc = service()
-    svc.game_summary(game_id)  # 404 before the stream starts
+    last_id = _last_event_id()
+    seen = args["version"] if last_id is None else last_id
+    sub = svc.hub.subscribe(game_id)  # 503 past the cap; before the read, so no notice slips in between
+    try:
+        first = notice_of(svc.game_summary(game_id))  # 404 before the stream starts
+    except BaseException:
+        svc.hub.unsubscribe(sub)
+        raise
+    set_send_timeout(request.environ, svc.config.send_timeout)
     deadline = time.monotonic() + args["timeout"]
 
-    def generate() -> Iterator[str]:
-        # At once, before any wait: the server sends the headers with the first chunk, and an EventSource
-        # counts as open only when they arrive.
-        yield ": connected\n\n"
-        seen = args["version"]
-        while True:
-            current = svc.game_summary(game_id)
-            status = current["status"]
-            if current["version"] > seen:
-                seen = current["version"]
-                payload = {"version": seen, "status": status, "to_move": current["to_move"]}
-                yield f"id: {seen}\nevent: version\ndata: {json.dumps(payload)}\n\n"
-            if status == "over":
-                yield "event: end\ndata: {}\n\n"
-                return
-            left = deadline - time.monotonic()
-            if left <= 0:
-                yield f"event: timeout\ndata: {json.dumps({'version': seen})}\n\n"
-                return
-            got = svc.waiter.wait(game_id, seen, min(15.0, left))
-            if got is not None and got <= seen:
-                yield ": keep-alive\n\n"
+    def generate() -> Iterator[bytes]:
+        yield SSE_OPENING
+        for step in follow(sub, lambda: notice_of(svc.game_summary(game_id)), first, seen, deadline=deadline,
+                           heartbeat=svc.config.stream_heartbeat):
+            yield sse(step)
 
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response = Response(generate(), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(lambda: svc.hub.unsubscribe(sub))  # also when the client left before the first byte
+    return response

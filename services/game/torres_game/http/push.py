@@ -1,0 +1,105 @@
+"""/v1/games/<id>/ws: the WebSocket way to follow a game (flask-sock / simple-websocket).
+
+Everything that can fail (unknown game, wrong token, the per-process cap) is checked in ``before_request``, so it
+is answered as an ordinary problem response *before* the upgrade; the socket then only carries the steps of
+:func:`torres_game.push.follow`, as JSON text messages:
+
+* ``{"type": "version", "version": v, ...}`` for every version after ``version``, once and in order; the latest
+  also has ``status`` and ``to_move``; with a seat token (or the admin key) ``events`` holds that version's
+  events redacted for the reader, exactly as ``GET /events`` would give them;
+* ``{"type": "game-over", ...}`` and then a normal close (1000) when the game has ended;
+* ``{"type": "shutdown", ...}`` and close 1001 when the server drains.
+
+Idle sockets are kept open by WebSocket pings (``SOCK_SERVER_OPTIONS['ping_interval']``); a client that stops
+answering them, or cannot take a message within ``TORRES_SEND_TIMEOUT``, is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import orjson
+from flask import Flask, g, request
+from flask_sock import Sock
+
+from torres_game.errors import ValidationFailed
+from torres_game.push import follow, notice_of, set_send_timeout
+from torres_service.problems import ProblemBlueprint as Blueprint
+
+from .auth import credentials
+from .games import service
+
+push = Blueprint("push", __name__, url_prefix="/v1", description="WebSocket: a game's versions as they happen")
+sock = Sock()
+
+
+def init_push(app: Flask, ping_interval: float) -> None:
+    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": ping_interval, "max_message_size": 4096})
+    sock.init_app(app)
+
+
+@push.before_request
+def _open() -> None:
+    """Refuse before the upgrade: 400 bad version, 403 wrong token, 404 no game, 503 too many streams."""
+    if request.endpoint != "push.game_socket":
+        return
+    raw = request.args.get("version", "0")
+    if not raw.isdigit() or len(raw) > 9:
+        raise ValidationFailed("version must be a non-negative integer", errors={"version": ["not an integer"]})
+    svc = service()
+    game_id = request.view_args["game_id"] if request.view_args else ""
+    creds = credentials()
+    sub = svc.hub.subscribe(game_id)
+    try:
+        summary = svc.game_summary(game_id)
+        reader = svc.access.reader(svc._info(game_id), creds, over=False)
+    except BaseException:
+        svc.hub.unsubscribe(sub)
+        raise
+    g.push = (sub, notice_of(summary), int(raw), creds, reader.full or reader.seat is not None)
+
+
+@push.doc(
+    summary="WebSocket: every version of the game once, in order; a seat's redacted events with its token",
+    parameters=[{"in": "query", "name": "version", "schema": {"type": "integer", "minimum": 0, "default": 0},
+                 "description": "the last version the client has; messages start after it"}],
+    responses={
+        "101": {"description": "Switching Protocols: JSON text messages `version`, then `game-over` (close 1000) "
+                               "or `shutdown` (close 1001); see docs/game-service.md"},
+        "400": {"description": "bad `version`"}, "403": {"description": "a token of no seat of this game"},
+        "404": {"description": "no such game"}, "503": {"description": "too many open streams in this process"},
+    },
+    security=[{}, {"seatToken": []}, {"adminKey": []}],
+)
+def game_socket(ws: Any, game_id: str) -> None:
+    """Send the game's steps until it ends, the server drains or the client leaves."""
+    svc = service()
+    sub, first, seen, creds, with_events = g.push
+    try:
+        set_send_timeout(request.environ, svc.config.send_timeout)
+        read = lambda: notice_of(svc.game_summary(game_id))  # noqa: E731
+        pending: list[dict[str, Any]] = []
+        for step in follow(sub, read, first, seen, deadline=math.inf, heartbeat=svc.config.stream_heartbeat):
+            if not ws.connected:
+                return
+            if step.kind == "heartbeat":
+                continue  # simple-websocket pings on its own schedule
+            message: dict[str, Any] = {"type": step.kind, **step.body()}
+            if step.kind == "version" and with_events:
+                if not pending or pending[0]["version"] != step.version:
+                    page = svc.events(game_id, creds, after=step.version - 1, limit=500)
+                    pending = [e for e in page["events"] if e["version"] <= step.latest.version]
+                message["events"] = [e for e in pending if e["version"] == step.version]
+                pending = [e for e in pending if e["version"] > step.version]
+            ws.send(orjson.dumps(message).decode())
+            if step.kind in ("game-over", "shutdown"):
+                ws.close(reason=1000 if step.kind == "game-over" else 1001, message=step.kind)
+                return
+    except OSError:
+        return  # the client is gone or too slow to take a message (send timeout): drop it
+    finally:
+        svc.hub.unsubscribe(sub)
+
+
+sock.route("/games/<game_id>/ws", bp=push, endpoint="game_socket")(game_socket)

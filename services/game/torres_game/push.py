@@ -1,0 +1,86 @@
+"""Following a game's versions: the one loop behind SSE ``/stream`` and the WebSocket ``/ws``.
+
+:func:`follow` turns a :class:`~torres_game.waiting.Subscription` into steps: one ``version`` step per version
+(so a resumed stream gets exactly the versions it missed, in order, each once), ``heartbeat`` when nothing
+happened for a while, and one final step saying why it ends: ``game-over``, ``timeout`` or ``shutdown``. It
+reads the games row once at the start and again only when the notification listener asks for a re-check;
+everything else comes from the notices. The HTTP layer renders the steps as SSE text or WebSocket messages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .waiting import Notice, Subscription
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # "version" | "heartbeat" | "game-over" | "timeout" | "shutdown"
+    version: int
+    latest: Notice
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body of this step: the latest version also says who is to move and the status."""
+        if self.kind == "version" and self.version < self.latest.version:
+            return {"version": self.version}
+        return {"version": self.version, "status": self.latest.status, "to_move": self.latest.to_move}
+
+
+def notice_of(summary: dict[str, Any]) -> Notice:
+    return Notice(summary["game_id"], summary["version"], summary["status"], summary["to_move"])
+
+
+def follow(
+    sub: Subscription, read: Callable[[], Notice], first: Notice, seen: int, *, deadline: float, heartbeat: float,
+) -> Iterator[Step]:
+    """The steps of a stream that has seen versions up to ``seen``; ``first`` is the game read after subscribing."""
+    latest = first
+    while True:
+        while seen < latest.version:
+            seen += 1
+            yield Step("version", seen, latest)
+        if latest.status == "over":
+            yield Step("game-over", seen, latest)
+            return
+        if sub.closing:
+            yield Step("shutdown", seen, latest)
+            return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            yield Step("timeout", seen, latest)
+            return
+        if not sub.wait(min(heartbeat, left)):
+            if deadline - time.monotonic() > 0:
+                yield Step("heartbeat", seen, latest)
+            continue
+        if sub.take_recheck():
+            latest = read()
+        elif sub.latest is not None and sub.latest.version > latest.version:
+            latest = sub.latest
+
+
+def sse(step: Step) -> bytes:
+    """One server-sent event. Only ``version`` events carry an ``id``, so ``Last-Event-ID`` is always a version."""
+    if step.kind == "heartbeat":
+        return b": keep-alive\n\n"
+    head = f"id: {step.version}\n" if step.kind == "version" else ""
+    return f"{head}event: {step.kind}\ndata: ".encode() + orjson.dumps(step.body()) + b"\n\n"
+
+
+# Sent at once when a stream opens: the client learns the connection works (and proxies flush their headers)
+# before the first change, and ``retry`` tells EventSource how soon to reconnect after a drop.
+SSE_OPENING = b": connected\nretry: 2000\n\n"
+
+
+def set_send_timeout(environ: dict[str, Any], seconds: float) -> None:
+    """Bound how long one write may wait for a slow client: past it the socket raises and the stream is dropped,
+    so nothing is buffered for it without bound (the server only holds the one message being written)."""
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    if sock is not None and seconds > 0:
+        sock.settimeout(seconds)

@@ -1,0 +1,151 @@
+"""Real game-service processes for the push tests: gunicorn started with the production configuration
+(``infra/gunicorn.conf.py``: gevent workers), and an HTTP client that answers like Flask's test client, so that
+API tests written against the test client can run unchanged against such a process."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from .conftest import ADMIN_KEY, API_KEY, MIGRATIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+GUNICORN_CONF = ROOT / "infra" / "gunicorn.conf.py"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class HttpResponse:
+    """The parts of werkzeug's test response the API tests read."""
+
+    def __init__(self, status: int, headers: http.client.HTTPMessage, data: bytes) -> None:
+        self.status_code = status
+        self.headers = headers
+        self.data = data
+
+    @property
+    def mimetype(self) -> str:
+        return (self.headers.get("Content-Type") or "").split(";")[0].strip()
+
+    def get_data(self, as_text: bool = False) -> Any:
+        return self.data.decode() if as_text else self.data
+
+    def get_json(self) -> Any:
+        return json.loads(self.data) if self.data else None
+
+    @property
+    def json(self) -> Any:
+        return self.get_json()
+
+
+class HttpClient:
+    """``client.get/post/put/patch/delete(path, json=, data=, headers=, query_string=, content_type=)`` over HTTP."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def open(self, path: str, method: str = "GET", *, json: Any = None, data: Any = None,
+             headers: dict[str, str] | None = None, query_string: dict[str, Any] | None = None,
+             content_type: str | None = None) -> HttpResponse:
+        hdrs = dict(headers or {})
+        body: bytes | None = None
+        if json is not None:
+            body = _json_bytes(json)
+            hdrs.setdefault("Content-Type", "application/json")
+        elif data is not None:
+            body = data.encode() if isinstance(data, str) else data
+        if content_type is not None:
+            hdrs["Content-Type"] = content_type
+        if query_string:
+            path += ("&" if "?" in path else "?") + urlencode(query_string)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            conn.request(method, path, body=body, headers=hdrs)
+            response = conn.getresponse()
+            return HttpResponse(response.status, response.headers, response.read())
+        finally:
+            conn.close()
+
+    def get(self, path: str, **kw: Any) -> HttpResponse:
+        return self.open(path, "GET", **kw)
+
+    def post(self, path: str, **kw: Any) -> HttpResponse:
+        return self.open(path, "POST", **kw)
+
+    def put(self, path: str, **kw: Any) -> HttpResponse:
+        return self.open(path, "PUT", **kw)
+
+    def patch(self, path: str, **kw: Any) -> HttpResponse:
+        return self.open(path, "PATCH", **kw)
+
+    def delete(self, path: str, **kw: Any) -> HttpResponse:
+        return self.open(path, "DELETE", **kw)
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+class Server:
+    """One gunicorn process tree (master + workers) serving the game service."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
+        self.process = process
+        self.port = port
+        self.client = HttpClient(port)
+
+    def terminate(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def gunicorn(database_url: str, *, workers: int = 1, extra_env: dict[str, str] | None = None,
+             worker_class: str | None = None) -> Iterator[Server]:
+    """Start ``gunicorn -c infra/gunicorn.conf.py 'torres_game.wsgi:app'`` on a free loopback port; stop it after."""
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": str(workers),
+           "DATABASE_URL": database_url, "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": ADMIN_KEY,
+           "TORRES_AI_DRIVER": "none", "LOG_LEVEL": "WARNING", "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
+           "GUNICORN_LOG_LEVEL": "warning", **(extra_env or {})}
+    if worker_class:
+        env["GUNICORN_WORKER_CLASS"] = worker_class
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), "torres_game.wsgi:app"],
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, start_new_session=True,
+    )
+    server = Server(process, port)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {process.returncode}")
+            with contextlib.suppress(OSError):
+                if server.client.get("/readyz").status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("gunicorn did not become ready")
+            time.sleep(0.1)
+        yield server
+    finally:
+        server.terminate()
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
