@@ -137,9 +137,10 @@ def play_full_game(client: FlaskClient, app: Flask, players: int, edition: str, 
     late = client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(game["seats"][0]["token"]))
     assert late.status_code == 409 and late.get_json()["code"] == "game_over"
     assert client.get("/v1/games?status=over").get_json()["games"][0]["game_id"] == gid
-    # a stream of a finished game ends with `end` (game over), never with the stream's own `timeout`
+    # a stream of a finished game ends with `game-over`, never with the stream's own `timeout`
     stream = client.get(f"/v1/games/{gid}/stream?version={max(positions) - 1}&timeout=30").get_data(as_text=True)
-    assert stream.rstrip().endswith("event: end\ndata: {}") and "event: timeout" not in stream
+    last = stream.rstrip().rsplit("\n\n", 1)[-1]
+    assert last.startswith("event: game-over\n") and "event: timeout" not in stream
     # matchmaking reads finished games from the notification log
     log_all = client.get("/v1/notifications?limit=1000", headers={"X-API-Key": API_KEY}).get_json()
     finished = [n for n in log_all["notifications"] if n["type"] == "game_ended" and n["game_id"] == gid]

@@ -116,7 +116,7 @@ def test_stream_sends_headers_and_a_comment_at_once_then_timeout_not_end(served:
         sock.sendall(f"GET /v1/games/{gid}/stream?version=1&timeout=2 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         sock.settimeout(1.0)  # far below the first wait (2 s here, up to 15 s in general)
         head = b""
-        while b": connected\n\n" not in head:
+        while b": connected\n" not in head:
             chunk = sock.recv(4096)
             assert chunk, head
             head += chunk
@@ -126,4 +126,4 @@ def test_stream_sends_headers_and_a_comment_at_once_then_timeout_not_end(served:
         rest = b""
         while chunk := sock.recv(4096):
             rest += chunk
-    assert b"event: timeout" in rest and b'"version": 1' in rest and b"event: end" not in rest
+    assert b"event: timeout" in rest and b'"version":1' in rest and b"event: game-over" not in rest

@@ -82,6 +82,14 @@ def _fast_legal_actions(game_id: str) -> Response | None:
 
 _errors = problem_responses(blp, s.ProblemSchema)
 
+SSE_EVENT = {  # one event of the stream, as an EventSource hands it over
+    "type": "object",
+    "properties": {"event": {"type": "string", "enum": ["version", "game-over", "timeout", "shutdown"]},
+                   "data": {"type": "string", "description": "JSON"},
+                   "id": {"type": "string", "description": "the version (version events)"}},
+    "required": ["event", "data"],
+}
+
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGameSchema())
 @blp.arguments(s.CreationHeaders(), location="headers")
@@ -218,7 +226,7 @@ def _last_event_id() -> int | None:
         "`status` and `to_move`); `: keep-alive` comments while idle; and one closing event: `game-over` (the "
         "game ended), `timeout` (the `timeout` passed: reconnect to go on) or `shutdown` (the server is "
         "draining: reconnect)"),
-        "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+        "content": {"text/event-stream": {"schema": SSE_EVENT}}}})
 def stream(args: dict[str, Any], game_id: str) -> Response:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``."""
     svc = service()
