@@ -8,6 +8,8 @@ from flask import Flask
 
 from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
+from torres_service.metrics import blp as metrics_blp
+from torres_service.metrics import instrument
 from torres_service.problems import problem_api
 
 from .ai import AiDriver, make_driver
@@ -45,8 +47,9 @@ def create_app(
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
-    for blueprint in (ops_blp, games_blp, notifications_blp):
+    for blueprint in (ops_blp, games_blp, notifications_blp, metrics_blp):
         api.register_blueprint(blueprint)
     request_logging(app, log)
+    instrument(app, "game")
     service.start()
     return app

@@ -10,6 +10,8 @@ from typing import Any
 from flask import Flask
 
 from torres_service.logs import configure_logging, request_logging
+from torres_service.metrics import blp as metrics_blp
+from torres_service.metrics import instrument
 from torres_service.problems import problem_api, unexpected_problem
 
 from .config import Config
@@ -18,6 +20,7 @@ from .game_client import GameCreator, GameServiceClient
 from .http.ops import blp as ops_blp
 from .http.tickets import blp as tickets_blp
 from .matcher import Matcher
+from .metrics import WaitingTickets
 from .ratings import RatingBook
 from .store import Redis
 from .tickets import TicketService
@@ -74,10 +77,11 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     app.extensions["torres_matchmaking"] = services
     api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
                       max_content_length=16 * 1024)
-    for blueprint in (ops_blp, tickets_blp):
+    for blueprint in (ops_blp, tickets_blp, metrics_blp):
         api.register_blueprint(blueprint)
     app.register_error_handler(Exception, _unexpected)
     request_logging(app, log)
+    instrument(app, "matchmaking", collectors=[WaitingTickets(services.store)])
     return app
 
 

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import metrics
 from .config import Config
 from .errors import LiveTicketExists, MalformedId, TicketNotCancellable, TicketNotFound, ValidationFailed
 from .ratings import RatingBook
@@ -86,6 +87,7 @@ class TicketService:
         )
         if not ok:
             raise LiveTicketExists(f"player {player_id} already has live ticket {ident}", ticket_id=ident)
+        metrics.TICKETS_QUEUED.inc()
         return self.get(ticket_id)
 
     def get(self, ticket_id: str) -> dict[str, Any]:
