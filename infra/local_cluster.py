@@ -198,7 +198,8 @@ class Cluster:
             port = free_port()
             metrics_dir = self.run_dir / f"metrics-game-{i}"
             self._add(f"game-{i}", [*gunicorn, "torres_game.wsgi:app"], port=port,
-                      health=f"http://127.0.0.1:{port}/readyz", PORT=str(port), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+                      health=f"http://127.0.0.1:{port}/readyz", PORT=str(port),
+                      PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
         for i in range(1, self.ai_workers + 1):
             self._add(f"ai-{i}", [str(BIN / "celery"), "-A", "torres_ai.celery_app", "worker", "--loglevel=WARNING",
                                   "--pool=prefork", "--concurrency=1", "-Q", f"{self.queue},{self.queue}-bulk",
@@ -209,17 +210,17 @@ class Cluster:
         self._add("matchmaking", [*gunicorn, "torres_matchmaking.wsgi:app"], port=port,
                   health=f"http://127.0.0.1:{port}/readyz", PORT=str(port),
                   PROMETHEUS_MULTIPROC_DIR=str(self.run_dir / "metrics-matchmaking"))
-        replicas = range(1, self.game_replicas + 1)
+        game_urls = self.game_urls
         for i in range(1, self.matchers + 1):
             port = free_port()
             self._add(f"matcher-{i}", [str(BIN / "python"), "-m", "torres_matchmaking", "matcher", "--no-ratings"],
                       port=port, health=f"http://127.0.0.1:{port}/metrics", MM_METRICS_PORT=str(port),
                       MM_METRICS_HOST="127.0.0.1",
-                      GAME_SERVICE_URL=f"http://127.0.0.1:{self.procs[f'game-{replicas[(i - 1) % len(replicas)]}'].port}")
+                      GAME_SERVICE_URL=game_urls[(i - 1) % len(game_urls)])
         port = free_port()
         self._add("ratings", [str(BIN / "python"), "-m", "torres_matchmaking", "ratings"], port=port,
                   health=f"http://127.0.0.1:{port}/metrics", MM_METRICS_PORT=str(port), MM_METRICS_HOST="127.0.0.1",
-                  GAME_SERVICE_URL=f"http://127.0.0.1:{self.procs[f'game-{replicas[-1]}'].port}")
+                  GAME_SERVICE_URL=game_urls[-1])
         for proc in self.procs.values():
             proc.start()
         for proc in self.procs.values():
