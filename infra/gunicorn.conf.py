@@ -27,6 +27,9 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 keepalive = 5
 accesslog = None  # the services log every request themselves, as JSON
 errorlog = "-"
+# gunicorn >= 27 opens a control socket at one fixed path ($HOME/.gunicorn/gunicorn.ctl): replicas on one host
+# would fight over it, and a read-only root filesystem has nowhere to put it. Nothing here uses it.
+control_socket_disable = True
 worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None  # /dev/shm in containers
 
 _METRICS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="torres-metrics-")

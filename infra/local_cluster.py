@@ -17,6 +17,7 @@ its own session (process group), so :meth:`Proc.kill` takes gunicorn's or Celery
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import signal
@@ -87,15 +88,20 @@ class Proc:
         raise RuntimeError(f"{self.name} not healthy after {timeout}s:\n{self.tail()}")
 
     def signal(self, sig: int) -> None:
+        """Signal the main process only, as Kubernetes and Docker do (PID 1 of the container)."""
         if self.alive():
             assert self.popen is not None
-            os.killpg(self.popen.pid, sig)
+            self.popen.send_signal(sig)
 
     def kill(self) -> None:
         """SIGKILL the whole process group: no clean-up, in-flight work is cut off (a crash, an OOM kill)."""
-        self.signal(signal.SIGKILL)
+        if self.alive():
+            assert self.popen is not None
+            os.killpg(self.popen.pid, signal.SIGKILL)
         if self.popen is not None:
             self.popen.wait(timeout=30)
+            with contextlib.suppress(ProcessLookupError):  # orphaned children (gunicorn/Celery workers)
+                os.killpg(self.popen.pid, signal.SIGKILL)
 
     def stop(self, timeout: float = 45.0) -> int | None:
         """SIGTERM, as Kubernetes does; SIGKILL after ``timeout`` (its terminationGracePeriodSeconds)."""
