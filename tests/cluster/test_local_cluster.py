@@ -251,3 +251,19 @@ def test_games_survive_killed_replica_worker_and_matcher(cluster: Cluster) -> No
                 time.sleep(0.5)
             assert got["games"] == 1, (player, got)
             assert got["mu"] == pytest.approx(expected[player].mu, abs=1e-3), (player, got)
+
+    # The metrics say the same: the consumer (never restarted) rated each game once, the API queued each ticket.
+    def scrape(url: str) -> dict[str, float]:
+        from prometheus_client.parser import text_string_to_metric_families
+
+        text = httpx.get(url, timeout=10).text
+        return {s.name: s.value for f in text_string_to_metric_families(text) for s in f.samples if not s.labels}
+
+    ratings = scrape(f"http://127.0.0.1:{cluster.procs['ratings'].port}/metrics")
+    assert ratings["torres_mm_games_rated_total"] == len(games)
+    assert ratings["torres_mm_rating_updates_total"] == len(lobby.tickets)
+    api = scrape(f"{cluster.matchmaking_url}/metrics")
+    assert api["torres_mm_tickets_queued_total"] == len(lobby.tickets)
+    matched = sum(scrape(f"http://127.0.0.1:{cluster.procs[f'matcher-{i}'].port}/metrics")
+                  ["torres_mm_tickets_matched_total"] for i in (1, 2))
+    assert 0 < matched <= len(lobby.tickets)  # matcher-1's count restarted with it
