@@ -69,7 +69,8 @@ def metrics() -> Response:
 
 def instrument(app: Flask, service: str, *, collectors: Iterable[Collector] = ()) -> None:
     """Count and time every request by its route *template* (``/v1/games/<game_id>``, never the raw path,
-    which would make one time series per game) and track open push connections. Register ``blp`` too."""
+    which would make one time series per game) and track open push connections. The caller registers
+    ``blp`` (``/metrics``) with its Api."""
     app.extensions["torres_metrics_collectors"] = list(collectors)
 
     def route() -> str:
@@ -99,4 +100,3 @@ def instrument(app: Flask, service: str, *, collectors: Iterable[Collector] = ()
         path = g.pop("metrics_push", None)
         if path is not None:
             OPEN_PUSH.labels(service, path).dec()
-
