@@ -11,7 +11,6 @@ earlier run would be summed in); a worker that exits is marked dead so its live 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -39,13 +38,9 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = _METRICS_DIR  # inherited by every work
 def on_starting(server: Any) -> None:
     """Start from an empty metrics directory: files left by a previous master would be counted again."""
     path = Path(_METRICS_DIR)
-    if path.exists():
-        for child in path.iterdir():
-            if child.is_dir():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
     path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):  # prometheus-client's files only, whatever else shares the directory
+        stale.unlink(missing_ok=True)
 
 
 def child_exit(server: Any, worker: Any) -> None:
