@@ -88,3 +88,18 @@ def test_celery_worker_finishes_the_running_decision_on_sigterm(cluster_env: Clu
         worker.kill()
         driver.close()
         service.close()
+
+
+def test_image_healthcheck_probe(cluster_env: Cluster, start_game: Callable[..., Proc]) -> None:
+    """The Dockerfile's HEALTHCHECK command: 0 against a live service, 1 against a closed port."""
+    import subprocess
+
+    from local_cluster import free_port
+
+    proc = start_game(workers=1)
+    probe = [str(BIN / "python"), "-m", "torres_service.healthcheck"]
+    ok = subprocess.run(probe, env={**cluster_env.env(), "PORT": str(proc.port)}, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    url = f"http://127.0.0.1:{free_port()}/metrics"
+    down = subprocess.run(probe, env={**cluster_env.env(), "HEALTHCHECK_URL": url}, capture_output=True, text=True)
+    assert down.returncode == 1 and "unhealthy" in down.stderr
