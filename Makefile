@@ -6,7 +6,7 @@ UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
 COMPONENTS := shared services/common clients/terminal services/game services/ai-worker services/matchmaking
 
-.PHONY: install test lint pytest run play play-remote migrate bench lock clean
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -18,10 +18,20 @@ $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
 
 install: $(STAMP)
 
+# checkov (the Kubernetes policy check in tests/deploy) pins old releases of packages the services use, so it
+# lives in its own virtual environment, installed from its own hashed lock.
+CHECKOV_STAMP := .tools/checkov/.installed
+$(CHECKOV_STAMP): infra/tools/checkov.lock $(STAMP)
+	$(BIN)/uv venv -q --allow-existing --python $(BIN)/python .tools/checkov
+	$(BIN)/uv pip install -q --python .tools/checkov/bin/python --require-hashes -r infra/tools/checkov.lock
+	touch $(CHECKOV_STAMP)
+
+policy-tools: $(CHECKOV_STAMP)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/pytest
 
 test: lint pytest
@@ -42,6 +52,11 @@ play-remote: $(STAMP)
 migrate: $(STAMP)
 	$(BIN)/python -m torres_game migrate
 
+# The production processes on the local PostgreSQL and Redis: 2 game replicas, 2 AI workers, 2 matchers, the
+# ratings consumer and the sweeper, on free loopback ports (docs/operations.md). Ctrl-C stops them all.
+cluster: $(STAMP)
+	$(BIN)/python infra/local_cluster.py $(ARGS)
+
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
 	$(BIN)/python bench/rules_instructions.py
@@ -54,6 +69,8 @@ bench: $(STAMP)
 lock: $(STAMP)
 	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
 		requirements.in | grep -v '^-e ' > requirements.lock
+	$(BIN)/uv pip compile -q --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
+		infra/tools/checkov.in > infra/tools/checkov.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis data
+	rm -rf $(VENV) .tools .pytest_cache .ruff_cache .hypothesis data

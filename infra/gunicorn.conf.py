@@ -7,15 +7,26 @@ With the gevent worker a waiting connection is a greenlet (a few kB), not an OS 
 thousands; psycopg 3 (>= 3.1.14) and its pool, redis-py and the standard library cooperate once gevent has
 monkey-patched the process, which the gevent worker does before it loads the application.
 
-Every value can be overridden by environment variables (named below) or on the command line.
+Every value can be overridden by environment variables (named below) or on the command line, so that compose,
+Kubernetes and ``infra/local_cluster.py`` run the very same command. The matchmaking API uses the same file
+(``'torres_matchmaking.wsgi:app'``).
+
+Metrics: each worker is its own process, so prometheus-client runs in multiprocess mode. Its directory must be
+known before any worker imports prometheus-client, and be empty when the server starts (stale files of an
+earlier run would be summed in); a worker that exits is marked dead so its live gauges drop out.
 """
+
+from __future__ import annotations
 
 import os
 import signal
 import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
 # Bind address: $PORT (platforms and compose/k8s set it), all interfaces; `--bind` on the command line wins.
-bind = os.environ.get("GUNICORN_BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+bind = os.environ.get("GUNICORN_BIND") or f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 
 # One process per core: the CPU-bound part of a request (folding, legal actions) runs in a worker's single thread,
 # so more workers than cores only add context switches. WEB_CONCURRENCY is the conventional override.
@@ -31,22 +42,45 @@ backlog = 4096
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 # On SIGTERM the worker stops accepting, ends its streams and waits (SSE `shutdown`, WebSocket close 1001, waits
 # answer at once) and exits; whatever is still running after graceful_timeout s is cut. Keep it below the
-# orchestrator's grace period (k8s terminationGracePeriodSeconds, compose stop_grace_period).
-graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
+# orchestrator's grace period (k8s terminationGracePeriodSeconds, compose stop_grace_period); 35 s lets a
+# request that the drain cannot end (a long-poll of up to 30 s on another service) finish.
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "35"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None  # the app logs each request as JSON already
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 proc_name = os.environ.get("GUNICORN_PROC_NAME", "torres")
+# gunicorn >= 27 opens a control socket at one fixed path ($HOME/.gunicorn/gunicorn.ctl): replicas on one host
+# would fight over it, and a read-only root filesystem has nowhere to put it. Nothing here uses it.
+control_socket_disable = True
+worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None  # /dev/shm in containers
+
+_METRICS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="torres-metrics-")
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = _METRICS_DIR  # inherited by every worker before its first import
 
 
-def post_worker_init(worker):  # type: ignore[no-untyped-def]
+def on_starting(server: Any) -> None:
+    """Start from an empty metrics directory: files left by a previous master would be counted again."""
+    path = Path(_METRICS_DIR)
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):  # prometheus-client's files only, whatever else shares the directory
+        stale.unlink(missing_ok=True)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A dead worker's live gauges (open push connections) must stop counting."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def post_worker_init(worker: Any) -> None:
     """On SIGTERM, besides gunicorn's own handling (stop accepting), drain the open waits and streams at once
     instead of letting them hang until graceful_timeout."""
     previous = signal.getsignal(signal.SIGTERM)
 
-    def drain(sig, frame):  # type: ignore[no-untyped-def]
+    def drain(sig: int, frame: Any) -> None:
         waiting = sys.modules.get("torres_game.waiting")  # a service without streams has nothing to drain
         if waiting is not None:
             if "gevent" in sys.modules:  # not inside the signal handler: it may have interrupted a lock holder

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
-import time
+import signal
+import threading
 
 from .celery_app import settings
 from .tasks import _redis, _service, sweep_once
@@ -16,12 +17,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=settings.sweep_interval)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    while True:
+    # SIGTERM (a rollout, a scale-down) ends the loop between sweeps; a sweep cut short would be harmless too,
+    # since every due turn stays in the outbox until it is played.
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.is_set():
         sent = sweep_once(_service(), _redis())
         print(f"re-enqueued {sent} AI turn(s)", flush=True)
         if args.once:
-            return 0
-        time.sleep(args.interval)
+            break
+        stop.wait(args.interval)
+    return 0
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from flask import Flask
 from torres_service.fields import GAME_ID
 from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
+from torres_service.metrics import blp as metrics_blp
+from torres_service.metrics import instrument
 from torres_service.problems import problem_api
 
 from .ai import AiDriver, make_driver
@@ -56,9 +58,10 @@ def create_app(
     # The two seat shapes that CreateGame's seats refer to by oneOf (schemas.SEAT_SPEC_DOC).
     api.spec.components.schema("HumanSeatSpec", schema=schemas.HumanSeatSpecSchema)
     api.spec.components.schema("AiSeatSpec", schema=schemas.AiSeatSpecSchema)
-    for blueprint in (ops_blp, games_blp, notifications_blp, push_blp):
+    for blueprint in (ops_blp, games_blp, notifications_blp, push_blp, metrics_blp):
         api.register_blueprint(blueprint)
     init_push(app, ping_interval=config.stream_heartbeat)
     request_logging(app, log)
+    instrument(app, "game")
     service.start()
     return app

@@ -23,6 +23,7 @@ from typing import Any
 import torres_rules as tr
 
 from . import events as ev
+from . import metrics
 from .access import Access, Credentials, GameInfo, token_hash
 from .ai import AiDriver, ai_command_id
 from .config import Config
@@ -40,7 +41,16 @@ from .errors import (
     VersionConflict,
 )
 from .redaction import FULL, Reader, redact_events
-from .store.base import AiTurn, AppendResult, EventStore, GameExists, GameRecord, GameSecret, Snapshot
+from .store.base import (
+    AiTurn,
+    AppendResult,
+    EventStore,
+    GameExists,
+    GameRecord,
+    GameSecret,
+    Snapshot,
+    StoredEvent,
+)
 from .store.hashing import canonical_json
 from .verification import verify_log
 from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
@@ -163,12 +173,19 @@ class GameService:
         tail = self.store.read(game_id, after=base_version)
         if cached is not None and not tail:
             return cached
-        state = ev.fold(tail, info.secret.seed, base)
+        state = self._fold(tail, info.secret.seed, base)
         if state is None:
             raise NotFound(f"game {game_id} has no events")
         folded = Folded.of(tail[-1].version if tail else base_version, state)
         self._states.put(game_id, folded)
         return folded
+
+    @staticmethod
+    def _fold(tail: Sequence[StoredEvent], seed: int, base: tr.State | None) -> tr.State | None:
+        with metrics.FOLD_SECONDS.time():
+            state = ev.fold(tail, seed, base)
+        metrics.FOLD_EVENTS.observe(len(tail))
+        return state
 
     def state_at(self, game_id: str, version: int | None = None) -> tuple[int, tr.State]:
         """The state after ``version`` (default: the latest): cache or snapshot, plus a tail fold."""
@@ -186,7 +203,7 @@ class GameService:
         if base is not None and version == base_version:
             return base_version, base
         tail = self.store.read(game_id, after=base_version, up_to=version)
-        state = ev.fold(tail, info.secret.seed, base)
+        state = self._fold(tail, info.secret.seed, base)
         last = tail[-1].version if tail else base_version
         if state is None or last != version:
             raise NotFound(f"game {game_id} has no version {version}")
@@ -426,6 +443,7 @@ class GameService:
         if original.fingerprint != fingerprint:
             raise CommandIdReused("this command id was already used with a different request")
         then = Folded.of(*self.state_at(original.game_id, original.version))  # exactly the original body
+        metrics.REPLAYS.inc()
         return Submitted(self._submitted_body(original, seat, then), replayed=True)
 
     def _submitted_body(self, result: AppendResult, seat: int, folded: Folded) -> dict[str, Any]:
@@ -447,7 +465,9 @@ class GameService:
         if not isinstance(error, VersionConflict):
             current = self.store.current_version(game_id)
             if current is not None and current != at:
-                raise VersionConflict(f"the game is at version {current}", current_version=current)
+                error = VersionConflict(f"the game is at version {current}", current_version=current)
+        if isinstance(error, VersionConflict):
+            metrics.VERSION_CONFLICTS.inc()
         raise error
 
     def _submit(
@@ -483,13 +503,19 @@ class GameService:
             new_events.append(ev.game_ended(new_state, info.secret.seed))
         after = Folded.of(version + len(new_events), new_state)
         ai_turn = self._ai_turn_due(info.record.seats, game_id, after)
-        result = self.store.append(
-            game_id, version, new_events, command_id, fingerprint=fingerprint,
-            status="over" if over else None, summary=after.summary, ai_turn=ai_turn,
-            close_ai_turns=any(seat["kind"] == "ai" for seat in info.record.seats),
-        )
+        try:
+            result = self.store.append(
+                game_id, version, new_events, command_id, fingerprint=fingerprint,
+                status="over" if over else None, summary=after.summary, ai_turn=ai_turn,
+                close_ai_turns=any(seat["kind"] == "ai" for seat in info.record.seats),
+            )
+        except VersionConflict:
+            metrics.VERSION_CONFLICTS.inc()
+            raise
         if result.duplicate:
             return self._replay(result, fingerprint, seat)
+        metrics.APPENDS.labels("ai" if command_id == ai_command_id(game_id, version) else "human").inc()
+        metrics.EVENTS.inc(len(result.events))
         self._states.put(game_id, after)
         every = self.config.snapshot_every
         if every > 0 and result.version // every > version // every:

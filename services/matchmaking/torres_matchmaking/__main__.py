@@ -1,4 +1,5 @@
-"""Command line: ``python -m torres_matchmaking serve`` (API) and ``... matcher`` (the pairing loop).
+"""Command line: ``python -m torres_matchmaking serve`` (API), ``... matcher`` (the pairing loop) and ``... ratings``
+(the ratings consumer alone, for deployments that run it as its own process).
 
 With no ``REDIS_URL`` the store lives inside the process, so ``serve`` also runs the matcher and
 the ratings consumer in threads (one command, embedded defaults). With ``REDIS_URL`` set, run
@@ -8,6 +9,7 @@ the ratings consumer in threads (one command, embedded defaults). With ``REDIS_U
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -38,7 +40,7 @@ def serve(config: Config, host: str, port: int, workers: bool) -> int:
     return 0
 
 
-def matcher(config: Config, ratings: bool) -> int:
+def matcher(config: Config, ratings: bool, matching: bool = True) -> int:
     from .app import Services
 
     if config.embedded:
@@ -49,7 +51,12 @@ def matcher(config: Config, ratings: bool) -> int:
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
-    services.start_workers(matcher=True, ratings=ratings)
+    port = int(os.environ.get("MM_METRICS_PORT", "0"))
+    if port:  # Prometheus scrapes (and probes) this process here; 0 = off
+        from prometheus_client import start_http_server
+
+        start_http_server(port, addr=os.environ.get("MM_METRICS_HOST", "0.0.0.0"))
+    services.start_workers(matcher=matching, ratings=ratings)
     done.wait()
     services.stop()
     return 0
@@ -66,11 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("matcher", help="the matchmaking loop (needs REDIS_URL); run as many as you like")
     m.add_argument("--ratings", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the ratings consumer (safe to run in several processes)")
+    sub.add_parser("ratings", help="only the ratings consumer (needs REDIS_URL); several are safe")
     args = parser.parse_args(argv)
     config = Config.from_env()
     configure_logging("torres_matchmaking", config.log_level, config.json_logs)
     if args.command == "serve":
         return serve(config, args.host, args.port, config.embedded if args.workers is None else args.workers)
+    if args.command == "ratings":
+        return matcher(config, ratings=True, matching=False)
     return matcher(config, args.ratings)
 
 

@@ -11,6 +11,8 @@ from flask import Flask
 
 from torres_service.fields import PLAYER_ID, TICKET_ID
 from torres_service.logs import configure_logging, request_logging
+from torres_service.metrics import blp as metrics_blp
+from torres_service.metrics import instrument
 from torres_service.problems import problem_api, unexpected_problem
 
 from .config import Config
@@ -20,6 +22,7 @@ from .http import schemas
 from .http.ops import blp as ops_blp
 from .http.tickets import blp as tickets_blp
 from .matcher import Matcher
+from .metrics import WaitingTickets
 from .ratings import RatingBook
 from .store import Redis
 from .tickets import TicketService
@@ -77,10 +80,11 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
                       max_content_length=16 * 1024, problem_schema=schemas.ProblemSchema,
                       path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID})
-    for blueprint in (ops_blp, tickets_blp):
+    for blueprint in (ops_blp, tickets_blp, metrics_blp):
         api.register_blueprint(blueprint)
     app.register_error_handler(Exception, _unexpected)
     request_logging(app, log)
+    instrument(app, "matchmaking", collectors=[WaitingTickets(services.store)])
     return app
 
 

@@ -13,6 +13,7 @@ import logging
 import threading
 from typing import Any, Protocol
 
+from . import metrics
 from .errors import GameServiceError
 from .ratings import RatingBook, rate_game
 from .store import Redis
@@ -80,6 +81,8 @@ class RatingConsumer:
             return None
         applied = int(result[0] == 1 and record is not None)
         if applied:
+            metrics.GAMES_RATED.inc()
+            metrics.RATING_UPDATES.inc((len(argv) - 3) // 4)
             log.info("ratings updated", extra={"game_id": game_id, "position": note["position"]})
         return applied
 

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import metrics
 from .config import Config
 from .errors import GameServiceError
 from .game_client import CreatedGame, GameCreator
@@ -180,6 +181,7 @@ class Matcher:
                           extra={"game_id": p.game.game_id, "ticket_id": ok[1]})
                 continue
             placed.append((p.game.game_id, p.group))
+            metrics.placed(p.group.tickets, p.group.players, float(now))
             if log.isEnabledFor(logging.INFO):
                 log.info("game created", extra={"game_id": p.game.game_id, "players": p.group.players,
                                                 "humans": len(p.group.tickets), "ai": len(p.group.ai_levels),

@@ -9,6 +9,7 @@ from typing import Any
 
 from torres_service.fields import PLAYER_ID, TICKET_ID
 
+from . import metrics
 from .config import Config
 from .errors import LiveTicketExists, MalformedId, TicketNotCancellable, TicketNotFound, ValidationFailed
 from .ratings import RatingBook
@@ -83,6 +84,7 @@ class TicketService:
         )
         if not ok:
             raise LiveTicketExists(f"player {player_id} already has live ticket {ident}", ticket_id=ident)
+        metrics.TICKETS_QUEUED.inc()
         return self.get(ticket_id)
 
     def get(self, ticket_id: str) -> dict[str, Any]:

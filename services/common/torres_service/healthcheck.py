@@ -1,0 +1,26 @@
+"""``python -m torres_service.healthcheck``: the container image's HEALTHCHECK, for any component.
+
+It GETs ``HEALTHCHECK_URL`` (default ``http://127.0.0.1:$PORT/healthz``) and exits 0 on a 2xx answer, 1
+otherwise. The slim image has no curl, and one probe written in the image's own Python serves the HTTP
+services (their liveness endpoint) and the workers (their metrics port) alike.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import urllib.request
+
+
+def main() -> int:
+    url = os.environ.get("HEALTHCHECK_URL") or f"http://127.0.0.1:{os.environ.get('PORT', '8000')}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=float(os.environ.get("HEALTHCHECK_TIMEOUT", "2"))) as response:
+            return 0 if 200 <= response.status < 300 else 1
+    except OSError as exc:
+        print(f"unhealthy: {url}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

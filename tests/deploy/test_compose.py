@@ -1,0 +1,73 @@
+"""infra/compose.yaml: valid against the Compose Specification's schema, and the whole stack wired as documented."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from typing import Any
+
+import jsonschema
+import pytest
+
+from .conftest import ROOT, compose
+
+SCHEMA = json.loads((ROOT / "infra" / "schemas" / "compose-spec.json").read_text())
+
+
+def validate(doc: dict[str, Any]) -> None:
+    jsonschema.Draft7Validator(SCHEMA).validate(doc)  # the schema declares draft-07
+
+
+def test_compose_file_is_valid_against_the_compose_spec() -> None:
+    validate(compose())
+
+
+def test_the_schema_does_reject_a_mistake() -> None:
+    doc = copy.deepcopy(compose())
+    doc["services"]["game"]["depends_on"]["postgres"]["condition"] = "service_ready"  # not a condition
+    with pytest.raises(jsonschema.ValidationError):
+        validate(doc)
+    doc = copy.deepcopy(compose())
+    doc["services"]["game"]["healthcheck"]["intervall"] = "5s"
+    with pytest.raises(jsonschema.ValidationError):
+        validate(doc)
+
+
+def test_the_whole_stack_is_there() -> None:
+    services = compose()["services"]
+    assert set(services) == {"postgres", "redis", "migrate", "game", "ai-worker", "ai-sweeper", "matchmaking",
+                             "matcher", "ratings"}
+    assert services["game"]["deploy"]["replicas"] == 2
+    assert services["ai-worker"]["deploy"]["replicas"] >= 2
+    assert services["migrate"]["restart"] == "no"
+    for name in ("game", "ai-worker", "ai-sweeper"):
+        assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name, service in services.items():
+        if name not in ("migrate", "ai-sweeper"):
+            assert "test" in service["healthcheck"], name
+        if name not in ("postgres", "redis"):
+            assert service["read_only"] is True and service["image"] == "torres:local"
+
+
+def test_secrets_come_from_an_uncommitted_env_file() -> None:
+    services = compose()["services"]
+    for name, service in services.items():
+        if name != "redis":
+            assert service["env_file"] == [{"path": "../.env", "required": True}], name
+        for value in (service.get("environment") or {}).values():
+            assert "KEY" not in str(value) and "PASSWORD" not in str(value)
+    tracked = subprocess.run(["git", "ls-files", ".env"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert tracked == ""
+    assert ".env" in (ROOT / ".gitignore").read_text().split()
+    example = (ROOT / ".env.example").read_text()
+    for key in ("POSTGRES_PASSWORD=", "DATABASE_URL=", "TORRES_API_KEY=", "TORRES_ADMIN_KEY="):
+        assert key in example
+    assert "TORRES_API_KEY=\n" in example and "POSTGRES_PASSWORD=\n" in example  # no value committed
+
+
+def test_the_ai_worker_metrics_port_is_wired() -> None:
+    worker = compose()["services"]["ai-worker"]
+    assert worker["environment"]["TORRES_AI_METRICS_PORT"] == "9400"
+    assert worker["environment"]["HEALTHCHECK_URL"].endswith(":9400/metrics")
