@@ -6,6 +6,7 @@ import logging
 
 from flask import Flask
 
+from torres_service.cors import allow_cross_origin
 from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
 from torres_service.problems import problem_api
@@ -15,6 +16,7 @@ from .config import Config
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
+from .http.play import play as play_blp
 from .service import GameService
 from .store import EventStore, open_store
 
@@ -47,6 +49,8 @@ def create_app(
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
     for blueprint in (ops_blp, games_blp, notifications_blp):
         api.register_blueprint(blueprint)
+    app.register_blueprint(play_blp)  # static files: outside the OpenAPI document
+    allow_cross_origin(app)
     request_logging(app, log)
     service.start()
     return app

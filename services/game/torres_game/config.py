@@ -16,6 +16,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
+_REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 
 
 def default_data_dir(env: dict[str, str] | None = None) -> Path:
@@ -42,6 +43,8 @@ class Config:
     wait_poll_interval: float = 0.2
     log_level: str = "INFO"
     json_logs: bool = True
+    web_dir: Path = _REPO_WEB  # the web client's files, served at /play/ (absent directory: no /play/)
+    matchmaking_url: str = ""  # the matchmaker's public address, told to the web client (empty: no matchmaking)
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -62,6 +65,8 @@ class Config:
             pool_max=int(env.get("DB_POOL_MAX", "8")),
             log_level=env.get("LOG_LEVEL", "INFO"),
             json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
+            web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),
+            matchmaking_url=env.get("TORRES_MATCHMAKING_URL", ""),
         )
         return cfg.with_generated_keys()
 

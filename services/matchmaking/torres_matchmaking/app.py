@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Flask
 
+from torres_service.cors import allow_cross_origin
 from torres_service.logs import configure_logging, request_logging
 from torres_service.problems import problem_api, unexpected_problem
 
@@ -78,6 +79,7 @@ def create_app(config: Config | None = None, *, services: Services | None = None
         api.register_blueprint(blueprint)
     app.register_error_handler(Exception, _unexpected)
     request_logging(app, log)
+    allow_cross_origin(app)
     return app
 
 
