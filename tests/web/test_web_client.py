@@ -118,8 +118,8 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
                                " && document.querySelector('main').dataset.busy === '0'")
         if page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
             click_and_wait(page, page.locator("svg.board g.square.target").first)
-    page.wait_for_function("() => { const m = document.querySelector('main');"
-                           " return m.dataset.turn === 'mine' && m.dataset.stage === 'turn' && m.dataset.busy === '0'; }")
+    page.wait_for_function("() => { const m = document.querySelector('main'); return m.dataset.turn === 'mine'"
+                           " && m.dataset.stage === 'turn' && m.dataset.busy === '0'; }")
     version = page.evaluate("() => document.querySelector('main').dataset.version")
     page.locator("input.spread").first.fill("1")
     click_and_wait(page, page.locator("#end-turn"))

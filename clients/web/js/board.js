@@ -163,8 +163,6 @@ export function renderBoard(container, pos, opts = {}) {
       }
     }
   });
-  // Draw squares' focus rings above the outlines: move the groups after the lines.
-  for (const g of [...svg.querySelectorAll('g.square')]) svg.appendChild(g);
   if (previousFocus) svg.querySelector(`[data-square="${previousFocus}"]`)?.focus();
   return svg;
 }

@@ -52,11 +52,11 @@ export class Replay {
     this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': 'Moves' },
       ...this.events.map((e) => logEntry(e, (v) => this.go(v))));
     const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
-      h('button', { onclick: () => this.go(1), id: 'first', 'aria-label': 'First version' }, '⏮'),
+      h('button', { onclick: () => this.go(1), id: 'first', 'aria-label': 'First version' }, '◀◀ first'),
       h('button', { onclick: () => this.go(this.at - 1), id: 'back', 'aria-label': 'Step back' }, '◀ back'),
       h('span', { id: 'at', class: 'at' }),
       h('button', { onclick: () => this.go(this.at + 1), id: 'forward', 'aria-label': 'Step forward' }, 'forward ▶'),
-      h('button', { onclick: () => this.go(this.last), id: 'end', 'aria-label': 'Last version' }, '⏭'),
+      h('button', { onclick: () => this.go(this.last), id: 'end', 'aria-label': 'Last version' }, 'last ▶▶'),
       this.slider,
       h('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); this.go(Number(this.jump.value)); } },
         this.jump, h('button', { type: 'submit' }, 'Jump')));
