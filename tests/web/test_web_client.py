@@ -222,6 +222,17 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     alice.wait_for_function(
         f"""() => document.querySelector('g.square[data-square="{placed[0]}"]')
             .getAttribute('aria-label').includes('orange knight')""", timeout=10_000)
+
+    # a spectator (no token, no key) replays the running game up to its current version
+    game_id = re.search(r"game=([0-9a-f-]+)", bob.url)[1]
+    settled(bob)
+    spectator = new_page()
+    spectator.goto(f"{stack['game']}/play/#game={game_id}&replay=1")
+    spectator.wait_for_selector("#verify")
+    assert "read as spectator" in spectator.inner_text("main") and "running" in spectator.inner_text("main")
+    spectator.wait_for_function("() => document.getElementById('at').textContent === 'version 3 of 3'")
+    assert board(spectator) == board(bob)
+    assert "Cards: 0 cards (hidden)" in spectator.inner_text("#seats")
     assert console.unexpected() == []
 
 

@@ -185,16 +185,18 @@ function keyOnSquare(event, svg, sq, onSquare) {
 export function renderTrack(container, scores) {
   container.textContent = '';
   const top = Math.max(60, Math.ceil((Math.max(...scores) + 10) / 20) * 20);
-  const width = 560; const height = 34 + scores.length * 14;
+  const width = 560; const lane = 13; const top0 = 10;
+  const mid = top0 + ((scores.length - 1) * lane) / 2;
+  const height = top0 + scores.length * lane + 14;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, class: 'track', role: 'img',
     'aria-label': `Score track: ${scores.map((s, i) => `${SEATS[i].name} ${s}`).join(', ')}` }, container);
   const x = (v) => 20 + (v / top) * (width - 40);
-  el('line', { x1: x(0), y1: 14, x2: x(top), y2: 14, class: 'track-line' }, svg);
+  el('line', { x1: x(0), y1: mid, x2: x(top), y2: mid, class: 'track-line' }, svg);
   for (let v = 0; v <= top; v += 10) {
-    el('line', { x1: x(v), y1: 8, x2: x(v), y2: 20, class: 'track-tick' }, svg);
+    el('line', { x1: x(v), y1: top0 - 6, x2: x(v), y2: top0 + (scores.length - 1) * lane + 6, class: 'track-tick' }, svg);
     el('text', { x: x(v), y: height - 2, class: 'coord small', 'text-anchor': 'middle' }, svg).textContent = String(v);
   }
-  scores.forEach((s, seat) => {
-    seatShape(seat, x(s), 14 + seat * 3, 7, svg, { 'stroke-width': 1.5, stroke: '#222' });
+  scores.forEach((s, seat) => {  // one lane per seat, so equal scores never hide a marker
+    seatShape(seat, x(s), top0 + seat * lane, 6, svg, { 'stroke-width': 1.5, stroke: '#222' });
   });
 }

@@ -34,6 +34,15 @@ export class LiveGame {
   path(suffix = '') { return `/v1/games/${encodeURIComponent(this.id)}${suffix}`; }
 
   async start() {
+    this.escape = (e) => {
+      if (e.key === 'Escape' && (this.sel.from || this.sel.card || this.chooser)) {
+        this.sel = { from: null, card: null };
+        this.chooser = null;
+        announce('Selection cancelled');
+        this.render();
+      }
+    };
+    document.addEventListener('keydown', this.escape);
     this.summary = await this.api.get(this.path());
     this.layout();
     await this.refresh();
@@ -43,6 +52,7 @@ export class LiveGame {
   stop() {
     this.closed = true;
     this.source?.close();
+    document.removeEventListener('keydown', this.escape);
   }
 
   layout() {
