@@ -15,6 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
+import torres_rules as tr
+
 from .conftest import Console
 
 SHOTS = os.environ.get("TORRES_WEB_SCREENSHOTS")
@@ -104,6 +106,21 @@ def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
     raise AssertionError("the game did not end in time")
 
 
+def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, version: int, phase: int) -> None:
+    """The page's explanation adds up to what the rules engine's own scoring functions give for that board."""
+    from torres_rules.scoring import castle_points, king_bonus
+
+    position = httpx.get(f"{stack['game']}/v1/games/{game_id}/state?version={version}").json()["position"]
+    state = tr.from_position(position)
+    lines = page.locator("#scoring-explained li").all_inner_texts()
+    assert len(lines) == state.players
+    for seat, line in enumerate(lines):
+        castles = sum(int(p) for p in re.findall(r"= (\d+)", line))
+        king = re.search(r"king bonus (\d+)", line)
+        assert castles == castle_points(state, seat), line
+        assert (int(king[1]) if king else 0) == king_bonus(state, seat, phase), line
+
+
 def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
         stack: dict[str, str], new_page: Any, console: Console, tmp_path: Path) -> None:
     page = new_page()
@@ -161,6 +178,7 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     page.click("text=Jump")
     page.wait_for_selector("#scoring-explained")  # the last end_turn: the phase 3 scoring, explained
     assert "Scoring of phase 3" in page.inner_text("#scoring-explained")
+    check_scoring_explained(page, stack, game_id, last - 1, phase=3)
     shot(page, "replay", tmp_path)
     page.click("#end")
     page.wait_for_function("n => document.getElementById('at').textContent === `version ${n} of ${n}`", arg=last)

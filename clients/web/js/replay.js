@@ -16,6 +16,7 @@ export class Replay {
     this.creds = admin ? { admin } : token ? { token } : {};
     this.states = new Map();
     this.at = 1;
+    this.want = 1;
   }
 
   path(suffix = '') { return `/v1/games/${encodeURIComponent(this.id)}${suffix}`; }
@@ -53,9 +54,9 @@ export class Replay {
       ...this.events.map((e) => logEntry(e, (v) => this.go(v))));
     const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
       h('button', { onclick: () => this.go(1), id: 'first', 'aria-label': 'First version' }, '◀◀ first'),
-      h('button', { onclick: () => this.go(this.at - 1), id: 'back', 'aria-label': 'Step back' }, '◀ back'),
+      h('button', { onclick: () => this.go(this.want - 1), id: 'back', 'aria-label': 'Step back' }, '◀ back'),
       h('span', { id: 'at', class: 'at' }),
-      h('button', { onclick: () => this.go(this.at + 1), id: 'forward', 'aria-label': 'Step forward' }, 'forward ▶'),
+      h('button', { onclick: () => this.go(this.want + 1), id: 'forward', 'aria-label': 'Step forward' }, 'forward ▶'),
       h('button', { onclick: () => this.go(this.last), id: 'end', 'aria-label': 'Last version' }, 'last ▶▶'),
       this.slider,
       h('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); this.go(Number(this.jump.value)); } },
@@ -69,8 +70,8 @@ export class Replay {
         this.seedBox, this.turnBox, this.scoringBox, this.seatsBox, h('h2', {}, 'Moves'), this.logList)));
     document.addEventListener('keydown', this.keys = (e) => {
       if (e.target.closest?.('input, select, textarea')) return;
-      if (e.key === 'ArrowRight' && e.altKey) this.go(this.at + 1);
-      if (e.key === 'ArrowLeft' && e.altKey) this.go(this.at - 1);
+      if (e.key === 'ArrowRight' && e.altKey) this.go(this.want + 1);
+      if (e.key === 'ArrowLeft' && e.altKey) this.go(this.want - 1);
     });
   }
 
@@ -101,6 +102,7 @@ export class Replay {
 
   async go(version) {
     const v = Math.max(1, Math.min(this.last, version));
+    this.want = v;  // steps count from the version asked for last, so quick clicks are never lost
     const token = (this.pending = {});
     let pos; let prev;
     try {
