@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
   game service  {game_url}   OpenAPI {game_url}/openapi.json   ({'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'})
   matchmaking   {mm_url}   OpenAPI {mm_url}/openapi.json   ({'Redis' if env.get('REDIS_URL') else 'embedded store'})
   AI seats      {'Celery worker (logs/ai-worker.log)' if len(children) > 2 else 'played in-process'}
-  web client    {game_url}/play/#key={key}   (the link fills in the service key for this browser tab)
+  web client    {game_url}/play/#key={key}   (the link hands the key to that browser tab)
   service key   {key}
   admin key     {env['TORRES_ADMIN_KEY']}
 

@@ -11,29 +11,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from stack.launcher import local_stack
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("TORRES_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 #: The only console errors a test may expect: the browser's own line for a 4xx the page then shows in words.
 REFUSAL = re.compile(r"Failed to load resource: the server responded with a status of 4\d\d")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -47,40 +35,11 @@ def chromium_path() -> str:
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[dict[str, str]]:
     """`make run` itself (embedded SQLite, in-process AI and matchmaking store), on free ports."""
-    game_port, mm_port = free_port(), free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "TORRES_MATCHMAKING_URL",
-                        "TORRES_CORS_ORIGINS")}
-    env.update(TORRES_API_KEY="web-test-service-key", TORRES_ADMIN_KEY="web-test-admin-key", TORRES_AI_DELAY="0")
-    data = tmp_path_factory.mktemp("web-stack")
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "infra" / "local_stack.py"), "--no-play", "--game-port", str(game_port),
-         "--matchmaking-port", str(mm_port), "--data-dir", str(data)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, text=True,
-        start_new_session=True,
-    )
-    lines: list[str] = []
-    deadline = time.monotonic() + 60
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if "play in another terminal" in line:
-            break
-    banner = "".join(lines)
-    play_url = re.search(r"web client\s+(\S+)", banner)
-    try:
-        assert play_url, f"make run did not print the web client's address:\n{banner}"
-        yield {"game": f"http://127.0.0.1:{game_port}", "matchmaking": f"http://127.0.0.1:{mm_port}",
-               "play": play_url.group(1), "key": env["TORRES_API_KEY"], "admin": env["TORRES_ADMIN_KEY"]}
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+    keys = {"TORRES_API_KEY": "web-test-service-key", "TORRES_ADMIN_KEY": "web-test-admin-key"}
+    with local_stack(tmp_path_factory.mktemp("web-stack"), TORRES_AI_DELAY="0", **keys) as running:
+        play_url = re.search(r"web client\s+(\S+)", running["banner"])
+        assert play_url, f"make run did not print the web client's address:\n{running['banner']}"
+        yield {**running, "play": play_url.group(1), "admin": keys["TORRES_ADMIN_KEY"]}
 
 
 @pytest.fixture(scope="session")
