@@ -46,7 +46,7 @@ export function stageWords(pos) {
     case 'setup': return 'setup';
     case 'turn': return `phase ${pos.phase} of 3, round ${pos.round}`;
     case 'keep_card': return `phase ${pos.phase}, round ${pos.round}: choosing a card to keep`;
-    case 'move_king': return `between phases ${pos.phase} and ${pos.phase + 1}: the king may move`;
+    case 'move_king': return `between phases ${pos.phase - 1} and ${pos.phase}: the king may move`;
     case 'over': return 'game over';
     default: return pos.stage;
   }
