@@ -61,7 +61,8 @@ export class Replay {
       this.slider,
       h('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); this.go(Number(this.jump.value)); } },
         this.jump, h('button', { type: 'submit' }, 'Jump')));
-    const who = this.creds.admin ? 'admin (everything)' : this.creds.token ? 'your seat' : 'spectator';
+    const who = this.summary.status === 'over' || this.creds.admin ? 'everything (the game is over, or the admin key)'
+      : this.creds.token ? 'your seat' : 'spectator';
     this.main.replaceChildren(h('section', { class: 'game replay', 'aria-label': 'Replay' },
       h('div', { class: 'col-board' }, controls, this.stepText, this.boardBox, h('h2', {}, 'Score track'), this.trackBox),
       h('div', { class: 'col-side' },
