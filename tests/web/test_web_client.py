@@ -54,7 +54,7 @@ def click_and_wait(page: Any, locator: Any) -> None:
     page.wait_for_function(
         """b => { const m = document.querySelector('main');
                   return m.dataset.busy === '0' && (m.dataset.version !== b.version || m.dataset.refusals !== b.refusals
-                    || document.querySelector('.square.selected, .chooser')); }""",
+                    || document.querySelector('.square.selected, .chooser, button.card.selected')); }""",
         arg=before)
 
 
@@ -68,7 +68,7 @@ def start_game_against_ai(page: Any, stack: dict[str, str]) -> None:
 def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
     """Play every turn of the browser's seat by clicks: setup squares, up to two board actions a turn (a build,
     a knight's move: knight then destination, a placement), the king's move or not, a kept card, end turn."""
-    counts = {"submitted": 0, "refused": 0, "turns": 0}
+    counts = {"submitted": 0, "turns": 0, "bought": 0, "played": 0}
     acted = 0
     mid_game_shot = False
     deadline = time.monotonic() + 240
@@ -85,12 +85,26 @@ def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
         chooser = page.locator(".chooser button:not(.secondary)")
         special = page.locator(".controls .buttons button", has_text=re.compile(r"^(Keep|Leave the king)"))
         targets = page.locator("svg.board g.square.target")
+        buy = page.locator(".controls .buttons button", has_text="Buy an action card")
+        card = page.locator("#seats button.card:not(.selected)")
         if chooser.count():
             click_and_wait(page, chooser.first)
         elif special.count():
             click_and_wait(page, special.first)
+        elif card.count() and not page.locator("#seats button.card.selected").count():
+            counts["played"] += 1  # a card, then its target(s) on the board (or at once, for the AP cards)
+            click_and_wait(page, card.first)
+            continue
+        elif buy.count() and acted == 0 and counts["bought"] < 2 and state["phase"] != "3":
+            counts["bought"] += 1
+            click_and_wait(page, buy.first)  # then "Keep …": one of the top cards of the personal deck
+            acted += 1
         elif state["stage"] != "turn" and targets.count():
             click_and_wait(page, targets.first)
+        elif page.locator("#seats button.card.selected").count():  # the chosen card's target(s)
+            click_and_wait(page, targets.first)
+            if page.locator(".square.selected").count():
+                click_and_wait(page, page.locator("svg.board g.square.target").first)
         elif acted < 2 and targets.count():
             builds = page.locator("svg.board g.square.target[aria-label*='Build']")  # castles grow: a livelier board
             click_and_wait(page, builds.first if builds.count() else targets.first)
@@ -148,6 +162,12 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
 
     counts = play_to_the_end(page, tmp_path)
     assert counts["turns"] >= 10  # 2 players: 12 turns each, the first one ended above
+    assert counts["bought"] == 2
+    assert page.locator("#log li", has_text="Seat 0: keep_card").count() == 2  # both kept through the buttons
+    # cards chosen in the hand are played on targets the page offered (a card may be picked more than once
+    # before its play goes through, so the two counts need not be equal)
+    plays = page.locator("#log li", has_text="Seat 0: play_card").count()
+    assert 1 <= plays <= counts["played"] if counts["played"] else plays == 0, counts
     final = page.locator("#final")
     assert "Final score" in final.inner_text()
     game_id = re.search(r"game=([0-9a-f-]+)", page.url)[1]
