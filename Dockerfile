@@ -34,10 +34,12 @@ COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 COPY infra/migrations ./infra/migrations
 COPY infra/gunicorn.conf.py ./infra/gunicorn.conf.py
+COPY clients/web ./clients/web
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     TORRES_MIGRATIONS_DIR=/app/infra/migrations \
+    TORRES_WEB_DIR=/app/clients/web \
     TORRES_AUTO_MIGRATE=0 \
     GUNICORN_WORKER_TMP_DIR=/dev/shm \
     PORT=8000

@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     mm_url = f"http://127.0.0.1:{args.matchmaking_port}"
     env["GAME_SERVICE_URL"] = game_url
     env["GAME_SERVICE_API_KEY"] = env["TORRES_API_KEY"]
+    # The web client at {game_url}/play/ calls the matchmaker, another origin: tell the page where it is and let
+    # the matchmaker answer that origin's CORS preflights.
+    env.setdefault("TORRES_MATCHMAKING_URL", mm_url)
+    env.setdefault("TORRES_CORS_ORIGINS", game_url)
 
     children: list[subprocess.Popen[bytes]] = []
 
@@ -101,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
   game service  {game_url}   OpenAPI {game_url}/openapi.json   ({'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'})
   matchmaking   {mm_url}   OpenAPI {mm_url}/openapi.json   ({'Redis' if env.get('REDIS_URL') else 'embedded store'})
   AI seats      {'Celery worker (logs/ai-worker.log)' if len(children) > 2 else 'played in-process'}
+  web client    {game_url}/play/#key={key}   (the link hands the key to that browser tab)
   service key   {key}
   admin key     {env['TORRES_ADMIN_KEY']}
 

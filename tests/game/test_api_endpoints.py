@@ -13,6 +13,7 @@ from pathlib import Path
 from flask import Flask
 from flask.testing import FlaskClient
 
+import torres_rules as tr
 from torres_game.app import create_app
 
 from .conftest import ADMIN, MIGRATIONS, SERVICE, bearer, create_game, make_config, play_one
@@ -88,7 +89,9 @@ def test_events_are_paged(client: FlaskClient) -> None:
     first = page["events"][0]
     assert first["type"] == "game_created" and first["payload"]["seed_commitment"] == game["seed_commitment"]
     assert set(first) == {"position", "game_id", "version", "type", "payload", "schema_version", "created_at",
-                          "command_id", "prev_hash", "hash"}
+                          "command_id", "prev_hash", "hash", "text"}
+    assert first["text"] == "game created: 2 players, rio_grande edition"
+    assert page["events"][1]["text"] == tr.action_text(page["events"][1]["payload"]["action"])
     assert "seed" not in first["payload"]
     full = client.get(f"/v1/games/{gid}/events", headers=ADMIN).get_json()
     assert full["redacted"] is False
@@ -108,7 +111,9 @@ def test_state_at_version(client: FlaskClient) -> None:
     seat_view = client.get(f"/v1/games/{gid}/state?version=3", headers=bearer(game["seats"][0]["token"])).get_json()
     assert seat_view["version"] == 3 and seat_view["view"]["seat"] == 0 and "position" not in seat_view
     assert "decks" not in seat_view["view"]
-    assert client.get(f"/v1/games/{gid}/state?version=2").status_code == 401
+    spectator = client.get(f"/v1/games/{gid}/state?version=2").get_json()  # before the end: public facts only
+    assert spectator["version"] == 2 and spectator["view"]["seat"] is None and spectator["view"]["hand"] is None
+    assert "position" not in spectator and "decks" not in spectator["view"]
     assert client.get(f"/v1/games/{gid}/state?version=99", headers=ADMIN).status_code == 404
     assert client.get(f"/v1/games/{gid}/state?version=0", headers=ADMIN).status_code == 400
 

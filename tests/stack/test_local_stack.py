@@ -3,11 +3,6 @@ and a person can create and play a game against them."""
 
 from __future__ import annotations
 
-import os
-import re
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,46 +11,15 @@ import httpx
 import pytest
 from terminal.test_terminal import scripted
 
+from stack.launcher import local_stack
 from torres_terminal.__main__ import play
 from torres_terminal.games import RemoteGame
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[dict[str, str]]:
-    game_port, mm_port = free_port(), free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")}
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "infra" / "local_stack.py"), "--no-play", "--game-port", str(game_port),
-         "--matchmaking-port", str(mm_port), "--data-dir", str(tmp_path / "data")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, text=True,
-    )
-    lines: list[str] = []
-    deadline = time.monotonic() + 60
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if "play in another terminal" in line:
-            break
-    text = "".join(lines)
-    key = re.search(r"service key\s+(\S+)", text)
-    try:
-        assert key, f"launcher did not report the stack:\n{text}"
-        yield {"game": f"http://127.0.0.1:{game_port}", "matchmaking": f"http://127.0.0.1:{mm_port}",
-               "key": key.group(1), "banner": text}
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with local_stack(tmp_path / "data") as running:
+        yield running
 
 
 def test_make_run_serves_both_services_and_a_person_can_play(stack: dict[str, str]) -> None:

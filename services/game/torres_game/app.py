@@ -8,6 +8,7 @@ import sqlite3
 import psycopg
 from flask import Flask
 
+from torres_service.cors import allow_cross_origin
 from torres_service.fields import GAME_ID
 from torres_service.json_provider import OrjsonProvider
 from torres_service.logs import configure_logging, request_logging
@@ -21,6 +22,7 @@ from .http import schemas
 from .http.games import blp as games_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
+from .http.play import play as play_blp
 from .http.push import init_push
 from .http.push import push as push_blp
 from .service import GameService
@@ -61,6 +63,8 @@ def create_app(
     for blueprint in (ops_blp, games_blp, notifications_blp, push_blp, metrics_blp):
         api.register_blueprint(blueprint)
     init_push(app, ping_interval=config.stream_heartbeat)
+    app.register_blueprint(play_blp)  # static files: outside the OpenAPI document
+    allow_cross_origin(app)
     request_logging(app, log)
     instrument(app, "game")
     service.start()

@@ -16,6 +16,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
+_REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 
 
 def default_data_dir(env: dict[str, str] | None = None) -> Path:
@@ -44,6 +45,8 @@ class Config:
     send_timeout: float = 10.0  # a stream whose client takes longer than this to accept a write is dropped
     log_level: str = "INFO"
     json_logs: bool = True
+    web_dir: Path = _REPO_WEB  # the web client's files, served at /play/ (absent directory: no /play/)
+    matchmaking_url: str = ""  # the matchmaker's public address, told to the web client (empty: no matchmaking)
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -67,6 +70,8 @@ class Config:
             send_timeout=float(env.get("TORRES_SEND_TIMEOUT", "10")),
             log_level=env.get("LOG_LEVEL", "INFO"),
             json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
+            web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),
+            matchmaking_url=env.get("TORRES_MATCHMAKING_URL", ""),
         )
         return cfg.with_generated_keys()
 

@@ -57,6 +57,29 @@ def game_ended(state: tr.State, seed: int) -> NewEvent:
     return NewEvent(GAME_ENDED, {"scores": list(tr.scores(state)), "winner": tr.winner(state), "seed": str(seed)})
 
 
+def event_text(event_type: str, payload: dict[str, Any]) -> str:
+    """The event in words for a move log, from the (possibly redacted) payload the reader gets, so the text
+    never says more than the payload: actions through the engine's ``action_text``."""
+    if event_type == ACTION_APPLIED:
+        action = payload.get("action")
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            return event_type  # the store keeps any payload; a log reader must not fail on one
+        try:
+            if "rest" in action and "order" not in action:  # the owner's redacted keep_card: order stays secret
+                rest = action["rest"]
+                return f"{tr.action_text({k: v for k, v in action.items() if k != 'rest'})} rest {rest}"
+            return tr.action_text(action)
+        except (KeyError, TypeError):
+            return action["type"]
+    if event_type == GAME_CREATED:
+        master = ", master version" if payload.get("master") else ""
+        return f"game created: {payload.get('players')} players, {payload.get('edition')} edition{master}"
+    if event_type == GAME_ENDED:
+        scores = ", ".join(str(s) for s in payload.get("scores", []))
+        return f"game over: scores {scores}; seat {payload.get('winner')} wins"
+    return event_type
+
+
 def initial_state(created: dict[str, Any], seed: int) -> tr.State:
     return tr.new_game(
         players=created["players"], seed=seed, edition=created["edition"], master=created["master"],

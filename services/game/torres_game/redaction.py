@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .events import ACTION_APPLIED, SECRET_ACTION_TYPES
+from .events import ACTION_APPLIED, SECRET_ACTION_TYPES, event_text
 from .store.base import StoredEvent
 
 
@@ -31,6 +31,13 @@ FULL = Reader(full=True)
 
 
 def redact_event(event: StoredEvent, reader: Reader) -> dict[str, Any]:
+    """The event as ``reader`` may see it, with its ``text`` (words for a move log) made from what remains."""
+    doc = _redacted(event, reader)
+    doc["text"] = event_text(doc["type"], doc["payload"])
+    return doc
+
+
+def _redacted(event: StoredEvent, reader: Reader) -> dict[str, Any]:
     doc = event.to_json()
     if reader.full or event.type != ACTION_APPLIED:
         return doc

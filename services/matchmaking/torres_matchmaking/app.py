@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Flask
 
+from torres_service.cors import allow_cross_origin
 from torres_service.fields import PLAYER_ID, TICKET_ID
 from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
@@ -85,6 +86,7 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     app.register_error_handler(Exception, _unexpected)
     request_logging(app, log)
     instrument(app, "matchmaking", collectors=[WaitingTickets(services.store)])
+    allow_cross_origin(app)
     return app
 
 

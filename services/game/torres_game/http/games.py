@@ -160,10 +160,11 @@ def events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/state", methods=["GET"])
 @blp.arguments(s.StateArgs(), location="query")
 @blp.response(200, s.StateSchema)
-@_errors(401, 403, 404)
-@blp.doc(security=[{"adminKey": []}, {"seatToken": []}])
+@_errors(403, 404)
+@blp.doc(security=[{}, {"adminKey": []}, {"seatToken": []}])
 def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """The position at version k (admin key or game over), or the seat's view at k (seat token)."""
+    """The position at version k (admin key or game over), or the seat's view at k (seat token), or the
+    spectator's view at k (no credentials before the end): what a replay steps through."""
     return service().position_at(game_id, credentials(), version=args.get("version"))
 
 

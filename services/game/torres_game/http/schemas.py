@@ -158,6 +158,8 @@ class EventSchema(Schema):
     command_id = fields.String()
     prev_hash = fields.String()
     hash = fields.String()
+    text = fields.String(metadata={"description": "the event in words for a move log (actions: the engine's "
+                                                  "action_text of the payload as this reader sees it)"})
 
 
 class EventPageSchema(Schema):
@@ -243,7 +245,8 @@ class StateSchema(Schema):
     version = fields.Integer()
     seat = fields.Integer(allow_none=True)
     position = fields.Dict(metadata={"description": "full position JSON (admin key or game over)"})
-    view = fields.Dict(metadata={"description": "the seat's view at that version (seat token)"})
+    view = fields.Dict(metadata={"description": "the seat's view at that version (seat token), or the "
+                                                "spectator's (no credentials, game not over)"})
 
 
 class InconsistencySchema(Schema):
@@ -272,6 +275,7 @@ class NotificationSchema(Schema):
     type = fields.String()
     payload = fields.Dict()
     created_at = fields.String()
+    text = fields.String(metadata={"description": "the event in words (see EventSchema.text)"})
 
 
 class NotificationPageSchema(Schema):

@@ -1,0 +1,225 @@
+// The router and the lobby. Routes live in the URL fragment, which never reaches a server (seat tokens and
+// keys stay out of access logs): #game=<id>&token=<seat token> plays, #game=<id>&replay=1 replays, # is the lobby.
+
+import { Api } from './api.js';
+import { LiveGame } from './game.js';
+import { h, params, showAlert } from './dom.js';
+import { Replay } from './replay.js';
+import { forgetGame, keys, myGames, rememberGame, tokenFor } from './store.js';
+
+let config = { api_base: '', matchmaking_url: '' };
+let api;
+let current = null;
+const main = document.getElementById('main');
+
+async function boot() {
+  try {
+    const response = await fetch('config.json', { cache: 'no-store' });
+    if (response.ok) config = { ...config, ...(await response.json()) };
+  } catch { /* static hosting without config.json: same-origin API, no matchmaking */ }
+  api = new Api(config.api_base || '');
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+async function route() {
+  current?.stop();
+  current = null;
+  showAlert('');
+  for (const key of Object.keys(main.dataset)) delete main.dataset[key];
+  const p = params();
+  if (p.key) {  // `make run` prints /play/#key=...: keep it for this tab, then drop it from the address bar
+    keys.service = p.key;
+    history.replaceState(null, '', location.pathname);
+  }
+  try {
+    if (p.game && p.replay) {
+      current = new Replay(api, main, { id: p.game, token: p.token || tokenFor(p.game), admin: keys.admin || null });
+      await current.start(p.version ? Number(p.version) : null);
+    } else if (p.game) {
+      const token = p.token || tokenFor(p.game);
+      if (p.token) rememberGame({ id: p.game, seat: null, token: p.token });
+      current = new LiveGame(api, main, { id: p.game, token });
+      await current.start();
+    } else {
+      lobby();
+    }
+  } catch (err) {
+    showAlert(err.message);
+    if (!main.childNodes.length || main.textContent === 'Loading…') lobby();
+  }
+  main.focus();
+}
+
+// -- lobby ------------------------------------------------------------------------------------------------
+
+function select(name, options, value, label) {
+  return h('select', { name, 'aria-label': label }, ...options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
+}
+
+const EDITIONS = [['rio_grande', 'Rio Grande'], ['ravensburger', 'Ravensburger / FX'], ['yucata', 'Yucata']];
+
+function lobby() {
+  main.replaceChildren(h('section', { class: 'lobby' },
+    h('h2', {}, 'Lobby'), newGameForm(), matchmakingForm(), openForm(), gamesList()));
+}
+
+function newGameForm() {
+  const key = h('input', { name: 'key', type: 'password', value: keys.service, autocomplete: 'off', id: 'service-key' });
+  const players = select('players', [['2', '2 players'], ['3', '3 players'], ['4', '4 players']], '2', 'Players');
+  const seatsBox = h('div', { class: 'seat-specs' });
+  const edition = select('edition', EDITIONS, 'rio_grande', 'Edition');
+  const master = h('input', { type: 'checkbox', name: 'master' });
+  const drawSeats = () => {
+    const n = Number(players.value);
+    seatsBox.replaceChildren(...Array.from({ length: n }, (_, i) => h('div', { class: 'seat-spec' },
+      h('span', {}, `Seat ${i}`),
+      select(`kind${i}`, [['me', 'me'], ['human', 'another person (link)'], ['ai', 'AI']], i === 0 ? 'me' : 'ai', `Seat ${i} player`),
+      select(`level${i}`, [['easy', 'easy'], ['medium', 'medium'], ['hard', 'hard']], 'easy', `Seat ${i} AI level`))));
+  };
+  players.addEventListener('change', drawSeats);
+  drawSeats();
+  const result = h('div', { id: 'created' });
+  const form = h('form', { class: 'card-box', id: 'new-game', 'aria-labelledby': 'new-game-title' },
+    h('h3', { id: 'new-game-title' }, 'New game against the AI'),
+    h('label', {}, 'Service key ', key, h('small', {}, ' (a portal creates games with it; `make run` prints a /play/ link that fills it in)')),
+    h('label', {}, 'Players ', players), seatsBox,
+    h('label', {}, 'Edition ', edition), h('label', {}, master, ' master version'),
+    h('button', { type: 'submit', id: 'start-game' }, 'Start game'), result);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    keys.service = key.value.trim();
+    const n = Number(players.value);
+    const kinds = Array.from({ length: n }, (_, i) => form.elements[`kind${i}`].value);
+    const seats = kinds.map((kind, i) => (kind === 'ai'
+      ? { kind: 'ai', level: form.elements[`level${i}`].value }
+      : { kind: 'human', player_id: kind === 'me' ? 'me' : `guest-${i}` }));
+    try {
+      const game = await api.post('/v1/games', { edition: edition.value, master: master.checked, seats }, { key: keys.service });
+      const mine = kinds.indexOf('me');
+      for (const seat of game.seats.filter((s) => s.token)) rememberGame({ id: game.game_id, seat: seat.seat, token: seat.token, mine: seat.seat === mine });
+      const own = game.seats.find((s) => s.seat === mine);
+      const others = game.seats.filter((s) => s.token && s.seat !== mine);
+      const link = (s) => `${location.origin}${location.pathname}#game=${game.game_id}&token=${s.token}`;
+      if (!others.length && own) { location.hash = `game=${game.game_id}&token=${own.token}`; return; }
+      result.replaceChildren(h('p', {}, `Game ${game.game_id.slice(0, 8)} created. Send each person their link (it holds their secret seat token):`),
+        h('ul', {}, ...others.map((s) => h('li', {}, `Seat ${s.seat}: `, h('a', { href: link(s), class: 'invite', 'data-seat': s.seat }, link(s))))),
+        own ? h('a', { href: `#game=${game.game_id}&token=${own.token}`, class: 'button', id: 'enter-game' }, 'Enter the game') : null);
+    } catch (err) {
+      showAlert(`Could not create the game: ${err.message}`);
+    }
+  });
+  return form;
+}
+
+function matchmakingForm() {
+  if (!config.matchmaking_url) {
+    return h('div', { class: 'card-box' }, h('h3', {}, 'Matchmaking'), h('p', { class: 'muted' }, 'No matchmaker is configured (config.json: matchmaking_url).'));
+  }
+  const mm = new Api(config.matchmaking_url);
+  const player = h('input', { name: 'player', value: localStorage.getItem('torres.player') || 'player-1', id: 'player-id' });
+  const counts = [2, 3, 4].map((n) => h('input', { type: 'checkbox', name: 'count', value: String(n), checked: n === 2 }));
+  const edition = select('mm-edition', EDITIONS, 'rio_grande', 'Edition');
+  const master = h('input', { type: 'checkbox', name: 'mm-master' });
+  const wait = h('input', { type: 'number', name: 'wait', min: '0', max: '3600', value: '10', id: 'max-wait' });
+  const status = h('p', { id: 'ticket-status', role: 'status', 'aria-live': 'polite' });
+  const cancel = h('button', { type: 'button', hidden: true, id: 'cancel-ticket' }, 'Leave the queue');
+  let ticket = null; let timer = null;
+  const stopPolling = () => { clearTimeout(timer); timer = null; cancel.hidden = true; };
+  const poll = async () => {
+    if (!document.body.contains(status)) return stopPolling();  // left the lobby
+    try {
+      const t = await mm.get(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`);
+      const waited = Math.round(Date.now() / 1000 - t.created_at);
+      if (t.status === 'matched') {
+        stopPolling();
+        status.textContent = `Matched: game ${t.game_id.slice(0, 8)}, you are seat ${t.seat}.`;
+        rememberGame({ id: t.game_id, seat: t.seat, token: t.seat_token, mine: true });
+        location.hash = `game=${t.game_id}&token=${t.seat_token}`;
+        return;
+      }
+      status.textContent = `Ticket ${t.ticket_id.slice(0, 8)}: ${t.status}, waiting ${waited} s${t.status === 'queued' && t.max_wait_seconds !== null ? ` (AI seats may fill after ${t.max_wait_seconds} s)` : ''}`;
+      if (t.status === 'queued' || t.status === 'matching') timer = setTimeout(poll, 1000);
+      else stopPolling();
+    } catch (err) {
+      status.textContent = `Ticket status unavailable: ${err.message}`;
+      timer = setTimeout(poll, 2000);
+    }
+  };
+  cancel.addEventListener('click', async () => {
+    stopPolling();
+    try { await mm.del(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`); status.textContent = 'Left the queue.'; } catch (err) { showAlert(err.message); }
+  });
+  const form = h('form', { class: 'card-box', id: 'matchmaking' },
+    h('h3', {}, 'Find a match'),
+    h('label', {}, 'Player id ', player),
+    h('fieldset', {}, h('legend', {}, 'Players per game'), ...counts.map((c) => h('label', {}, c, ` ${c.value}`))),
+    h('label', {}, 'Edition ', edition), h('label', {}, master, ' master version'),
+    h('label', {}, 'Fill with AI after (seconds) ', wait),
+    h('button', { type: 'submit', id: 'find-match' }, 'Find a match'), cancel, status);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    localStorage.setItem('torres.player', player.value);
+    try {
+      ticket = await mm.post('/v1/tickets', {
+        player_id: player.value.trim(), player_counts: counts.filter((c) => c.checked).map((c) => Number(c.value)),
+        edition: edition.value, master: master.checked, max_wait_seconds: Number(wait.value),
+      });
+      cancel.hidden = false;
+      status.textContent = `Ticket ${ticket.ticket_id.slice(0, 8)}: ${ticket.status}`;
+      stopPolling(); cancel.hidden = false;
+      timer = setTimeout(poll, 500);
+    } catch (err) {
+      showAlert(`Matchmaking refused the ticket: ${err.message}`);
+    }
+  });
+  return form;
+}
+
+function openForm() {
+  const link = h('input', { name: 'link', id: 'open-link', placeholder: 'a game link, or a game id' });
+  const token = h('input', { name: 'token', id: 'open-token', type: 'password', autocomplete: 'off' });
+  const admin = h('input', { name: 'admin', id: 'admin-key', type: 'password', autocomplete: 'off', value: keys.admin });
+  const parse = () => {
+    const text = link.value.trim();
+    const frag = new URLSearchParams(text.includes('#') ? text.split('#')[1] : '');
+    return { id: frag.get('game') || text, token: frag.get('token') || token.value.trim() };
+  };
+  const open = (replay) => (e) => {
+    e.preventDefault();
+    keys.admin = admin.value.trim();
+    const { id, token: tok } = parse();
+    if (!id) { showAlert('Give a game link or id.'); return; }
+    location.hash = `game=${encodeURIComponent(id)}${tok ? `&token=${encodeURIComponent(tok)}` : ''}${replay ? '&replay=1' : ''}`;
+  };
+  return h('form', { class: 'card-box', id: 'open-game', onsubmit: open(false) },
+    h('h3', {}, 'Open a game'),
+    h('label', {}, 'Link or id ', link),
+    h('label', {}, 'Seat token ', token, h('small', {}, ' (none: watch as a spectator)')),
+    h('label', {}, 'Admin key ', admin, h('small', {}, ' (optional: audit any game in full)')),
+    h('button', { type: 'submit' }, 'Play or watch'), ' ',
+    h('button', { type: 'button', onclick: open(true) }, 'Replay'));
+}
+
+function gamesList() {
+  const games = myGames();
+  const body = h('tbody');
+  const box = h('div', { class: 'card-box', id: 'my-games' }, h('h3', {}, 'My games'),
+    games.length ? h('table', {}, h('thead', {}, h('tr', {}, ...['game', 'seat', 'status', ''].map((t) => h('th', {}, t)))), body)
+      : h('p', { class: 'muted' }, 'None yet: the games this browser holds a seat token for appear here.'));
+  for (const g of games) {
+    const status = h('td', {}, '…');
+    body.append(h('tr', {},
+      h('td', {}, h('code', {}, g.id.slice(0, 8))), h('td', {}, g.seat ?? '?'), status,
+      h('td', {}, h('a', { href: `#game=${g.id}&token=${g.token}` }, 'open'), ' · ',
+        h('a', { href: `#game=${g.id}&token=${g.token}&replay=1` }, 'replay'), ' · ',
+        h('button', { class: 'linklike', onclick: () => { forgetGame(g.id, g.seat); lobby(); } }, 'forget'))));
+    api.get(`/v1/games/${encodeURIComponent(g.id)}`).then((s) => {
+      status.textContent = s.status === 'over'
+        ? `over, scores ${s.scores.join(' / ')}` : `${s.to_move === g.seat ? 'your turn' : `seat ${s.to_move} to move`} (phase ${s.phase ?? '-'})`;
+    }).catch((err) => { status.textContent = err.status === 404 ? 'not on this server' : 'unavailable'; });
+  }
+  return box;
+}
+
+boot();

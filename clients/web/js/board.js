@@ -1,0 +1,202 @@
+// The board in SVG: heights as shading plus stacked blocks plus the number, castles outlined, the king's castle
+// in a double gold line, knights as seat-coloured shapes (colour-blind-safe Okabe-Ito colours AND a distinct
+// shape per seat) carrying their level. Every square is a focusable button with a spoken name.
+
+const SVG = 'http://www.w3.org/2000/svg';
+export const COLUMNS = 'ABCDEFGH';
+export const SEATS = [
+  { name: 'blue', color: '#0072B2', shape: 'circle' },
+  { name: 'orange', color: '#E69F00', shape: 'square' },
+  { name: 'green', color: '#009E73', shape: 'triangle' },
+  { name: 'purple', color: '#CC79A7', shape: 'diamond' },
+];
+const HEIGHT_FILL = ['#f4f1ea', '#d8ccb4', '#bca98a', '#9c8663', '#7b6646', '#5c4a30', '#43351f', '#2e2414'];
+const CELL = 64;
+const MARGIN = 26;
+
+export const squareName = (x, y) => `${COLUMNS[x]}${y + 1}`;
+export const squareXY = (name) => [COLUMNS.indexOf(name[0]), Number(name.slice(1)) - 1];
+
+/** Castles: maximal orthogonally connected groups of squares with height >= 1 (RULES 1). */
+export function castlesOf(heights) {
+  const of = {};
+  const castles = [];
+  for (const start of Object.keys(heights)) {
+    if (!(heights[start] > 0) || start in of) continue;
+    const id = castles.length;
+    const squares = [];
+    const todo = [start];
+    of[start] = id;
+    while (todo.length) {
+      const sq = todo.pop();
+      squares.push(sq);
+      const [x, y] = squareXY(sq);
+      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+        const nx = x + dx; const ny = y + dy;
+        if (nx < 0 || ny < 0 || nx > 7 || ny > 7) continue;
+        const n = squareName(nx, ny);
+        if (heights[n] > 0 && !(n in of)) { of[n] = id; todo.push(n); }
+      }
+    }
+    castles.push(squares);
+  }
+  return { of, castles };
+}
+
+export function figureWords(pos, sq) {
+  const seat = pos.knights[sq];
+  if (seat !== undefined) return `${SEATS[seat].name} knight`;
+  if (pos.king === sq) return 'the king';
+  return null;
+}
+
+/** The spoken name of a square, e.g. "C3, height 2, blue knight". */
+export function squareLabel(pos, sq, extra) {
+  const parts = [sq, `height ${pos.heights[sq] || 0}`];
+  const figure = figureWords(pos, sq);
+  if (figure) parts.push(figure);
+  if (extra) parts.push(extra);
+  return parts.join(', ');
+}
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+export function seatShape(seat, cx, cy, r, parent, extra = {}) {
+  const { color, shape } = SEATS[seat];
+  const common = { fill: color, stroke: '#fff', 'stroke-width': 2.5, ...extra };
+  if (shape === 'circle') return el('circle', { cx, cy, r, ...common }, parent);
+  if (shape === 'square') return el('rect', { x: cx - r * 0.9, y: cy - r * 0.9, width: r * 1.8, height: r * 1.8, rx: 3, ...common }, parent);
+  if (shape === 'triangle') {
+    return el('polygon', { points: `${cx},${cy - r * 1.1} ${cx + r * 1.1},${cy + r * 0.85} ${cx - r * 1.1},${cy + r * 0.85}`, ...common }, parent);
+  }
+  return el('polygon', { points: `${cx},${cy - r * 1.15} ${cx + r * 1.15},${cy} ${cx},${cy + r * 1.15} ${cx - r * 1.15},${cy}`, ...common }, parent);
+}
+
+/** A small inline SVG of a seat's shape, for panels and the log. */
+export function seatBadge(seat, size = 18) {
+  const svg = el('svg', { width: size, height: size, viewBox: '0 0 20 20', 'aria-hidden': 'true', class: 'badge' });
+  seatShape(seat, 10, 10, 7, svg, { 'stroke-width': 1.5, stroke: '#222' });
+  return svg;
+}
+
+/**
+ * Draw `pos` (a position JSON or a view) into `container`.
+ * opts.targets: Map square -> words of what a click does (only those squares act);
+ * opts.selected: a square; opts.changed: squares to animate; opts.onSquare(square).
+ */
+export function renderBoard(container, pos, opts = {}) {
+  const { targets = new Map(), selected = null, changed = new Set(), onSquare = () => {} } = opts;
+  const previousFocus = document.activeElement?.dataset?.square;
+  container.textContent = '';
+  const size = MARGIN + 8 * CELL + 4;
+  const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'group', 'aria-label': 'Board, 8 by 8 squares' });
+  container.appendChild(svg);
+  const { of, castles } = castlesOf(pos.heights);
+  const kingCastle = pos.king ? of[pos.king] : undefined;
+
+  for (let i = 0; i < 8; i += 1) {
+    el('text', { x: MARGIN + i * CELL + CELL / 2, y: 18, class: 'coord', 'text-anchor': 'middle' }, svg).textContent = COLUMNS[i];
+    el('text', { x: 12, y: MARGIN + i * CELL + CELL / 2 + 5, class: 'coord', 'text-anchor': 'middle' }, svg).textContent = String(i + 1);
+  }
+
+  for (let y = 0; y < 8; y += 1) {
+    for (let x = 0; x < 8; x += 1) {
+      const sq = squareName(x, y);
+      const h = pos.heights[sq] || 0;
+      const px = MARGIN + x * CELL; const py = MARGIN + y * CELL;
+      const target = targets.get(sq);
+      const cls = ['square'];
+      if (target) cls.push('target');
+      if (selected === sq) cls.push('selected');
+      if (changed.has(sq)) cls.push('changed');
+      const g = el('g', {
+        class: cls.join(' '), role: 'button', tabindex: '0', 'data-square': sq,
+        'aria-label': squareLabel(pos, sq, selected === sq ? 'selected' : target ? target : null),
+      }, svg);
+      if (!target && selected !== sq) g.setAttribute('aria-disabled', 'true');
+      el('rect', { x: px, y: py, width: CELL, height: CELL, fill: HEIGHT_FILL[Math.min(h, 7)], class: 'cell' }, g);
+      for (let b = 0; b < h; b += 1) {  // the stack, drawn as blocks at the right edge
+        el('rect', { x: px + CELL - 13, y: py + CELL - 8 - b * 7, width: 9, height: 5.5, class: 'block' }, g);
+      }
+      if (h > 0) {
+        el('text', { x: px + 5, y: py + 17, class: `height${h >= 3 ? ' light' : ''}` }, g).textContent = String(h);
+      }
+      const seat = pos.knights[sq];
+      if (seat !== undefined) {
+        seatShape(seat, px + CELL / 2 - 2, py + CELL / 2 + 2, 15, g);
+        el('text', { x: px + CELL / 2 - 2, y: py + CELL / 2 + 8, class: 'level', 'text-anchor': 'middle' }, g).textContent = String(h);
+      } else if (pos.king === sq) {
+        const cx = px + CELL / 2 - 2; const cy = py + CELL / 2 + 4;
+        el('polygon', {
+          points: `${cx - 16},${cy + 10} ${cx - 16},${cy - 8} ${cx - 8},${cy} ${cx},${cy - 14} ${cx + 8},${cy} ${cx + 16},${cy - 8} ${cx + 16},${cy + 10}`,
+          class: 'king',
+        }, g);
+        el('text', { x: cx, y: cy + 7, class: 'king-text', 'text-anchor': 'middle' }, g).textContent = 'K';
+      }
+      if (target) el('circle', { cx: px + CELL / 2, cy: py + CELL - 10, r: 5, class: 'target-dot' }, g);
+      el('rect', { x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, class: 'focus-ring', rx: 4 }, g);
+      g.addEventListener('click', () => onSquare(sq));
+      g.addEventListener('keydown', (event) => keyOnSquare(event, svg, sq, onSquare));
+    }
+  }
+
+  // Castle outlines: every edge between a castle square and a square outside that castle.
+  castles.forEach((squares, id) => {
+    const king = id === kingCastle;
+    for (const sq of squares) {
+      const [x, y] = squareXY(sq);
+      const px = MARGIN + x * CELL; const py = MARGIN + y * CELL;
+      const sides = [[0, -1, px, py, px + CELL, py], [0, 1, px, py + CELL, px + CELL, py + CELL],
+        [-1, 0, px, py, px, py + CELL], [1, 0, px + CELL, py, px + CELL, py + CELL]];
+      for (const [dx, dy, x1, y1, x2, y2] of sides) {
+        const nx = x + dx; const ny = y + dy;
+        const inside = nx >= 0 && ny >= 0 && nx < 8 && ny < 8 && of[squareName(nx, ny)] === id;
+        if (!inside) {
+          el('line', { x1, y1, x2, y2, class: king ? 'castle-edge king-castle' : 'castle-edge' }, svg);
+          if (king) el('line', { x1, y1, x2, y2, class: 'king-castle-inner' }, svg);
+        }
+      }
+    }
+  });
+  if (previousFocus) svg.querySelector(`[data-square="${previousFocus}"]`)?.focus();
+  return svg;
+}
+
+function keyOnSquare(event, svg, sq, onSquare) {
+  const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  if (event.key === 'Enter' || event.key === ' ') {
+    event.preventDefault();
+    onSquare(sq);
+  } else if (moves[event.key]) {
+    event.preventDefault();
+    const [x, y] = squareXY(sq);
+    const nx = Math.min(7, Math.max(0, x + moves[event.key][0]));
+    const ny = Math.min(7, Math.max(0, y + moves[event.key][1]));
+    svg.querySelector(`[data-square="${squareName(nx, ny)}"]`)?.focus();
+  }
+}
+
+/** The score track: one line, each seat's marker (shape + colour) at its score. */
+export function renderTrack(container, scores) {
+  container.textContent = '';
+  const top = Math.max(60, Math.ceil((Math.max(...scores) + 10) / 20) * 20);
+  const width = 560; const lane = 13; const top0 = 10;
+  const mid = top0 + ((scores.length - 1) * lane) / 2;
+  const height = top0 + scores.length * lane + 14;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, class: 'track', role: 'img',
+    'aria-label': `Score track: ${scores.map((s, i) => `${SEATS[i].name} ${s}`).join(', ')}` }, container);
+  const x = (v) => 20 + (v / top) * (width - 40);
+  el('line', { x1: x(0), y1: mid, x2: x(top), y2: mid, class: 'track-line' }, svg);
+  for (let v = 0; v <= top; v += 10) {
+    el('line', { x1: x(v), y1: top0 - 6, x2: x(v), y2: top0 + (scores.length - 1) * lane + 6, class: 'track-tick' }, svg);
+    el('text', { x: x(v), y: height - 2, class: 'coord small', 'text-anchor': 'middle' }, svg).textContent = String(v);
+  }
+  scores.forEach((s, seat) => {  // one lane per seat, so equal scores never hide a marker
+    seatShape(seat, x(s), top0 + seat * lane, 6, svg, { 'stroke-width': 1.5, stroke: '#222' });
+  });
+}

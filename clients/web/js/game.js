@@ -1,0 +1,351 @@
+// The live game: the board, the seat's legal actions chosen by clicks, the push channel (SSE /stream) and
+// the move log. Every action carries expected_version and a fresh command id; a 4xx is shown in words.
+
+import { commandId } from './api.js';
+import { renderBoard, renderTrack, seatBadge } from './board.js';
+import { announce, h, showAlert } from './dom.js';
+import { logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
+import { actionWords, cardName } from './words.js';
+
+const AT_TYPES = new Set(['place_foundation', 'place_start_knight', 'place_king', 'place_knight', 'build']);
+
+export class LiveGame {
+  constructor(api, main, { id, token }) {
+    this.api = api;
+    this.main = main;
+    this.id = id;
+    this.token = token || null;
+    this.creds = this.token ? { token: this.token } : {};
+    this.seat = null;
+    this.pos = null;
+    this.version = 0;
+    this.legal = [];
+    this.events = [];
+    this.sel = { from: null, card: null };
+    this.stackPick = null;
+    this.chooser = null;
+    this.busy = false;
+    this.changed = new Set();
+    this.queue = Promise.resolve();
+    this.source = null;
+    this.closed = false;
+  }
+
+  path(suffix = '') { return `/v1/games/${encodeURIComponent(this.id)}${suffix}`; }
+
+  async start() {
+    this.escape = (e) => {
+      if (e.key === 'Escape' && (this.sel.from || this.sel.card || this.chooser)) {
+        this.sel = { from: null, card: null };
+        this.chooser = null;
+        announce('Selection cancelled');
+        this.render();
+      }
+    };
+    document.addEventListener('keydown', this.escape);
+    this.summary = await this.api.get(this.path());
+    this.layout();
+    await this.refresh();
+    this.listen();
+  }
+
+  stop() {
+    this.closed = true;
+    this.source?.close();
+    document.removeEventListener('keydown', this.escape);
+  }
+
+  layout() {
+    this.boardBox = h('div', { class: 'board-box' });
+    this.trackBox = h('div', { class: 'track-box' });
+    this.turnBox = h('p', { class: 'turn', role: 'status', 'aria-live': 'polite', id: 'turn' });
+    this.controls = h('div', { class: 'controls', id: 'controls' });
+    this.seatsBox = h('div', { id: 'seats' });
+    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': 'Moves' });
+    this.main.replaceChildren(h('section', { class: 'game', 'aria-label': 'Game' },
+      h('div', { class: 'col-board' }, this.boardBox, h('h2', {}, 'Score track'), this.trackBox),
+      h('div', { class: 'col-side' },
+        h('h2', {}, `Game ${this.id.slice(0, 8)}`), this.turnBox, this.controls, this.seatsBox,
+        h('h2', {}, 'Moves'), this.logList,
+        h('p', {}, h('a', { href: `#game=${encodeURIComponent(this.id)}&replay=1` }, 'Replay and audit this game')))));
+  }
+
+  // -- reading ---------------------------------------------------------------------------------------------
+
+  /** One refresh at a time; a push that arrives meanwhile queues exactly one more. */
+  refresh() {
+    if (this.pendingRefresh) return this.pendingRefresh;
+    this.pendingRefresh = this.queue = this.queue.then(async () => {
+      this.pendingRefresh = null;
+      try {
+        await this.load();
+      } catch (err) {
+        showAlert(err.message);
+      }
+      this.render();
+    });
+    return this.pendingRefresh;
+  }
+
+  async load() {
+    const [summary, view, legal, events] = await Promise.all([
+      this.api.get(this.path()),
+      this.api.get(this.path('/view'), this.creds),
+      this.token ? this.api.get(this.path('/legal-actions'), this.creds) : Promise.resolve(null),
+      this.api.allEvents(this.id, this.creds, this.events.length ? this.events[this.events.length - 1].version : 0),
+    ]);
+    const old = this.pos;
+    this.summary = summary;
+    this.pos = view.view;
+    this.seat = view.seat;
+    this.version = view.version;
+    // legal actions belong to one version: keep them only when they describe the view we show
+    this.legal = legal && legal.version === view.version ? legal.actions : [];
+    if (legal && legal.version !== view.version) this.refreshSoon();
+    this.changed = old ? diffSquares(old, this.pos) : new Set();
+    const fresh = events.filter((e) => !this.events.length || e.version > this.events[this.events.length - 1].version);
+    this.events.push(...fresh);
+    if (fresh.length && old) announce(fresh.map((e) => (e.payload?.seat !== undefined ? `Seat ${e.payload.seat}: ` : '') + e.text).join('. '));
+    this.newEvents = old ? fresh.length : 0;
+    if (old && old.version !== this.version) { this.sel = { from: null, card: null }; this.chooser = null; }
+  }
+
+  refreshSoon() { setTimeout(() => this.refresh(), 150); }
+
+  /** The push channel: one `version` event per change; reopened after a stream timeout until the game ends. */
+  listen() {
+    if (this.closed || this.summary.status === 'over') return;
+    const source = new EventSource(this.api.streamUrl(this.id, this.version));
+    this.source = source;
+    source.addEventListener('version', (e) => {
+      const data = JSON.parse(e.data);
+      if (data.version > this.version) this.refresh();
+    });
+    source.addEventListener('end', () => {
+      source.close();
+      this.refresh().then(() => { if (this.summary.status !== 'over') setTimeout(() => this.listen(), 500); });
+    });
+  }
+
+  // -- acting ----------------------------------------------------------------------------------------------
+
+  myTurn() { return this.seat !== null && this.pos && this.pos.stage !== 'over' && this.pos.to_move === this.seat; }
+
+  async submit(action) {
+    if (this.busy) return;
+    this.busy = true;
+    this.main.dataset.busy = '1';
+    showAlert('');
+    this.chooser = null;
+    this.sel = { from: null, card: null };
+    announce(actionWords(action));
+    try {
+      await this.api.post(this.path('/actions'), {
+        seat: this.seat, action, expected_version: this.version, command_id: `web-${commandId()}`,
+      }, this.creds);
+    } catch (err) {
+      showAlert(`The server refused “${actionWords(action)}”: ${err.message}`);
+      this.refusals = (this.refusals || 0) + 1;
+    } finally {
+      this.busy = false;
+    }
+    await this.refresh();
+  }
+
+  stackChoices(actions) {
+    return [...new Set(actions.filter((a) => 'stack' in a).map((a) => a.stack))].sort((a, b) => a - b);
+  }
+
+  withStack(actions) {
+    const choices = this.stackChoices(actions);
+    if (choices.length < 2) return actions;
+    if (!choices.includes(this.stackPick)) this.stackPick = choices[0];
+    return actions.filter((a) => !('stack' in a) || a.stack === this.stackPick);
+  }
+
+  /** Square -> {actions, select}: the only squares a click acts on. */
+  targets() {
+    const out = new Map();
+    const entry = (sq) => { if (!out.has(sq)) out.set(sq, { actions: [], select: false }); return out.get(sq); };
+    if (!this.myTurn() || this.busy) return out;
+    const acts = this.legal;
+    if (this.sel.card) {
+      const cardActs = acts.filter((a) => a.type === 'play_card' && a.card === this.sel.card);
+      if (cardActs.some((a) => 'from' in a)) {
+        if (!this.sel.from) cardActs.forEach((a) => { entry(a.from).select = true; });
+        else cardActs.filter((a) => a.from === this.sel.from).forEach((a) => entry(a.to).actions.push(a));
+      } else {
+        this.withStack(cardActs.filter((a) => 'at' in a)).forEach((a) => entry(a.at).actions.push(a));
+      }
+      return out;
+    }
+    if (this.sel.from) {
+      acts.filter((a) => a.type === 'move_knight' && a.from === this.sel.from).forEach((a) => entry(a.to).actions.push(a));
+      return out;
+    }
+    const builds = this.withStack(acts.filter((a) => a.type === 'build'));
+    for (const a of acts) {
+      if (a.type === 'move_knight') entry(a.from).select = true;
+      else if (AT_TYPES.has(a.type) && (a.type !== 'build' || builds.includes(a))) entry(a.at).actions.push(a);
+      else if (a.type === 'move_king' && a.to) entry(a.to).actions.push(a);
+    }
+    return out;
+  }
+
+  clickSquare(sq, targets) {
+    if (this.busy) return;
+    if (this.sel.from === sq) { this.sel.from = null; this.render(); return; }
+    const t = targets.get(sq);
+    if (!t) { announce(this.myTurn() ? `No legal action on ${sq}` : `${sq}: not your turn`); return; }
+    showAlert('');  // a new choice: the last refusal is past
+    const options = [...t.actions];
+    if (t.select && options.length === 0) { this.sel.from = sq; announce(`Knight on ${sq} selected`); this.render(); return; }
+    if (options.length === 1 && !t.select) { this.submit(options[0]); return; }
+    this.chooser = { sq, options, select: t.select };
+    this.render();
+  }
+
+  // -- drawing ---------------------------------------------------------------------------------------------
+
+  render() {
+    if (!this.pos) return;
+    // what a test (or an extension) can wait on, without reading the words
+    Object.assign(this.main.dataset, {
+      version: String(this.version), refusals: String(this.refusals || 0), stage: this.pos.stage, phase: String(this.pos.phase), busy: this.busy ? '1' : '0',
+      turn: this.pos.stage === 'over' ? 'over' : this.myTurn() ? 'mine' : 'other',
+    });
+    const targets = this.targets();
+    const labels = new Map([...targets].map(([sq, t]) => [sq, t.select
+      ? (this.sel.card ? `choose this knight for ${cardName(this.sel.card)}` : 'your knight: select to move')
+      : t.actions.length === 1 ? actionWords(t.actions[0]) : `${t.actions.length} choices`]));
+    renderBoard(this.boardBox, this.pos, {
+      targets: labels, selected: this.sel.from, changed: this.changed, onSquare: (sq) => this.clickSquare(sq, targets),
+    });
+    this.changed = new Set();
+    renderTrack(this.trackBox, this.pos.scores);
+    this.turnBox.textContent = turnLine(this.pos, this.summary.seats, this.seat);
+    this.turnBox.prepend(this.seat !== null ? seatBadge(this.seat) : '', ' ');
+    const playable = new Set(this.myTurn() ? this.legal.filter((a) => a.type === 'play_card').map((a) => a.card) : []);
+    this.seatsBox.replaceChildren(seatsPanel(this.pos, this.summary.seats, this.seat, {
+      playable, selectedCard: this.sel.card, playCard: (card) => this.pickCard(card),
+    }));
+    this.renderControls(targets);
+    this.renderLog();
+  }
+
+  pickCard(card) {
+    showAlert('');
+    if (this.sel.card === card) { this.sel = { from: null, card: null }; this.render(); return; }
+    const acts = this.legal.filter((a) => a.type === 'play_card' && a.card === card);
+    if (acts.length === 1 && !('from' in acts[0]) && !('at' in acts[0])) { this.submit(acts[0]); return; }
+    this.sel = { from: null, card };
+    announce(`${cardName(card)} chosen: pick its target on the board`);
+    this.render();
+  }
+
+  renderControls(targets) {
+    const box = this.controls;
+    box.replaceChildren();
+    if (this.pos.stage === 'over') {
+      const best = Math.max(...this.pos.scores);
+      const winner = this.pos.scores.indexOf(best);
+      box.append(h('div', { class: 'final', id: 'final' },
+        h('h3', {}, 'Final score'),
+        h('ol', {}, ...this.pos.scores.map((s, seat) => ({ s, seat })).sort((a, b) => b.s - a.s)
+          .map(({ s, seat }) => h('li', {}, seatBadge(seat), ` ${seatTitle(this.summary.seats, seat, this.seat)}: ${s}`))),
+        h('p', {}, `${winner === this.seat ? 'You win' : `Seat ${winner} wins`} with ${best} points.`)));
+      return;
+    }
+    if (this.seat === null) { box.append(h('p', { class: 'muted' }, 'Watching as a spectator.')); return; }
+    if (!this.myTurn()) {
+      box.append(h('p', { class: 'waiting' }, `Waiting for ${seatTitle(this.summary.seats, this.pos.to_move, this.seat)}…`));
+      return;
+    }
+    if (this.chooser) {
+      box.append(h('div', { class: 'chooser', role: 'group', 'aria-label': `Choices on ${this.chooser.sq}` },
+        h('p', {}, `What to do on ${this.chooser.sq}?`),
+        this.chooser.select ? h('button', { onclick: () => { this.sel.from = this.chooser.sq; this.chooser = null; this.render(); } },
+          `Select the knight on ${this.chooser.sq} to move it`) : null,
+        ...this.chooser.options.map((a) => h('button', { onclick: () => this.submit(a) }, actionWords(a))),
+        h('button', { class: 'secondary', onclick: () => { this.chooser = null; this.render(); } }, 'Cancel')));
+    }
+    const hint = this.sel.card ? `Playing ${cardName(this.sel.card)}: ${this.sel.from ? 'now its destination' : 'choose on the board'}.`
+      : this.sel.from ? `Knight on ${this.sel.from}: choose a highlighted destination.`
+        : targets.size ? 'Highlighted squares are your legal choices.' : '';
+    if (hint) box.append(h('p', { class: 'hint' }, hint));
+    if (this.sel.from || this.sel.card) {
+      box.append(h('button', { class: 'secondary', onclick: () => { this.sel = { from: null, card: null }; this.render(); } }, 'Cancel selection'));
+    }
+    const relevant = this.sel.card ? this.legal.filter((a) => a.type === 'play_card' && a.card === this.sel.card && 'at' in a)
+      : this.legal.filter((a) => a.type === 'build');
+    const stacks = this.stackChoices(relevant);
+    if (stacks.length > 1 && !this.sel.from) {
+      box.append(h('fieldset', { class: 'stacks' }, h('legend', {}, 'Blocks from stack'),
+        ...stacks.map((i) => h('label', {}, h('input', {
+          type: 'radio', name: 'stack', checked: this.stackPick === i,
+          onchange: () => { this.stackPick = i; this.render(); },
+        }), ` stack ${i + 1} (${this.pos.stacks[this.seat][i]} blocks)`))));
+    }
+    const buttons = h('div', { class: 'buttons' });
+    for (const a of this.legal) {
+      if (a.type === 'buy_card' || a.type === 'advance_track' || a.type === 'keep_card' || (a.type === 'move_king' && !a.to)) {
+        buttons.append(h('button', { onclick: () => this.submit(a) }, actionWords(a)));
+      }
+    }
+    if (buttons.childNodes.length) box.append(buttons);
+    const endTurn = this.legal.find((a) => a.type === 'end_turn');
+    if (endTurn) box.append(this.endTurnForm(endTurn));
+  }
+
+  /** End turn with the choice of stack (if none chosen yet) and the spread of leftover blocks. */
+  endTurnForm(action) {
+    const stackOptions = this.stackChoices(this.legal.filter((a) => a.type === 'end_turn'));
+    const form = h('form', { class: 'end-turn', 'aria-label': 'End the turn' });
+    let stackSelect = null;
+    if ('stack' in action && this.pos.stack_chosen === null && stackOptions.length > 1) {
+      stackSelect = h('select', { name: 'stack', 'aria-label': 'Stack used this turn' },
+        ...stackOptions.map((i) => h('option', { value: String(i) }, `stack ${i + 1} (${this.pos.stacks[this.seat][i]} blocks)`)));
+      form.append(h('label', {}, 'Use up ', stackSelect));
+    }
+    // what the player typed survives a re-render of the same version (a push, say)
+    if (this.draft?.version !== this.version) this.draft = { version: this.version, spread: [...(action.spread || [])] };
+    const spreadInputs = (action.spread || []).map((n, i) => h('input', {
+      type: 'number', min: '0', max: '3', value: String(this.draft.spread[i] ?? n), class: 'spread',
+      'aria-label': `Leftover blocks onto remaining stack ${i + 1}`,
+      oninput: (e) => { this.draft.spread[i] = Number(e.target.value) || 0; },
+    }));
+    if (spreadInputs.length) form.append(h('span', { class: 'spread-label' }, 'Leftover blocks onto the remaining stacks: '), ...spreadInputs);
+    form.append(h('button', { type: 'submit', id: 'end-turn' }, 'End turn'));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const chosen = { type: 'end_turn' };
+      if ('stack' in action) chosen.stack = stackSelect ? Number(stackSelect.value) : action.stack;
+      if ('spread' in action) chosen.spread = spreadInputs.map((input) => Number(input.value) || 0);
+      this.submit(chosen);
+    });
+    return form;
+  }
+
+  renderLog() {
+    const have = this.logList.childNodes.length;
+    this.events.slice(have).forEach((e, i, fresh) => {
+      const li = logEntry(e);
+      if (this.newEvents && i >= fresh.length - this.newEvents) li.classList.add('new');
+      this.logList.append(li);
+    });
+    this.logList.scrollTop = this.logList.scrollHeight;
+  }
+}
+
+/** Squares whose height or figure changed: animated briefly. */
+export function diffSquares(a, b) {
+  const out = new Set();
+  for (const sq of new Set([...Object.keys(a.heights), ...Object.keys(b.heights)])) {
+    if ((a.heights[sq] || 0) !== (b.heights[sq] || 0)) out.add(sq);
+  }
+  for (const sq of new Set([...Object.keys(a.knights), ...Object.keys(b.knights)])) {
+    if (a.knights[sq] !== b.knights[sq]) out.add(sq);
+  }
+  if (a.king !== b.king) { if (a.king) out.add(a.king); if (b.king) out.add(b.king); }
+  return out;
+}

@@ -1,0 +1,161 @@
+// Replay and audit: step through any version of a game (finished: the full positions; running: the reader's
+// view), the phase scorings explained, /verify as a badge, and the seed commitment checked against its reveal.
+
+import { sha256Hex } from './api.js';
+import { castlesOf, renderBoard, renderTrack, seatBadge } from './board.js';
+import { h, showAlert } from './dom.js';
+import { logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
+
+const KING_BONUS = [5, 10, 15];
+
+export class Replay {
+  constructor(api, main, { id, token, admin }) {
+    this.api = api;
+    this.main = main;
+    this.id = id;
+    this.creds = admin ? { admin } : token ? { token } : {};
+    this.states = new Map();
+    this.at = 1;
+    this.want = 1;
+  }
+
+  path(suffix = '') { return `/v1/games/${encodeURIComponent(this.id)}${suffix}`; }
+
+  async start(version = null) {
+    const [summary, events, verify] = await Promise.all([
+      this.api.get(this.path()), this.api.allEvents(this.id, this.creds), this.api.get(this.path('/verify')),
+    ]);
+    this.summary = summary;
+    this.events = events;
+    this.last = events.length ? events[events.length - 1].version : 1;
+    this.verify = verify;
+    this.layout();
+    await this.renderSeed();
+    await this.go(version ?? this.last);
+  }
+
+  stop() { if (this.keys) document.removeEventListener("keydown", this.keys); }
+
+  layout() {
+    this.boardBox = h('div', { class: 'board-box' });
+    this.trackBox = h('div', { class: 'track-box' });
+    this.turnBox = h('p', { class: 'turn', id: 'turn' });
+    this.stepText = h('p', { class: 'step', id: 'step', 'aria-live': 'polite' });
+    this.scoringBox = h('div', { id: 'scoring' });
+    this.seatsBox = h('div', { id: 'seats' });
+    this.seedBox = h('div', { class: 'seed', id: 'seed' });
+    this.slider = h('input', { type: 'range', min: '1', max: String(this.last), value: '1', id: 'slider',
+      'aria-label': 'Version', oninput: () => this.go(Number(this.slider.value)) });
+    this.jump = h('input', { type: 'number', min: '1', max: String(this.last), id: 'jump', 'aria-label': 'Jump to version' });
+    const badge = this.verify.ok
+      ? h('span', { class: 'badge-ok', id: 'verify' }, `✔ verified: ${this.verify.events} events, hash chain and re-fold consistent`)
+      : h('span', { class: 'badge-bad', id: 'verify' }, `✘ verification failed at version ${this.verify.first_inconsistency?.version}: ${this.verify.first_inconsistency?.reason}`);
+    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': 'Moves' },
+      ...this.events.map((e) => logEntry(e, (v) => this.go(v))));
+    const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
+      h('button', { onclick: () => this.go(1), id: 'first', 'aria-label': 'First version' }, '◀◀ first'),
+      h('button', { onclick: () => this.go(this.want - 1), id: 'back', 'aria-label': 'Step back' }, '◀ back'),
+      h('span', { id: 'at', class: 'at' }),
+      h('button', { onclick: () => this.go(this.want + 1), id: 'forward', 'aria-label': 'Step forward' }, 'forward ▶'),
+      h('button', { onclick: () => this.go(this.last), id: 'end', 'aria-label': 'Last version' }, 'last ▶▶'),
+      this.slider,
+      h('form', { class: 'inline', onsubmit: (e) => { e.preventDefault(); this.go(Number(this.jump.value)); } },
+        this.jump, h('button', { type: 'submit' }, 'Jump')));
+    const who = this.summary.status === 'over' || this.creds.admin ? 'everything (the game is over, or the admin key)'
+      : this.creds.token ? 'your seat' : 'spectator';
+    this.main.replaceChildren(h('section', { class: 'game replay', 'aria-label': 'Replay' },
+      h('div', { class: 'col-board' }, controls, this.stepText, this.boardBox, h('h2', {}, 'Score track'), this.trackBox),
+      h('div', { class: 'col-side' },
+        h('h2', {}, `Replay of game ${this.id.slice(0, 8)}`),
+        h('p', {}, badge), h('p', { class: 'muted' }, `${this.summary.status === 'over' ? 'finished' : 'running'} · read as ${who}`),
+        this.seedBox, this.turnBox, this.scoringBox, this.seatsBox, h('h2', {}, 'Moves'), this.logList)));
+    document.addEventListener('keydown', this.keys = (e) => {
+      if (e.target.closest?.('input, select, textarea')) return;
+      if (e.key === 'ArrowRight' && e.altKey) this.go(this.want + 1);
+      if (e.key === 'ArrowLeft' && e.altKey) this.go(this.want - 1);
+    });
+  }
+
+  async renderSeed() {
+    const created = this.events.find((e) => e.type === 'game_created');
+    const ended = this.events.find((e) => e.type === 'game_ended');
+    const commitment = created?.payload.seed_commitment;
+    const rows = [h('div', {}, 'Seed commitment (SHA-256, published at creation): ', h('code', {}, commitment || '?'))];
+    if (ended?.payload.seed) {
+      const digest = await sha256Hex(ended.payload.seed);
+      const ok = digest === commitment;
+      rows.push(h('div', {}, 'Seed revealed at the end: ', h('code', {}, ended.payload.seed)),
+        h('div', { class: ok ? 'badge-ok' : 'badge-bad', id: 'seed-check' },
+          ok ? '✔ its SHA-256 matches the commitment' : `✘ its SHA-256 is ${digest}, not the commitment`));
+    } else {
+      rows.push(h('div', { class: 'muted' }, 'The seed is revealed when the game ends.'));
+    }
+    this.seedBox.replaceChildren(h('h3', {}, 'Seed'), ...rows);
+  }
+
+  async state(version) {
+    if (!this.states.has(version)) {
+      const doc = await this.api.get(this.path(`/state?version=${version}`), this.creds);
+      this.states.set(version, doc.position || doc.view);
+    }
+    return this.states.get(version);
+  }
+
+  async go(version) {
+    const v = Math.max(1, Math.min(this.last, version));
+    this.want = v;  // steps count from the version asked for last, so quick clicks are never lost
+    const token = (this.pending = {});
+    let pos; let prev;
+    try {
+      [pos, prev] = await Promise.all([this.state(v), v > 1 ? this.state(v - 1) : null]);
+    } catch (err) {
+      showAlert(err.message);
+      return;
+    }
+    if (token !== this.pending) return;
+    this.at = v;
+    this.pos = pos;
+    this.slider.value = String(v);
+    this.jump.value = String(v);
+    this.main.querySelector('#at').textContent = `version ${v} of ${this.last}`;
+    const event = this.events.find((e) => e.version === v);
+    this.stepText.textContent = event ? `v${v}: ${event.payload?.seat !== undefined ? `Seat ${event.payload.seat}: ` : ''}${event.text}` : '';
+    renderBoard(this.boardBox, pos, {});
+    renderTrack(this.trackBox, pos.scores);
+    this.turnBox.textContent = turnLine(pos, this.summary.seats, pos.seat ?? null);
+    this.seatsBox.replaceChildren(seatsPanel(pos, this.summary.seats, pos.seat ?? null));
+    this.scoringBox.replaceChildren(...this.scoring(prev, pos, event));
+    for (const li of this.logList.children) li.classList.toggle('current', Number(li.dataset.version) === v);
+    this.logList.querySelector('.current')?.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** When the step ends a phase: each seat's castles (base area × highest level) and the king bonus. */
+  scoring(prev, pos, event) {
+    if (!prev || event?.payload?.action?.type !== 'end_turn') return [];
+    const ended = pos.stage === 'over' || pos.phase !== prev.phase || (pos.stage === 'move_king' && prev.stage !== 'move_king');
+    if (!ended) return [];
+    const phase = prev.phase;
+    const { of, castles } = castlesOf(pos.heights);
+    const kingCastle = pos.king ? of[pos.king] : undefined;
+    const items = [];
+    for (let seat = 0; seat < pos.players; seat += 1) {
+      const best = new Map();
+      let king = 0;
+      for (const [sq, owner] of Object.entries(pos.knights)) {
+        if (owner !== seat || !(sq in of)) continue;
+        const level = pos.heights[sq];
+        best.set(of[sq], Math.max(best.get(of[sq]) || 0, level));
+        if (of[sq] === kingCastle && level === phase) king = KING_BONUS[phase - 1];
+      }
+      const lines = [...best].map(([c, level]) => `castle of ${castles[c].length} × level ${level} = ${castles[c].length * level}`);
+      const computed = [...best].reduce((sum, [c, level]) => sum + castles[c].length * level, 0) + king;
+      const gained = pos.scores[seat] - prev.scores[seat];
+      const parts = [...lines];
+      if (king) parts.push(`king bonus ${king} (a knight at level ${phase} in the king's castle)`);
+      if (gained !== computed) parts.push(`${gained - computed >= 0 ? '+' : ''}${gained - computed} from the master card and the rule that no two players share a score`);
+      items.push(h('li', {}, seatBadge(seat), ` ${seatTitle(this.summary.seats, seat, null)}: `,
+        parts.length ? parts.join('; ') : 'no knight in a castle', ` → +${gained} (score ${pos.scores[seat]})`));
+    }
+    return [h('div', { class: 'scoring', id: 'scoring-explained' }, h('h3', {}, `Scoring of phase ${phase}`), h('ul', {}, ...items))];
+  }
+}

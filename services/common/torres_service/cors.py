@@ -1,0 +1,22 @@
+"""Cross-origin access for browser clients served from another origin (the web client's matchmaking lobby
+under `make run`, or a portal's own pages): off unless ``TORRES_CORS_ORIGINS`` lists the allowed origins."""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask
+from flask_cors import CORS
+
+#: Request headers a browser client sends: seat token, keys, idempotency.
+ALLOWED_HEADERS = ["Content-Type", "Authorization", "X-API-Key", "X-Admin-Key", "Idempotency-Key"]
+
+
+def allow_cross_origin(app: Flask, origins: str | None = None) -> None:
+    """Answer CORS preflights and add ``Access-Control-Allow-Origin`` for the comma-separated ``origins``
+    (default: ``TORRES_CORS_ORIGINS``); nothing at all when none are listed, so the default stays same-origin."""
+    listed = [o.strip() for o in (os.environ.get("TORRES_CORS_ORIGINS", "") if origins is None else origins)
+              .split(",") if o.strip()]
+    if listed:
+        CORS(app, origins=listed, allow_headers=ALLOWED_HEADERS,
+             expose_headers=["Idempotent-Replayed", "Retry-After"], max_age=600)

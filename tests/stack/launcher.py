@@ -1,0 +1,60 @@
+"""`make run` (infra/local_stack.py) as a test fixture: on free loopback ports, embedded defaults, stopped after."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Variables that would switch the launcher's children to servers or change what it prints.
+SCALE_OUT = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "TORRES_MATCHMAKING_URL", "TORRES_CORS_ORIGINS")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def local_stack(data_dir: Path, **extra_env: str) -> Iterator[dict[str, str]]:
+    """Start the launcher, wait for its banner, yield the addresses, the service key and the banner."""
+    game_port, mm_port = free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if k not in SCALE_OUT} | extra_env
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "infra" / "local_stack.py"), "--no-play", "--game-port", str(game_port),
+         "--matchmaking-port", str(mm_port), "--data-dir", str(data_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    deadline = time.monotonic() + 60
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if "play in another terminal" in line:
+            break
+    text = "".join(lines)
+    key = re.search(r"service key\s+(\S+)", text)
+    try:
+        assert key, f"launcher did not report the stack:\n{text}"
+        yield {"game": f"http://127.0.0.1:{game_port}", "matchmaking": f"http://127.0.0.1:{mm_port}",
+               "key": key.group(1), "banner": text}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

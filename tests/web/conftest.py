@@ -1,0 +1,92 @@
+"""Browser tests of the web client: the whole `make run` stack (infra/local_stack.py) on free loopback ports,
+driven through Debian's Chromium by Playwright.
+
+Chromium comes from the system (`apt-get install -y chromium`; `.ci/run` installs it), not from
+`playwright install`. Without it these tests skip saying so, and under TORRES_REQUIRE_SERVICES=1 (CI) such a
+skip is a failure (tests/conftest.py): CI never passes without having run them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from stack.launcher import local_stack
+
+CHROMIUM = os.environ.get("TORRES_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+#: The only console errors a test may expect: the browser's own line for a 4xx the page then shows in words.
+REFUSAL = re.compile(r"Failed to load resource: the server responded with a status of 4\d\d")
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which(CHROMIUM) or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else None)
+    if path is None:
+        pytest.skip(f"Chromium not reachable at {CHROMIUM}: the browser tests need `apt-get install -y chromium`")
+    return path
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[dict[str, str]]:
+    """`make run` itself (embedded SQLite, in-process AI and matchmaking store), on free ports."""
+    keys = {"TORRES_API_KEY": "web-test-service-key", "TORRES_ADMIN_KEY": "web-test-admin-key"}
+    with local_stack(tmp_path_factory.mktemp("web-stack"), TORRES_AI_DELAY="0", **keys) as running:
+        play_url = re.search(r"web client\s+(\S+)", running["banner"])
+        assert play_url, f"make run did not print the web client's address:\n{running['banner']}"
+        yield {**running, "play": play_url.group(1), "admin": keys["TORRES_ADMIN_KEY"]}
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - the lock file installs it
+        pytest.skip(f"Playwright not reachable: {exc}")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Console:
+    """Every console error and uncaught page error of the pages it watches."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def watch(self, page: Any) -> Any:
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        return page
+
+    def unexpected(self, allow_refusals: int = 0) -> list[str]:
+        refusals = [e for e in self.errors if REFUSAL.search(e)]
+        others = [e for e in self.errors if not REFUSAL.search(e)]
+        return others + refusals[allow_refusals:]
+
+
+@pytest.fixture
+def console() -> Console:
+    return Console()
+
+
+@pytest.fixture
+def new_page(browser: Any, console: Console) -> Iterator[Any]:
+    """``new_page()``: a page in a fresh browser context (its own storage: another person), console watched."""
+    contexts: list[Any] = []
+
+    def make() -> Any:
+        context = browser.new_context(viewport={"width": 1280, "height": 860})
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return console.watch(context.new_page())
+
+    yield make
+    for context in contexts:
+        context.close()

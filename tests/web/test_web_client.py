@@ -1,0 +1,293 @@
+"""The web client in a real browser (Chromium through Playwright), against the `make run` stack: people's
+paths through it, by clicks and keys only.
+
+Set TORRES_WEB_SCREENSHOTS=docs/images to (re)write the README's screenshots from these runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import torres_rules as tr
+
+from .conftest import Console
+
+SHOTS = os.environ.get("TORRES_WEB_SCREENSHOTS")
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def shot(page: Any, name: str, tmp_path: Path) -> None:
+    folder = Path(SHOTS) if SHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def board(page: Any) -> dict[str, str]:
+    """Every square's accessible name, without what a click would do (the facts only)."""
+    pairs = page.eval_on_selector_all(
+        "svg.board g.square", "els => els.map(e => [e.dataset.square, e.getAttribute('aria-label')])")
+    return {sq: re.match(r"[A-H][1-8], height \d+(, (blue|orange|green|purple) knight|, the king)?", label)[0]
+            for sq, label in pairs}
+
+
+def scores(page: Any) -> list[str]:
+    return page.eval_on_selector_all("[data-score]", "els => els.map(e => e.textContent)")
+
+
+def settled(page: Any) -> None:
+    """The page shows a version of the game and sends nothing."""
+    page.wait_for_function("() => document.querySelector('main').dataset.busy === '0'")
+
+
+def click_and_wait(page: Any, locator: Any) -> None:
+    """Click; if that submitted an action, wait until the page shows a newer version (or a refusal)."""
+    before = page.evaluate("() => ({...document.querySelector('main').dataset})")
+    locator.click()
+    page.wait_for_function(
+        """b => { const m = document.querySelector('main');
+                  return m.dataset.busy === '0' && (m.dataset.version !== b.version || m.dataset.refusals !== b.refusals
+                    || document.querySelector('.square.selected, .chooser, button.card.selected')); }""",
+        arg=before)
+
+
+def start_game_against_ai(page: Any, stack: dict[str, str]) -> None:
+    page.goto(stack["play"])  # the address `make run` prints, with the service key in the fragment
+    page.click("#start-game")  # default: 2 players, me against the easy AI
+    page.wait_for_selector("svg.board")
+    settled(page)
+
+
+def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
+    """Play every turn of the browser's seat by clicks: setup squares, up to two board actions a turn (a build,
+    a knight's move: knight then destination, a placement), the king's move or not, a kept card, end turn."""
+    counts = {"submitted": 0, "turns": 0, "bought": 0, "played": 0}
+    acted = 0
+    mid_game_shot = False
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        page.wait_for_function("""() => { const m = document.querySelector('main');
+            return m.dataset.busy === '0' && (m.dataset.turn === 'mine' || m.dataset.turn === 'over'); }""",
+                               timeout=60_000)
+        state = page.evaluate("() => ({...document.querySelector('main').dataset})")
+        if state["turn"] == "over":
+            return counts
+        if state["phase"] == "2" and state["stage"] == "turn" and not mid_game_shot:
+            shot(page, "board-mid-game", tmp_path)
+            mid_game_shot = True
+        chooser = page.locator(".chooser button:not(.secondary)")
+        special = page.locator(".controls .buttons button", has_text=re.compile(r"^(Keep|Leave the king)"))
+        targets = page.locator("svg.board g.square.target")
+        buy = page.locator(".controls .buttons button", has_text="Buy an action card")
+        card = page.locator("#seats button.card:not(.selected)")
+        if chooser.count():
+            click_and_wait(page, chooser.first)
+        elif special.count():
+            click_and_wait(page, special.first)
+        elif card.count() and not page.locator("#seats button.card.selected").count():
+            counts["played"] += 1  # a card, then its target(s) on the board (or at once, for the AP cards)
+            click_and_wait(page, card.first)
+            continue
+        elif buy.count() and acted == 0 and counts["bought"] < 2 and state["phase"] != "3":
+            counts["bought"] += 1
+            click_and_wait(page, buy.first)  # then "Keep …": one of the top cards of the personal deck
+            acted += 1
+        elif state["stage"] != "turn" and targets.count():
+            click_and_wait(page, targets.first)
+        elif page.locator("#seats button.card.selected").count():  # the chosen card's target(s)
+            click_and_wait(page, targets.first)
+            if page.locator(".square.selected").count():
+                click_and_wait(page, page.locator("svg.board g.square.target").first)
+        elif acted < 2 and targets.count():
+            builds = page.locator("svg.board g.square.target[aria-label*='Build']")  # castles grow: a livelier board
+            click_and_wait(page, builds.first if builds.count() else targets.first)
+            if page.locator(".square.selected").count():  # a knight: now its destination
+                click_and_wait(page, page.locator("svg.board g.square.target").first)
+            acted += 1
+        else:
+            click_and_wait(page, page.locator("#end-turn"))
+            acted = 0
+            counts["turns"] += 1
+        counts["submitted"] += 1
+        assert page.locator("#alert").is_hidden(), page.inner_text("#alert")
+    raise AssertionError("the game did not end in time")
+
+
+def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, version: int, phase: int) -> None:
+    """The page's explanation adds up to what the rules engine's own scoring functions give for that board."""
+    from torres_rules.scoring import castle_points, king_bonus
+
+    position = httpx.get(f"{stack['game']}/v1/games/{game_id}/state?version={version}").json()["position"]
+    state = tr.from_position(position)
+    lines = page.locator("#scoring-explained li").all_inner_texts()
+    assert len(lines) == state.players
+    for seat, line in enumerate(lines):
+        castles = sum(int(p) for p in re.findall(r"= (\d+)", line))
+        king = re.search(r"king bonus (\d+)", line)
+        assert castles == castle_points(state, seat), line
+        assert (int(king[1]) if king else 0) == king_bonus(state, seat, phase), line
+
+
+def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
+        stack: dict[str, str], new_page: Any, console: Console, tmp_path: Path) -> None:
+    page = new_page()
+    start_game_against_ai(page, stack)
+    page.wait_for_selector("svg.board g.square.target")
+    assert page.locator("svg.board g.square.target").count() == 8  # the free foundations for the first knight
+    shot(page, "board-setup", tmp_path)
+
+    # setup by clicks until the first turn, then a refusal shown in words: leftover blocks onto a full stack
+    while page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
+        page.wait_for_function("() => ['mine', 'over'].includes(document.querySelector('main').dataset.turn)"
+                               " && document.querySelector('main').dataset.busy === '0'")
+        if page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
+            click_and_wait(page, page.locator("svg.board g.square.target").first)
+    page.wait_for_function("() => { const m = document.querySelector('main'); return m.dataset.turn === 'mine'"
+                           " && m.dataset.stage === 'turn' && m.dataset.busy === '0'; }")
+    version = page.evaluate("() => document.querySelector('main').dataset.version")
+    page.locator("input.spread").first.fill("1")
+    click_and_wait(page, page.locator("#end-turn"))
+    alert = page.inner_text("#alert")
+    assert "refused" in alert and "stack above 3" in alert and "422" in alert, alert
+    assert page.evaluate("() => document.querySelector('main').dataset.version") == version  # nothing changed
+    assert page.locator("input.spread").first.input_value() == "1"  # what the player typed is kept to correct
+    page.locator("input.spread").first.fill("0")
+
+    counts = play_to_the_end(page, tmp_path)
+    assert counts["turns"] >= 10  # 2 players: 12 turns each, the first one ended above
+    assert counts["bought"] == 2
+    assert page.locator("#log li", has_text="Seat 0: keep_card").count() == 2  # both kept through the buttons
+    # cards chosen in the hand are played on targets the page offered (a card may be picked more than once
+    # before its play goes through, so the two counts need not be equal)
+    plays = page.locator("#log li", has_text="Seat 0: play_card").count()
+    assert 1 <= plays <= counts["played"] if counts["played"] else plays == 0, counts
+    final = page.locator("#final")
+    assert "Final score" in final.inner_text()
+    game_id = re.search(r"game=([0-9a-f-]+)", page.url)[1]
+    summary = httpx.get(f"{stack['game']}/v1/games/{game_id}").json()
+    assert summary["status"] == "over"
+    assert scores(page) == [f"score {s}" for s in summary["scores"]]
+    assert f"Seat {summary['winner']} wins" in final.inner_text() or "You win" in final.inner_text()
+    log = page.locator("#log li")
+    assert log.count() == summary["version"] and "game over" in log.last.inner_text()
+    shot(page, "board-final", tmp_path)
+    final_board, final_scores = board(page), scores(page)
+
+    # the replay, stepped to the end, shows exactly the final state
+    page.click("text=Replay and audit this game")
+    page.wait_for_selector("#verify")
+    assert "verified" in page.inner_text("#verify")
+    assert "matches the commitment" in page.inner_text("#seed-check")
+    last = summary["version"]
+    page.click("#first")
+    page.wait_for_function("n => document.getElementById('at').textContent === `version 1 of ${n}`", arg=last)
+    assert board(page) != final_board
+    for _ in range(3):
+        page.click("#forward")
+    page.wait_for_function("n => document.getElementById('at').textContent.startsWith('version 4 ')", arg=last)
+    page.click("#back")
+    page.wait_for_function("() => document.getElementById('at').textContent.startsWith('version 3 ')")
+    page.fill("#jump", str(last - 1))
+    page.click("text=Jump")
+    page.wait_for_selector("#scoring-explained")  # the last end_turn: the phase 3 scoring, explained
+    assert "Scoring of phase 3" in page.inner_text("#scoring-explained")
+    check_scoring_explained(page, stack, game_id, last - 1, phase=3)
+    shot(page, "replay", tmp_path)
+    page.click("#end")
+    page.wait_for_function("n => document.getElementById('at').textContent === `version ${n} of ${n}`", arg=last)
+    assert board(page) == final_board and scores(page) == final_scores
+    assert console.unexpected(allow_refusals=1) == []
+
+
+def test_an_illegal_click_offers_nothing_and_sends_nothing(
+        stack: dict[str, str], new_page: Any, console: Console) -> None:
+    page = new_page()
+    start_game_against_ai(page, stack)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    square = page.locator('svg.board g.square[data-square="B2"]')  # no foundation: no legal action there
+    assert square.get_attribute("aria-disabled") == "true" and "target" not in square.get_attribute("class")
+    version = page.evaluate("() => document.querySelector('main').dataset.version")
+    square.click(force=True)  # a person can click it; Playwright would otherwise wait for it to be enabled
+    square.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    assert posts == []
+    assert page.evaluate("() => document.querySelector('main').dataset.version") == version
+    assert page.locator(".square.selected, .chooser").count() == 0
+    assert console.unexpected() == []
+
+
+def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
+        stack: dict[str, str], new_page: Any, console: Console) -> None:
+    alice = new_page()
+    alice.goto(stack["play"])
+    alice.select_option('select[name="kind1"]', "human")  # seat 1: another person, by link
+    alice.click("#start-game")
+    invite = alice.locator("a.invite").get_attribute("href")
+    bob = new_page()  # another browser context: its own storage, as another person's browser
+    bob.goto(invite)
+    bob.wait_for_selector("svg.board")
+    settled(bob)
+    alice.click("#enter-game")
+    alice.wait_for_selector("svg.board g.square.target")
+    settled(alice)
+
+    # Alice places her first knight with the keyboard: focus D1, arrow to E1 and back, Enter
+    alice.locator('g.square[data-square="D1"]').focus()
+    alice.keyboard.press("ArrowRight")
+    assert alice.evaluate("() => document.activeElement.dataset.square") == "E1"
+    alice.keyboard.press("ArrowLeft")
+    assert alice.locator('g.square[data-square="D1"]').get_attribute("aria-label") == \
+        "D1, height 1, Place your first knight on D1"
+    alice.keyboard.press("Enter")
+
+    # Bob, who did nothing, sees it through the push channel: the square's name and the move log
+    bob.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
+        .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
+    bob.wait_for_selector("#log li:has-text('place_start_knight D1')")
+    assert bob.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
+    click_and_wait(bob, bob.locator("svg.board g.square.target").first)
+    placed = [sq for sq, label in board(bob).items() if label.endswith("orange knight")]
+    assert len(placed) == 1
+    alice.wait_for_function(
+        f"""() => document.querySelector('g.square[data-square="{placed[0]}"]')
+            .getAttribute('aria-label').includes('orange knight')""", timeout=10_000)
+
+    # a spectator (no token, no key) replays the running game up to its current version
+    game_id = re.search(r"game=([0-9a-f-]+)", bob.url)[1]
+    settled(bob)
+    spectator = new_page()
+    spectator.goto(f"{stack['game']}/play/#game={game_id}&replay=1")
+    spectator.wait_for_selector("#verify")
+    assert "read as spectator" in spectator.inner_text("main") and "running" in spectator.inner_text("main")
+    spectator.wait_for_function("() => document.getElementById('at').textContent === 'version 3 of 3'")
+    assert board(spectator) == board(bob)
+    assert "Cards: 0 cards (hidden)" in spectator.inner_text("#seats")
+    assert console.unexpected() == []
+
+
+def test_a_matchmaking_ticket_turns_into_a_game(stack: dict[str, str], new_page: Any, console: Console) -> None:
+    page = new_page()
+    page.goto(stack["play"])
+    page.fill("#player-id", "web-player")
+    page.fill("#max-wait", "0")  # the matcher fills the other seat with the AI at once
+    page.click("#find-match")
+    page.wait_for_function("() => document.getElementById('ticket-status').textContent.startsWith('Ticket')")
+    page.wait_for_url(re.compile(r"#game=[0-9a-f-]+&token="), timeout=30_000)
+    page.wait_for_selector("svg.board")
+    settled(page)
+    game_id = re.search(r"game=([0-9a-f-]+)", page.url)[1]
+    summary = httpx.get(f"{stack['game']}/v1/games/{game_id}").json()
+    assert any(seat.get("player_id") == "web-player" for seat in summary["seats"])
+    assert any(seat["kind"] == "ai" for seat in summary["seats"])
+    page.click("text=Lobby")
+    page.wait_for_selector(f"#my-games code:has-text('{game_id[:8]}')")
+    assert console.unexpected() == []
