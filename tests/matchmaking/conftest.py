@@ -22,7 +22,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from torres_game.app import create_app as create_game_app
 from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config
-from torres_matchmaking.store import Redis
+from torres_matchmaking.store import Keys, Redis
 
 REDIS_URL = os.environ.get("TEST_MM_REDIS_URL", "redis://127.0.0.1:6379/14")
 API_KEY = "mm-test-service-key"
@@ -126,7 +126,7 @@ def clock() -> FakeClock:
 
 def set_rating(client: redis.Redis, player_id: str, mu: float, sigma: float = 3.0) -> None:
     """Give a player a rating as if they had played (the consumer is the only writer in production)."""
-    client.hset(f"mm:r:{player_id}", mapping={"mu": mu, "sigma": sigma, "games": 10})
+    client.hset(Keys().rating(player_id), mapping={"mu": mu, "sigma": sigma, "games": 10})
 
 
 def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:

@@ -116,7 +116,7 @@ def test_expiry(client: FlaskClient, services: Services, clock: FakeClock) -> No
     assert client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "queued"
     _problem(client.post("/v1/tickets", json=GOOD), 409, "live_ticket_exists")
     clock.advance(0.2)
-    assert services.tickets.expire_due() == 1  # the sweep the matcher runs every tick
+    assert services.tickets.expire_due(("rio_grande", False)) == 1  # the sweep the matcher runs every tick
     expired = client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()
     assert expired["status"] == "expired" and expired["ended_at"] == clock.now
     assert client.get("/v1/queues").get_json()["queues"] == {}
@@ -137,7 +137,7 @@ def test_openapi_and_health(client: FlaskClient) -> None:
     assert {"/v1/tickets", "/v1/tickets/{ticket_id}", "/v1/leaderboard", "/v1/players/{player_id}/rating"} \
         <= set(spec["paths"])
     assert client.get("/healthz").get_json() == {"status": "ok"}
-    assert client.get("/readyz").get_json()["redis"] == "external"
+    assert client.get("/readyz").get_json() == {"status": "ready", "redis": "external", "game_service": "ready"}
 
 
 def test_embedded_mode_runs_the_same_scripts() -> None:
@@ -147,4 +147,5 @@ def test_embedded_mode_runs_the_same_scripts() -> None:
     ticket = client.post("/v1/tickets", json={**GOOD, "player_id": "embedded-player"}).get_json()
     assert client.post("/v1/tickets", json={**GOOD, "player_id": "embedded-player"}).status_code == 409
     assert client.delete(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "cancelled"
-    assert client.get("/readyz").get_json()["redis"] == "embedded"
+    ready = client.get("/readyz")  # Redis is there, but no game service: matching cannot work
+    assert ready.status_code == 503 and "game service" in ready.get_json()["detail"]

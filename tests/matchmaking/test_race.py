@@ -23,12 +23,13 @@ import redis
 from torres_matchmaking.config import Config
 from torres_matchmaking.errors import TicketNotCancellable
 from torres_matchmaking.ratings import RatingBook
-from torres_matchmaking.store import Redis
+from torres_matchmaking.store import Keys, Redis
 from torres_matchmaking.tickets import TicketService
 
 from .conftest import API_KEY, REDIS_URL, GameServer, set_rating
 
 TICKETS = 1000
+KEYS = Keys()
 MATCHERS = 3
 
 
@@ -50,7 +51,7 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
 def _statuses(client: redis.Redis, ids: list[str]) -> Counter[str]:
     pipe = client.pipeline(transaction=False)
     for tid in ids:
-        pipe.hget(f"mm:t:{tid}", "status")
+        pipe.hget(KEYS.ticket(tid), "status")
     return Counter(pipe.execute())
 
 
@@ -124,14 +125,14 @@ def test_three_matchers_thousand_tickets_with_racing_cancels(redis_client: redis
 def _verify(client: redis.Redis, server: GameServer, ids: list[str], cancel_ok: set[str]) -> None:
     pipe = client.pipeline(transaction=False)
     for tid in ids:
-        pipe.hgetall(f"mm:t:{tid}")
+        pipe.hgetall(KEYS.ticket(tid))
     rows = dict(zip(ids, pipe.execute(), strict=True))
     statuses = Counter(r["status"] for r in rows.values())
     print(f"\nticket statuses {dict(statuses)}")
     assert set(statuses) <= {"matched", "queued", "cancelled"}, statuses
     assert sum(statuses.values()) == TICKETS  # none lost
     assert statuses["matched"] > 0.6 * TICKETS, statuses
-    assert client.zcard("mm:claims") == 0
+    assert all(client.zcard(KEYS.claims(pool)) == 0 for pool in KEYS.pools())
     games = server.all_games()
     print(f"games in the game service: {len(games)}")
     seats_of: dict[str, list[tuple[str, int]]] = {}
@@ -145,8 +146,8 @@ def _verify(client: redis.Redis, server: GameServer, ids: list[str], cancel_ok: 
     assert matched_games == {g["game_id"] for g in games}  # no orphaned game either
     for tid, row in rows.items():
         player, status = row["player_id"], row["status"]
-        in_queue = [client.zscore(f"mm:q:{row['edition']}:{row['master']}:{n}", tid) is not None
-                    for n in row["counts"].split(",")]
+        pool = (row["edition"], row["master"] == "1")
+        in_queue = [client.hexists(KEYS.queued(pool), tid), client.zscore(KEYS.expiry(pool), tid) is not None]
         if status == "matched":
             assert seats_of[player] == [(row["game_id"], int(row["seat"]))]
             assert not any(in_queue)

@@ -7,10 +7,6 @@ from torres_service.errors import ServiceError, ValidationFailed
 __all__ = ["ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
 
 
-
-
-
-
 class MalformedId(ServiceError):
     status, code, title = 400, "malformed_id", "The id in the path is malformed"
 
@@ -35,5 +31,13 @@ class NotReady(ServiceError):
     status, code, title = 503, "not_ready", "The service is not ready"
 
 
+class ServiceUnavailable(ServiceError):
+    status, code, title = 503, "unavailable", "Try again"
+
+
 class GameServiceError(Exception):
-    """The game service refused or did not answer; the caller re-queues and retries later."""
+    """The game service did not answer, or failed (5xx): the same request may still succeed later."""
+
+
+class GameRefused(GameServiceError):
+    """The game service answered 4xx: this request will never create a game, however often it is sent."""
