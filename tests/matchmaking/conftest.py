@@ -6,10 +6,12 @@ database, so the matchmaker talks to it exactly as in production: HTTP, service 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +137,73 @@ def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:
     return response.json()
 
 
+
+
+class FaultyProxy:
+    """A slow, hanging or forgetful front for the real game service, to put faults between a matcher and it.
+
+    ``hold_requests`` blocks each request before it reaches the game service; ``hold_answers`` forwards it
+    (the game is committed) and blocks the answer; ``delay`` sleeps before answering. ``release()`` lets
+    every held call go on (a request whose caller has died is still forwarded: a late creation). Every
+    ``POST /v1/games`` Idempotency-Key and every abandon is recorded."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.hold_requests = threading.Event()
+        self.hold_answers = threading.Event()
+        self.delay = 0.0
+        self.gate = threading.Event()
+        self.arrived = threading.Event()  # a creation reached the proxy
+        self.committed = threading.Event()  # a creation was committed by the game service
+        self.creation_keys: list[str] = []
+        self.abandons: list[tuple[str, dict[str, Any]]] = []
+        self._lock = threading.Lock()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server = make_server("127.0.0.1", self.port, self._app, threaded=True)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def release(self) -> None:
+        self.hold_requests.clear()
+        self.hold_answers.clear()
+        self.gate.set()
+
+    def stop(self) -> None:
+        self.release()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _app(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"]
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        headers = {k[5:].replace("_", "-"): v for k, v in environ.items() if k.startswith("HTTP_")}
+        if environ.get("CONTENT_TYPE"):
+            headers["Content-Type"] = environ["CONTENT_TYPE"]
+        creating = method == "POST" and path == "/v1/games"
+        if creating:
+            with self._lock:
+                self.creation_keys.append(headers.get("IDEMPOTENCY-KEY", ""))
+            self.arrived.set()
+            if self.hold_requests.is_set():
+                self.gate.wait(120)
+        if method == "POST" and path.endswith("/abandon"):
+            with self._lock:
+                self.abandons.append((path.split("/")[3], json.loads(body or b"{}")))
+        query = environ.get("QUERY_STRING")
+        response = httpx.request(method, f"{self.upstream}{path}{'?' + query if query else ''}", content=body,
+                                 headers={k: v for k, v in headers.items() if k.lower() != "host"}, timeout=60)
+        if creating and response.status_code < 300:
+            self.committed.set()
+            if self.hold_answers.is_set():
+                self.gate.wait(120)
+            time.sleep(self.delay)
+        start_response(f"{response.status_code} X", [("Content-Type", response.headers.get("content-type", "")),
+                                                     ("Content-Length", str(len(response.content)))])
+        return [response.content]
+
+
+@pytest.fixture
+def proxy(game_server: GameServer) -> Iterator[FaultyProxy]:
+    p = FaultyProxy(game_server.url)
+    yield p
+    p.stop()

@@ -91,6 +91,7 @@ class Leases:
         self.config = config
         self.owner = owner
         self.held: list[Pool] = []
+        self._free_since: dict[Pool, float] = {}
 
     def live_matchers(self) -> int:
         beats = self.store.client.hgetall(self.store.keys.matchers)
@@ -112,13 +113,32 @@ class Leases:
             self._lease(pool, ttl_ms, "drop")
         held = held[:target]
         start = hash(self.owner) % len(pools)  # matchers start looking at different pools
-        for pool in pools[start:] + pools[:start]:
+        order = pools[start:] + pools[:start]
+        for pool in order:
             if len(held) >= target:
                 break
             if pool not in held and self._lease(pool, ttl_ms, "hold"):
                 held.append(pool)
-        self.held = held
-        return held
+        self.held = held + self._steal([p for p in order if p not in held], ttl_ms)
+        return self.held
+
+    def _steal(self, others: list[Pool], ttl_ms: int) -> list[Pool]:
+        """Pools nobody has held for a whole lease period (their matcher is stuck in a call, or the count of
+        live matchers is off): take them beyond the target for a tick, rather than let them starve."""
+        if not others:
+            return []
+        pipe = self.store.client.pipeline(transaction=False)
+        for pool in others:
+            pipe.exists(self.store.keys.lease(pool))
+        now, stolen = time.monotonic(), []
+        for pool, exists in zip(others, pipe.execute(), strict=True):
+            if exists:
+                self._free_since.pop(pool, None)
+            elif now - self._free_since.setdefault(pool, now) > self.config.lease_seconds \
+                    and self._lease(pool, ttl_ms, "hold"):
+                self._free_since.pop(pool, None)
+                stolen.append(pool)
+        return stolen
 
     def drop_all(self) -> None:
         for pool in self.held:
