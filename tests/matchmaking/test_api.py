@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
 
-from .conftest import FakeClock
+from .conftest import API_KEY, FakeClock, GameServer
 
 GOOD = {"player_id": "alice", "player_counts": [2, 3], "edition": "rio_grande", "master": False,
         "max_wait_seconds": 30}
@@ -149,3 +149,22 @@ def test_embedded_mode_runs_the_same_scripts() -> None:
     assert client.delete(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "cancelled"
     ready = client.get("/readyz")  # Redis is there, but no game service: matching cannot work
     assert ready.status_code == 503 and "game service" in ready.get_json()["detail"]
+
+
+def test_the_api_on_one_redis_and_on_a_cluster(backend: tuple[str, bool, Any], game_server: GameServer) -> None:
+    """Pools sit on different masters of a cluster; "one live ticket per player" still holds across them."""
+    redis_url, cluster, _ = backend
+    config = Config(redis_url=redis_url, redis_cluster=cluster, game_service_url=game_server.url,
+                    game_service_api_key=API_KEY, log_level="WARNING")
+    client = create_app(config, services=Services.build(config)).test_client()
+    first = client.post("/v1/tickets", json=GOOD).get_json()
+    for edition, master in (("yucata", True), ("ravensburger", False)):  # other pools, other shards
+        body = _problem(client.post("/v1/tickets", json={**GOOD, "edition": edition, "master": master}), 409,
+                        "live_ticket_exists")
+        assert body["ticket_id"] == first["ticket_id"]
+    assert client.get("/v1/queues").get_json()["queues"] == {"rio_grande:base:2": 1, "rio_grande:base:3": 1}
+    assert client.delete(f"/v1/tickets/{first['ticket_id']}").get_json()["status"] == "cancelled"
+    moved = client.post("/v1/tickets", json={**GOOD, "edition": "yucata", "master": True}).get_json()
+    assert moved["status"] == "queued" and moved["ticket_id"][0] != first["ticket_id"][0]
+    assert client.get("/v1/queues").get_json()["queues"] == {"yucata:master:2": 1, "yucata:master:3": 1}
+    assert client.get("/readyz").get_json()["status"] == "ready"

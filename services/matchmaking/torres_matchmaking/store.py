@@ -19,7 +19,6 @@ from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
-from redis.exceptions import NoScriptError
 
 from .config import POOLS, Config
 
@@ -142,11 +141,6 @@ class Scripts:
             for name in _SCRIPTS
         }
 
-    def load(self) -> None:
-        """Load every script on every master up front: a cluster pipeline cannot load them on demand."""
-        for script in self._scripts.values():
-            script.sha = self._client.script_load(script.script)
-
     def run(self, name: str, keys: Sequence[str], *argv: Any, client: Any = None) -> Any:
         return self._scripts[name](keys=list(keys), args=list(argv), client=client)
 
@@ -163,20 +157,32 @@ class Redis:
     @classmethod
     def open(cls, config: Config) -> Redis:
         client = connect(config)
-        scripts = Scripts(client)
-        if config.redis_cluster:
-            scripts.load()
-        return cls(client, Keys(config.key_prefix), scripts, config.redis_cluster)
+        return cls(client, Keys(config.key_prefix), Scripts(client), config.redis_cluster)
 
     def batch(self, calls: Sequence[tuple[str, Sequence[str], Sequence[Any]]]) -> list[Any]:
-        """Run several scripts in one round trip per node (a pipeline). Each call is atomic on its own."""
+        """Run several scripts in one round trip per node (a pipeline). Each call is atomic on its own.
+
+        A cluster client refuses scripts in its pipelines, so on a cluster the calls go, grouped by the node
+        that owns their keys, through that node's own connection (a plain pipeline, which loads scripts)."""
         if not calls:
             return []
-        pipe = self.client.pipeline(transaction=False)
+        if not self.cluster:
+            return self._pipeline(self.client, calls)
+        by_node: dict[str, list[int]] = {}
+        nodes: dict[str, Any] = {}
+        for i, (_, keys, _) in enumerate(calls):
+            node = self.client.get_node_from_key(keys[0])
+            nodes[node.name] = node
+            by_node.setdefault(node.name, []).append(i)
+        results: list[Any] = [None] * len(calls)
+        for name, indexes in by_node.items():
+            connection = self.client.get_redis_connection(nodes[name])
+            for i, r in zip(indexes, self._pipeline(connection, [calls[i] for i in indexes]), strict=True):
+                results[i] = r
+        return results
+
+    def _pipeline(self, client: Any, calls: Sequence[tuple[str, Sequence[str], Sequence[Any]]]) -> list[Any]:
+        pipe = client.pipeline(transaction=False)
         for name, keys, argv in calls:
             self.scripts.run(name, keys, *argv, client=pipe)
-        try:
-            return list(pipe.execute())
-        except NoScriptError:  # a cluster node restarted and forgot them: load again, this tick is lost
-            self.scripts.load()
-            raise
+        return list(pipe.execute())
