@@ -33,6 +33,8 @@ def _reachable(address: tuple[str, int]) -> bool:
 CASES = [
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
+    ("matchmaking_bench.py", ["--tickets", "300", "--runs", "1", "--matchers", "1,2", "--big", "0"],
+     "median tickets matched/s", [REDIS]),
     ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
     ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
 ]

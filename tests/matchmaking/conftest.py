@@ -9,25 +9,23 @@ from __future__ import annotations
 import json
 import logging
 import os
-import random
 import shutil
 import socket
-import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis
-import redis.cluster
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from torres_game.app import create_app as create_game_app
 from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config
+from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.store import Keys, Redis
 
 REDIS_URL = os.environ.get("TEST_MM_REDIS_URL", "redis://127.0.0.1:6379/14")
@@ -213,82 +211,13 @@ def proxy(game_server: GameServer) -> Iterator[FaultyProxy]:
     p.stop()
 
 
-class RedisCluster3:
-    """A throwaway Redis Cluster of 3 masters on free loopback ports (Debian's redis-server in cluster mode,
-    joined by ``redis-cli --cluster create``), in a temporary directory; stopped by ``stop()``."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.ports = [self._cluster_port() for _ in range(3)]
-        self.processes: list[subprocess.Popen[bytes]] = []
-        try:
-            self._start(workdir)
-        except BaseException:
-            self.stop()
-            raise
-        self.url = f"redis://127.0.0.1:{self.ports[0]}/0"
-
-    @staticmethod
-    def _cluster_port() -> int:
-        """A free port whose cluster bus port (+10000) is free too (so not an ephemeral one: those run to 60999)."""
-        rng = random.Random()
-        while True:
-            port = rng.randrange(20000, 55000)
-            try:
-                for p in (port, port + 10000):
-                    with socket.socket() as s:
-                        s.bind(("127.0.0.1", p))
-            except OSError:
-                continue
-            return port
-
-    def _start(self, workdir: Path) -> None:
-        for port in self.ports:
-            d = workdir / str(port)
-            d.mkdir()
-            self.processes.append(subprocess.Popen(
-                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-config-file", str(d / "nodes.conf"), "--dir", str(d), "--save", "",
-                 "--appendonly", "no", "--protected-mode", "no"], stdout=subprocess.DEVNULL))
-        for port in self.ports:
-            self._wait(lambda p=port: redis.Redis(port=p).ping())
-        subprocess.run(["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
-                        "--cluster-replicas", "0", "--cluster-yes"], check=True, capture_output=True, timeout=60)
-        for port in self.ports:
-            self._wait(lambda p=port: redis.Redis(port=p).cluster("info")["cluster_state"] == "ok")
-
-    @staticmethod
-    def _wait(ready: Callable[[], Any]) -> None:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if ready():
-                    return
-            except redis.RedisError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the Redis Cluster did not come up")
-            time.sleep(0.1)
-
-    def client(self) -> redis.cluster.RedisCluster:
-        return redis.cluster.RedisCluster.from_url(self.url, decode_responses=True)
-
-    def flush(self) -> None:
-        for port in self.ports:
-            redis.Redis(port=port).flushall()
-
-    def stop(self) -> None:
-        for p in self.processes:
-            p.terminate()
-        for p in self.processes:
-            p.wait(timeout=30)
-
-
 @pytest.fixture(scope="session")
-def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster3]:
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedis]:
+    """A Redis Cluster of 3 masters on free loopback ports, for the whole session."""
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:  # pragma: no cover
         pytest.skip("Redis Cluster not reachable: redis-server/redis-cli are not installed "
                     "(apt-get install redis-server)")
-    cluster = RedisCluster3(tmp_path_factory.mktemp("redis-cluster"))
+    cluster = LocalRedis(tmp_path_factory.mktemp("redis-cluster"), masters=3)
     yield cluster
     cluster.stop()
 
@@ -299,7 +228,7 @@ def backend(request: pytest.FixtureRequest, redis_client: redis.Redis) -> Iterat
     if request.param == "single":
         yield REDIS_URL, False, redis_client
         return
-    cluster: RedisCluster3 = request.getfixturevalue("redis_cluster")
+    cluster: LocalRedis = request.getfixturevalue("redis_cluster")
     cluster.flush()
     client = cluster.client()
     yield cluster.url, True, client
