@@ -157,17 +157,29 @@ def quality(config: Config, tickets: int, runs: int) -> None:
 
 # -- part 2: scaling ---------------------------------------------------------------------------------------------
 
-def _matcher_process(config: Config, ready: Any, go: Any, stop: Any) -> None:
+def _matcher_process(config: Config, ready: Any, go: Any, stop: Any, cpu: Any) -> None:
     configure_logging("torres_matchmaking", "WARNING")
     store = Redis.open(config)
     matcher = Matcher(store, config, InstantGames())
     store.client.hset(store.keys.matchers, matcher.leases.owner, time.time())  # counted before anyone leases
     ready.wait()
     go.wait()
+    started = time.process_time()
     while not stop.is_set():
         if not matcher.tick().busy:
             time.sleep(0.005)
+    cpu.put(time.process_time() - started)
     matcher.close()
+
+
+def _redis_cpu(store: Redis) -> list[float]:
+    """CPU seconds each Redis server has used so far (user + system)."""
+    nodes = store.client.get_primaries() if store.cluster else [None]
+    out = []
+    for node in nodes:
+        info = (store.client.get_redis_connection(node) if node else store.client).info("cpu")
+        out.append(float(info["used_cpu_user"]) + float(info["used_cpu_sys"]))
+    return out
 
 
 def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, float]:
@@ -176,22 +188,28 @@ def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, f
     clear(store)
     enqueue(store, tickets, random.Random(seed), spread=0.0)  # all waited 60 s: one pass drains a pool
     ctx = mp.get_context("fork")
-    ready, go, stop = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event()
-    procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop)) for _ in range(matchers)]
+    ready, go, stop, cpu = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop, cpu)) for _ in range(matchers)]
     for p in procs:
         p.start()
     ready.wait()
+    redis_before = _redis_cpu(store)
     started = time.perf_counter()
     go.set()
     while queued(store):
         time.sleep(0.005)
     elapsed = time.perf_counter() - started
+    redis_used = [after - before for before, after in zip(redis_before, _redis_cpu(store), strict=True)]
     stop.set()
+    matcher_cpu = [cpu.get(timeout=60) for _ in procs]
     for p in procs:
         p.join(timeout=60)
     matched = _matched(store)
     clear(store)
-    return {"seconds": elapsed, "matched": matched, "rate": matched / elapsed}
+    # what one core per process would give: the busiest process (a matcher or a Redis server) sets the pace
+    busiest = max(*matcher_cpu, *redis_used)
+    return {"seconds": elapsed, "matched": matched, "rate": matched / elapsed, "cpu_rate": matched / busiest,
+            "matcher_cpu": max(matcher_cpu), "redis_cpu": max(redis_used)}
 
 
 def _matched(store: Redis) -> int:
@@ -212,6 +230,7 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
     print(f"\nscaling: {tickets} queued tickets drained by N matcher processes; {os.cpu_count()} CPUs on this "
           "machine, shared with other work while measuring")
     rates: dict[tuple[str, int], list[float]] = {}
+    cpu_rates: dict[tuple[str, int], list[float]] = {}
     for name, server in backends.items():
         config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
                         log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
@@ -220,16 +239,21 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
                 row = drain(config, tickets, n, seed=run)
                 assert row["matched"] == tickets, row
                 rates.setdefault((name, n), []).append(row["rate"])
+                cpu_rates.setdefault((name, n), []).append(row["cpu_rate"])
                 print(f"  {name:7} run {run + 1}: {n} matcher(s): {tickets} matched in {row['seconds']:.3f} s = "
-                      f"{row['rate']:.0f} tickets/s")
-    print("median tickets matched/s (ratio to one matcher on the same backend):")
-    for name in backends:
-        one = statistics.median(rates[(name, counts[0])])
-        cells = []
-        for n in counts:
-            med = statistics.median(rates[(name, n)])
-            cells.append(f"{n} matcher(s) {med:.0f}/s ({med / one:.2f}x)")
-        print(f"  {name:7}: " + "; ".join(cells))
+                      f"{row['rate']:.0f} tickets/s; CPU of the busiest matcher {row['matcher_cpu']:.2f} s, of the "
+                      f"busiest Redis {row['redis_cpu']:.2f} s -> {row['cpu_rate']:.0f} tickets/s with a core each")
+    for title, table in (("median tickets matched/s, wall clock", rates),
+                         ("median tickets matched/s with a core per process (tickets / CPU s of the busiest)",
+                          cpu_rates)):
+        print(f"{title} (ratio to one matcher on the same backend):")
+        for name in backends:
+            one = statistics.median(table[(name, counts[0])])
+            cells = []
+            for n in counts:
+                med = statistics.median(table[(name, n)])
+                cells.append(f"{n} matcher(s) {med:.0f}/s ({med / one:.2f}x)")
+            print(f"  {name:7}: " + "; ".join(cells))
     if big:
         for name, server in backends.items():
             config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
