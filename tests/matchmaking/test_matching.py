@@ -19,7 +19,7 @@ from torres_matchmaking.ratings import RatingBook, ai_level_for
 from torres_matchmaking.store import Redis
 from torres_matchmaking.tickets import TicketService
 
-from .conftest import API_KEY, FakeClock, GameServer, free_port, game_summary, set_rating
+from .conftest import API_KEY, FakeClock, FaultyProxy, GameServer, free_port, game_summary, set_rating
 
 
 def _services(store: Redis, config: Config, clock: FakeClock) -> tuple[TicketService, Matcher]:
@@ -213,10 +213,12 @@ def test_a_dead_matchers_group_is_placed_by_the_next_one_in_one_game(
 
 
 def test_a_stalled_group_can_be_cancelled_and_its_game_is_aborted(
-        store: Redis, config: Config, clock: FakeClock, game_server: GameServer) -> None:
+        store: Redis, config: Config, clock: FakeClock, game_server: GameServer, proxy: FaultyProxy) -> None:
     """A player in a group stuck longer than claim_timeout may cancel; the group is dissolved, its game
     (created now if not before, so no late creation can make one later) is abandoned, the others re-queue."""
-    tickets, matcher = _services(store, config.with_(claim_timeout=30), clock)
+    stalled = config.with_(claim_timeout=30)
+    tickets = TicketService(store, stalled, RatingBook(store), clock)
+    matcher = Matcher(store, stalled, GameServiceClient(proxy.url, API_KEY), clock=clock)
     a, b = _ticket(tickets, "stuck-a", [2]), _ticket(tickets, "stuck-b", [2])
     assert _claim(store, clock, "cafe", a, b) == [1]
     clock.advance(10)
@@ -229,9 +231,10 @@ def test_a_stalled_group_can_be_cancelled_and_its_game_is_aborted(
     pool = ("rio_grande", False)
     assert store.client.hget(store.keys.group(pool, "cafe"), "state") == "dissolved"
     game = [g for g in game_server.all_games() if {s.get("player_id") for s in g["seats"]} == {"stuck-a", "stuck-b"}]
-    assert len(game) == 1
-    # the abandon endpoint belongs to the lifecycle issue; until the game service has it, the orphan is
+    assert len(game) == 1 and proxy.creation_keys == ["mm-group-cafe"]
+    game_id = game[0]["game_id"]
+    assert proxy.abandons == [(game_id, {"reason": "matchmaking group cafe was dissolved by a cancel"})]
+    # the abandon endpoint belongs to the lifecycle issue (#15); until the game service has it, the orphan is
     # remembered and retried rather than forgotten
-    summary = game_summary(game_server, game[0]["game_id"])
-    aborted = summary["status"] != "active"
-    assert aborted or store.client.zscore(store.keys.orphans(pool), game[0]["game_id"]) is not None
+    if game_summary(game_server, game_id)["status"] == "active":
+        assert store.client.zscore(store.keys.orphans(pool), game_id) is not None

@@ -41,3 +41,7 @@ class GameServiceError(Exception):
 
 class GameRefused(GameServiceError):
     """The game service answered 4xx: this request will never create a game, however often it is sent."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status

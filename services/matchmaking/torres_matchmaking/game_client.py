@@ -44,7 +44,8 @@ class GameServiceClient:
         except httpx.HTTPError as exc:
             raise GameServiceError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
         if 400 <= response.status_code < 500 and response.status_code not in (408, 429):
-            raise GameRefused(f"{method} {path}: HTTP {response.status_code}: {response.text[:300]}")
+            raise GameRefused(f"{method} {path}: HTTP {response.status_code}: {response.text[:300]}",
+                              response.status_code)
         if response.status_code >= 300:
             raise GameServiceError(f"{method} {path}: HTTP {response.status_code}: {response.text[:300]}")
         try:

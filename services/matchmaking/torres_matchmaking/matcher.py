@@ -358,11 +358,13 @@ class Matcher:
         try:
             self.games.abandon_game(game_id, reason)
             log.warning("orphaned game abandoned", extra={"game_id": game_id, "reason": reason})
-            self.store.client.zrem(self.store.keys.orphans(pool), game_id)
         except GameServiceError as exc:
-            log.error("orphaned game could not be abandoned; will retry", extra={
-                "game_id": game_id, "error": str(exc)})
-            self.store.client.zadd(self.store.keys.orphans(pool), {game_id: self.clock() + ORPHAN_RETRY})
+            if not (isinstance(exc, GameRefused) and exc.status == 409):  # 409: already over (aborted before)
+                log.error("orphaned game could not be abandoned; will retry", extra={
+                    "game_id": game_id, "error": str(exc)})
+                self.store.client.zadd(self.store.keys.orphans(pool), {game_id: self.clock() + ORPHAN_RETRY})
+                return
+        self.store.client.zrem(self.store.keys.orphans(pool), game_id)
 
     def retry_orphans(self, pool: Pool) -> None:
         key = self.store.keys.orphans(pool)
