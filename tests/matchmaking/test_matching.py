@@ -190,7 +190,7 @@ def test_cancel_cannot_take_a_claimed_ticket(store: Redis, config: Config, clock
 
 def test_a_dead_matchers_group_is_placed_by_the_next_one_in_one_game(
         store: Redis, config: Config, clock: FakeClock, game_server: GameServer) -> None:
-    """A group claimed by a matcher that died is taken over after claim_timeout: same group, one game."""
+    """A group claimed by a matcher that died is taken over once it is due: same group, one game."""
     tickets, matcher = _services(store, config.with_(claim_timeout=30), clock)
     a, b = _ticket(tickets, "dead-a", [2]), _ticket(tickets, "dead-b", [2])
     assert _claim(store, clock, "deadbeef", a, b) == [1]  # ... and the matcher that claimed it is gone

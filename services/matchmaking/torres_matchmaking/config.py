@@ -38,7 +38,7 @@ class Config:
     window_growth: float = 0.5  # ... widening per second of waiting
     window_max: float = 25.0
     tick_seconds: float = 0.2
-    claim_timeout: float = 60.0  # a claim not placed by then is taken over (same group, same game)
+    claim_timeout: float = 60.0  # a group stuck this long may be left by a cancel (see TicketService.cancel)
     lease_seconds: float = 3.0  # a matcher's hold on a pool lapses this long after its last renewal
     retry_delay: float = 1.0  # first back-off after the game service failed (doubles, capped)
     retry_delay_max: float = 15.0
@@ -83,6 +83,13 @@ class Config:
 
     def with_(self, **changes: object) -> Config:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def placement_window(self) -> float:
+        """How long a matcher may take to place a group it took (two creation attempts, and a second) before
+        another may take it over: a dead matcher's players wait this long, not the whole claim timeout. A
+        takeover of a live matcher's group is harmless — both ask for the same game."""
+        return min(self.claim_timeout, 2 * self.game_service_timeout + 1.0)
 
     @property
     def embedded(self) -> bool:

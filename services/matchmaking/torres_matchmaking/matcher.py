@@ -234,20 +234,21 @@ class Matcher:
             claims.append(c)
             calls.append(("claim", [*keys.pool_keys(pool), keys.group(pool, c.group_id),
                                     *(keys.ticket(t) for t in c.ticket_ids)],
-                          [repr(now), c.group_id, repr(now + self.config.claim_timeout), json.dumps(seats),
+                          [repr(now), c.group_id, repr(now + self.config.placement_window), json.dumps(seats),
                            GROUP_TTL, *c.ticket_ids]))
         results = self.store.batch(calls)
         return [c for c, r in zip(claims, results, strict=True) if r[0] == 1]
 
     def take_due_groups(self, pool: Pool, limit: int = 200) -> list[Claim]:
         """Groups due again: failed creations after their back-off, and groups a matcher took but did not
-        place within ``claim_timeout`` (it died, or the game service hangs). Dissolved groups are resolved."""
+        place within ``Config.placement_window`` (it died, or the game service hangs). Dissolved groups are
+        resolved."""
         keys = self.store.keys
         now = self.clock()
         out = []
         for gid in self.store.client.zrangebyscore(keys.claims(pool), "-inf", now, start=0, num=limit):
             taken = self.store.scripts.run("takeover", [keys.claims(pool), keys.group(pool, gid)], repr(now), gid,
-                                           repr(now + self.config.claim_timeout))
+                                           repr(now + self.config.placement_window))
             if not taken:
                 continue
             state, tickets, seats = taken
