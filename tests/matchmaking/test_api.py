@@ -9,6 +9,8 @@ from flask.testing import FlaskClient
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
+from torres_matchmaking.errors import LiveTicketExists, TicketNotFound
+from torres_matchmaking.tickets import TicketService
 
 from .conftest import API_KEY, FakeClock, GameServer
 
@@ -168,3 +170,26 @@ def test_the_api_on_one_redis_and_on_a_cluster(backend: tuple[str, bool, Any], g
     assert moved["status"] == "queued" and moved["ticket_id"][0] != first["ticket_id"][0]
     assert client.get("/v1/queues").get_json()["queues"] == {"yucata:master:2": 1, "yucata:master:3": 1}
     assert client.get("/readyz").get_json()["status"] == "ready"
+
+
+def test_a_create_that_crashed_half_way_does_not_block_its_player(services: Services, clock: FakeClock) -> None:
+    """The pointer and the ticket are on different shards: a create that died after setting the pointer leaves a
+    pending ticket; it blocks its player for PENDING_STALE seconds at most, and never becomes matchable."""
+    tickets, store = services.tickets, services.store
+    pool = ("rio_grande", False)
+    crashed = "0" + "a" * 31
+    keys = [*store.keys.pool_keys(pool), store.keys.ticket(crashed)]
+    store.scripts.run("enqueue", keys, crashed, "halfway", "rio_grande", 0, "2", "25.0", "8.3", "", repr(clock.now),
+                      repr(clock.now + 300), 4000, "")
+    assert store.scripts.run("hold_player", [store.keys.player("halfway")], crashed, "", 4000) == [1]
+    with pytest.raises(LiveTicketExists):  # it might still be a create in progress
+        tickets.create(player_id="halfway", player_counts=[2], edition="rio_grande", master=False,
+                       max_wait_seconds=None)
+    with pytest.raises(TicketNotFound):  # a pending ticket is not readable
+        tickets.get(crashed)
+    clock.advance(TicketService.PENDING_STALE + 1)
+    fresh = tickets.create(player_id="halfway", player_counts=[2], edition="rio_grande", master=False,
+                           max_wait_seconds=None)
+    assert fresh["status"] == "queued" and store.client.get(store.keys.player("halfway")) == fresh["ticket_id"]
+    assert store.scripts.run("activate", keys, repr(clock.now), crashed, TicketService.PENDING_STALE) == 0
+    assert not store.client.hexists(store.keys.queued(pool), crashed)  # the late half never queues
