@@ -251,10 +251,8 @@ class Matcher:
                                            repr(now + self.config.placement_window))
             if not taken:
                 continue
-            state, tickets, seats = taken
-            t = tickets.split(",")
-            c = Claim(gid, tuple(t), tuple(self.store.client.hget(keys.ticket(x), "player_id") or "" for x in t),
-                      tuple(json.loads(seats)))
+            state, tickets, players, seats = taken
+            c = Claim(gid, tuple(tickets.split(",")), tuple(players.split(",")), tuple(json.loads(seats)))
             if state == "claimed":
                 out.append(c)
             elif state == "dissolved":
