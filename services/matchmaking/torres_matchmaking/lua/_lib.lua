@@ -1,6 +1,7 @@
 -- Shared prelude, prepended to every script. Scripts that move tickets get the pool's keys first:
 -- KEYS[1] expiry index, KEYS[2] queued tickets (id -> snapshot row), KEYS[3] claims, KEYS[4] callbacks due;
 -- every other key a script touches is declared after them. All of them carry the pool's hash tag.
+-- (Scripts that do not move tickets — lease, hold_player, takeover, apply_rating — ignore these names.)
 local EXPIRY, QUEUED, CLAIMS, HOOKS = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 
 local function is_live_queued(f, now)  -- f = {status, expires_at}
