@@ -1,28 +1,41 @@
-"""Matchmaking benchmark: 10 000 queued tickets (mixed ratings and player counts) until all are matched.
+"""Matchmaking benchmark: how fast queued tickets are matched, by one matcher and by several dividing the pools.
 
-Measures the matchmaker itself — reading the queues, grouping, the Lua claims and confirmations —
-against real Redis (or the embedded fakeredis with ``--embedded``). Game creation is an instant
-in-process stand-in here, because the figure of interest is the matcher's own throughput; the
-race test exercises the real game service over HTTP.
+Two parts, in one run:
 
-Tickets were created at random times over the last 60 s (so windows differ) and may be AI-filled
-after 30 s. The first pass runs on the real clock; tickets still unmatched after it (no partner
-close enough yet) are matched by later passes with the clock fast-forwarded, which in production
-would be real waiting. Prints per-run figures and the medians.
+1. **Quality** (one matcher, ticked by hand): ``--tickets`` queued tickets with mixed ratings and player counts
+   until all are matched; rating spread of the games, AI-filled games. Tickets were created at random times over
+   the last 60 s (so windows differ) and may be AI-filled after 30 s; stragglers are matched by later passes
+   with the clock fast-forwarded, which in production would be real waiting.
+2. **Scaling**: ``--tickets`` tickets queued, then 1, 2, 4 matcher *processes* (``--matchers``) started together
+   drain them; tickets matched per second, on one Redis and on a Redis Cluster of 3 masters (``--backends``),
+   both started by the benchmark on free loopback ports. Then ``--big`` (default 100 000) tickets drained by the
+   largest matcher count, on each backend. Every ticket has waited past its AI-fill limit, so each pool is
+   drained in one pass and the figure is the matchers' own throughput.
 
-    .venv/bin/python bench/matchmaking_bench.py [--tickets 10000] [--runs 5] [--embedded]
+Game creation is an instant in-process stand-in here: the figure of interest is the matchmaker itself —
+reading the pools, grouping, the Lua claims and confirmations. The fault and race tests exercise the real game
+service over HTTP. Prints per-run figures and the medians; the machine may be shared, so compare the rows of
+one run with each other (ratios), not with another machine's.
+
+    .venv/bin/python bench/matchmaking_bench.py [--tickets 20000] [--runs 3] [--matchers 1,2,4]
+        [--backends single,cluster] [--big 100000] [--embedded]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
+import os
 import random
 import statistics
+import tempfile
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
-from torres_matchmaking.config import EDITIONS, Config
+from torres_matchmaking.config import EDITIONS, POOLS, Config
+from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.game_client import CreatedGame
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Redis
@@ -39,6 +52,9 @@ class InstantGames:
     ) -> CreatedGame:
         return CreatedGame(uuid.uuid4().hex, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
 
+    def abandon_game(self, game_id: str, reason: str) -> None:  # pragma: no cover - no orphans without faults
+        pass
+
 
 class Clock:
     def __init__(self) -> None:
@@ -49,24 +65,43 @@ class Clock:
 
 
 def clear(store: Redis) -> None:
-    keys = list(store.client.scan_iter(f"{store.keys.prefix}*", count=5000))
-    for i in range(0, len(keys), 5000):
-        store.client.delete(*keys[i:i + 5000])
+    nodes = store.client.get_primaries() if store.cluster else [None]
+    for node in nodes:
+        client = store.client.get_redis_connection(node) if node else store.client
+        keys = list(client.scan_iter(f"{store.keys.prefix}*", count=5000))
+        for key in keys:  # one by one: on a cluster the keys of one call must share a slot
+            client.unlink(key)
 
 
-def enqueue(store: Redis, n: int, rng: random.Random) -> None:
+def enqueue(store: Redis, n: int, rng: random.Random, spread: float = 60.0) -> None:
+    """Queue ``n`` tickets the way the API does (pending, then activated), minus the per-player pointer,
+    which only the API reads."""
     now = time.time()
-    pipe = store.client.pipeline(transaction=False)
+    keys = store.keys
+    calls: list[tuple[str, list[str], list[Any]]] = []
     for i in range(n):
-        created = now - rng.uniform(0, 60)
+        created = now - rng.uniform(0, spread) - (60.0 - spread)
         mu = min(50.0, max(0.0, rng.gauss(25, 6)))
-        store.scripts.run("enqueue", repr(created), 3600, uuid.uuid4().hex, f"bench{i}", rng.choice(EDITIONS),
-                          int(rng.random() < 0.3), rng.choice(COUNTS), repr(mu), "3.0", "30", repr(now + 600), 4000,
-                          client=pipe)
-    pipe.execute()
+        pool = (rng.choice(EDITIONS), rng.random() < 0.3)
+        tid = f"{POOLS.index(pool):x}{uuid.uuid4().hex[1:]}"
+        tkeys = [*keys.pool_keys(pool), keys.ticket(tid)]
+        calls.append(("enqueue", tkeys, [tid, f"bench{i}", pool[0], int(pool[1]), rng.choice(COUNTS), repr(mu), "3.0",
+                                         "30", repr(created), repr(now + 600), 4000, ""]))
+        calls.append(("activate", tkeys, [repr(created), tid, 10]))
+        if len(calls) >= 5000:
+            store.batch(calls)
+            calls = []
+    store.batch(calls)
 
 
-def run_once(config: Config, n: int, seed: int) -> dict[str, float]:
+def queued(store: Redis) -> int:
+    return sum(int(store.client.hlen(store.keys.queued(p))) + int(store.client.zcard(store.keys.claims(p)))
+               for p in store.keys.pools())
+
+
+# -- part 1: quality ---------------------------------------------------------------------------------------------
+
+def quality_once(config: Config, n: int, seed: int) -> dict[str, float]:
     store = Redis.open(config)
     clear(store)
     enqueue(store, n, random.Random(seed))
@@ -76,6 +111,7 @@ def run_once(config: Config, n: int, seed: int) -> dict[str, float]:
     humans = ai_games = passes = 0
     started = time.perf_counter()
     first_pass = 0.0
+    after_first = 0
     while humans < n:
         report = matcher.tick()
         passes += 1
@@ -101,22 +137,12 @@ def run_once(config: Config, n: int, seed: int) -> dict[str, float]:
             "simulated_wait_s": clock.offset}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tickets", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
-    parser.add_argument("--embedded", action="store_true", help="in-process fakeredis instead of --redis-url")
-    args = parser.parse_args()
-    config = Config(redis_url="" if args.embedded else args.redis_url, key_prefix="mmbench:", log_level="WARNING",
-                    create_concurrency=4)
-    configure_logging("torres_matchmaking", "WARNING")
-    backend = "embedded fakeredis" if args.embedded else args.redis_url
-    print(f"{args.tickets} tickets, {args.runs} runs, {backend}; window base {config.window_base}, "
-          f"+{config.window_growth}/s, max {config.window_max} (openskill mu units)")
+def quality(config: Config, tickets: int, runs: int) -> None:
+    print(f"quality: {tickets} tickets, one matcher; window base {config.window_base}, +{config.window_growth}/s, "
+          f"max {config.window_max} (openskill mu units)")
     rows = []
-    for run in range(args.runs):
-        row = run_once(config, args.tickets, seed=run)
+    for run in range(runs):
+        row = quality_once(config, tickets, seed=run)
         rows.append(row)
         print(f"  run {run + 1}: all matched in {row['total_s']:.3f} s ({row['passes']} passes, "
               f"first pass {row['first_pass_s']:.3f} s matched {row['matched_first_pass']}), "
@@ -124,9 +150,146 @@ def main() -> None:
               f"{row['mean_spread']:.3f} max {row['max_spread']:.3f}, "
               f"simulated waiting {row['simulated_wait_s']:.0f} s")
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-    print(f"median: all {args.tickets} matched in {med['total_s']:.3f} s (first pass {med['first_pass_s']:.3f} s, "
+    print(f"median: all {tickets} matched in {med['total_s']:.3f} s (first pass {med['first_pass_s']:.3f} s, "
           f"{med['matched_first_pass']:.0f} matched); {med['games']:.0f} games, "
           f"{med['ai_filled_games']:.0f} AI-filled; spread mean {med['mean_spread']:.3f}, max {med['max_spread']:.3f}")
+
+
+# -- part 2: scaling ---------------------------------------------------------------------------------------------
+
+def _matcher_process(config: Config, ready: Any, go: Any, stop: Any, cpu: Any) -> None:
+    configure_logging("torres_matchmaking", "WARNING")
+    store = Redis.open(config)
+    matcher = Matcher(store, config, InstantGames())
+    store.client.hset(store.keys.matchers, matcher.leases.owner, time.time())  # counted before anyone leases
+    ready.wait()
+    go.wait()
+    started = time.process_time()
+    while not stop.is_set():
+        if not matcher.tick().busy:
+            time.sleep(0.005)
+    cpu.put(time.process_time() - started)
+    matcher.close()
+
+
+def _redis_cpu(store: Redis) -> list[float]:
+    """CPU seconds each Redis server has used so far (user + system)."""
+    nodes = store.client.get_primaries() if store.cluster else [None]
+    out = []
+    for node in nodes:
+        info = (store.client.get_redis_connection(node) if node else store.client).info("cpu")
+        out.append(float(info["used_cpu_user"]) + float(info["used_cpu_sys"]))
+    return out
+
+
+def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, float]:
+    """Queue ``tickets``, start ``matchers`` processes at once, time until every pool is empty."""
+    store = Redis.open(config)
+    clear(store)
+    enqueue(store, tickets, random.Random(seed), spread=0.0)  # all waited 60 s: one pass drains a pool
+    ctx = mp.get_context("fork")
+    ready, go, stop, cpu = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop, cpu)) for _ in range(matchers)]
+    for p in procs:
+        p.start()
+    ready.wait()
+    redis_before = _redis_cpu(store)
+    started = time.perf_counter()
+    go.set()
+    while queued(store):
+        time.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    redis_used = [after - before for before, after in zip(redis_before, _redis_cpu(store), strict=True)]
+    stop.set()
+    matcher_cpu = [cpu.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    matched = _matched(store)
+    clear(store)
+    # what one core per process would give: the busiest process (a matcher or a Redis server) sets the pace
+    busiest = max(*matcher_cpu, *redis_used)
+    return {"seconds": elapsed, "matched": matched, "rate": matched / elapsed, "cpu_rate": matched / busiest,
+            "matcher_cpu": max(matcher_cpu), "redis_cpu": max(redis_used)}
+
+
+def _matched(store: Redis) -> int:
+    """Tickets in status matched (scanned per node: on a cluster a SCAN sees one node)."""
+    nodes = store.client.get_primaries() if store.cluster else [None]
+    n = 0
+    for node in nodes:
+        client = store.client.get_redis_connection(node) if node else store.client
+        keys = list(client.scan_iter(f"{store.keys.prefix}*:t:*", count=5000))
+        pipe = client.pipeline(transaction=False)
+        for key in keys:
+            pipe.hget(key, "status")
+        n += sum(1 for s in pipe.execute() if s == "matched")
+    return n
+
+
+def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: list[int], big: int) -> None:
+    print(f"\nscaling: {tickets} queued tickets drained by N matcher processes; {os.cpu_count()} CPUs on this "
+          "machine, shared with other work while measuring")
+    rates: dict[tuple[str, int], list[float]] = {}
+    cpu_rates: dict[tuple[str, int], list[float]] = {}
+    for name, server in backends.items():
+        config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
+                        log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
+        for run in range(runs):  # interleaved, so drift in the machine's load hits every count alike
+            for n in counts:
+                row = drain(config, tickets, n, seed=run)
+                assert row["matched"] == tickets, row
+                rates.setdefault((name, n), []).append(row["rate"])
+                cpu_rates.setdefault((name, n), []).append(row["cpu_rate"])
+                print(f"  {name:7} run {run + 1}: {n} matcher(s): {tickets} matched in {row['seconds']:.3f} s = "
+                      f"{row['rate']:.0f} tickets/s; CPU of the busiest matcher {row['matcher_cpu']:.2f} s, of the "
+                      f"busiest Redis {row['redis_cpu']:.2f} s -> {row['cpu_rate']:.0f} tickets/s with a core each")
+    for title, table in (("median tickets matched/s, wall clock", rates),
+                         ("median tickets matched/s with a core per process (tickets / CPU s of the busiest)",
+                          cpu_rates)):
+        print(f"{title} (ratio to one matcher on the same backend):")
+        for name in backends:
+            one = statistics.median(table[(name, counts[0])])
+            cells = []
+            for n in counts:
+                med = statistics.median(table[(name, n)])
+                cells.append(f"{n} matcher(s) {med:.0f}/s ({med / one:.2f}x)")
+            print(f"  {name:7}: " + "; ".join(cells))
+    if big:
+        for name, server in backends.items():
+            config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
+                            log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
+            row = drain(config, big, counts[-1], seed=99)
+            print(f"  {name:7}: {big} queued tickets all matched by {counts[-1]} matchers in {row['seconds']:.2f} s "
+                  f"({row['rate']:.0f}/s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tickets", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--matchers", default="1,2,4")
+    parser.add_argument("--backends", default="single,cluster")
+    parser.add_argument("--big", type=int, default=100_000, help="then drain this many (0 = skip)")
+    parser.add_argument("--embedded", action="store_true",
+                        help="only the quality part, on in-process fakeredis (no redis-server needed)")
+    args = parser.parse_args()
+    configure_logging("torres_matchmaking", "WARNING")
+    if args.embedded:
+        quality(Config(key_prefix="mmbench:", log_level="WARNING", create_concurrency=4), args.tickets, args.runs)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        backends: dict[str, LocalRedis] = {}
+        try:
+            for name in args.backends.split(","):
+                (Path(tmp) / name).mkdir()
+                backends[name] = LocalRedis(Path(tmp) / name, masters=3 if name == "cluster" else 0)
+            first = next(iter(backends.values()))
+            quality(Config(redis_url=first.url, redis_cluster=first.cluster, key_prefix="mmbench:",
+                           log_level="WARNING", create_concurrency=4), args.tickets, 1)
+            scaling(backends, args.tickets, args.runs, [int(n) for n in args.matchers.split(",")], args.big)
+        finally:
+            for server in backends.values():
+                server.stop()
 
 
 if __name__ == "__main__":

@@ -6,10 +6,13 @@ database, so the matchmaker talks to it exactly as in production: HTTP, service 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,8 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from torres_game.app import create_app as create_game_app
 from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config
-from torres_matchmaking.store import Redis
+from torres_matchmaking.devredis import LocalRedis
+from torres_matchmaking.store import Keys, Redis
 
 REDIS_URL = os.environ.get("TEST_MM_REDIS_URL", "redis://127.0.0.1:6379/14")
 API_KEY = "mm-test-service-key"
@@ -126,7 +130,7 @@ def clock() -> FakeClock:
 
 def set_rating(client: redis.Redis, player_id: str, mu: float, sigma: float = 3.0) -> None:
     """Give a player a rating as if they had played (the consumer is the only writer in production)."""
-    client.hset(f"mm:r:{player_id}", mapping={"mu": mu, "sigma": sigma, "games": 10})
+    client.hset(Keys().rating(player_id), mapping={"mu": mu, "sigma": sigma, "games": 10})
 
 
 def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:
@@ -135,3 +139,98 @@ def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:
     return response.json()
 
 
+
+
+class FaultyProxy:
+    """A slow, hanging or forgetful front for the real game service, to put faults between a matcher and it.
+
+    ``hold_requests`` blocks each request before it reaches the game service; ``hold_answers`` forwards it
+    (the game is committed) and blocks the answer; ``delay`` sleeps before answering. ``release()`` lets
+    every held call go on (a request whose caller has died is still forwarded: a late creation). Every
+    ``POST /v1/games`` Idempotency-Key and every abandon is recorded."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.hold_requests = threading.Event()
+        self.hold_answers = threading.Event()
+        self.delay = 0.0
+        self.gate = threading.Event()
+        self.arrived = threading.Event()  # a creation reached the proxy
+        self.committed = threading.Event()  # a creation was committed by the game service
+        self.creation_keys: list[str] = []
+        self.abandons: list[tuple[str, dict[str, Any]]] = []
+        self._lock = threading.Lock()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server = make_server("127.0.0.1", self.port, self._app, threaded=True)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def release(self) -> None:
+        self.hold_requests.clear()
+        self.hold_answers.clear()
+        self.gate.set()
+
+    def stop(self) -> None:
+        self.release()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _app(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"]
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        headers = {k[5:].replace("_", "-"): v for k, v in environ.items() if k.startswith("HTTP_")}
+        if environ.get("CONTENT_TYPE"):
+            headers["Content-Type"] = environ["CONTENT_TYPE"]
+        creating = method == "POST" and path == "/v1/games"
+        if creating:
+            with self._lock:
+                self.creation_keys.append(headers.get("IDEMPOTENCY-KEY", ""))
+            self.arrived.set()
+            if self.hold_requests.is_set():
+                self.gate.wait(120)
+        if method == "POST" and path.endswith("/abandon"):
+            with self._lock:
+                self.abandons.append((path.split("/")[3], json.loads(body or b"{}")))
+        query = environ.get("QUERY_STRING")
+        response = httpx.request(method, f"{self.upstream}{path}{'?' + query if query else ''}", content=body,
+                                 headers={k: v for k, v in headers.items() if k.lower() != "host"}, timeout=60)
+        if creating and response.status_code < 300:
+            self.committed.set()
+            if self.hold_answers.is_set():
+                self.gate.wait(120)
+            time.sleep(self.delay)
+        start_response(f"{response.status_code} X", [("Content-Type", response.headers.get("content-type", "")),
+                                                     ("Content-Length", str(len(response.content)))])
+        return [response.content]
+
+
+@pytest.fixture
+def proxy(game_server: GameServer) -> Iterator[FaultyProxy]:
+    p = FaultyProxy(game_server.url)
+    yield p
+    p.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedis]:
+    """A Redis Cluster of 3 masters on free loopback ports, for the whole session."""
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:  # pragma: no cover
+        pytest.skip("Redis Cluster not reachable: redis-server/redis-cli are not installed "
+                    "(apt-get install redis-server)")
+    cluster = LocalRedis(tmp_path_factory.mktemp("redis-cluster"), masters=3)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["single", "cluster"])
+def backend(request: pytest.FixtureRequest, redis_client: redis.Redis) -> Iterator[tuple[str, bool, Any]]:
+    """(redis_url, cluster?, client): the tests' Redis database, or the 3-master cluster (flushed)."""
+    if request.param == "single":
+        yield REDIS_URL, False, redis_client
+        return
+    cluster: LocalRedis = request.getfixturevalue("redis_cluster")
+    cluster.flush()
+    client = cluster.client()
+    yield cluster.url, True, client
+    client.close()
+    cluster.flush()

@@ -9,8 +9,10 @@ from flask.testing import FlaskClient
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
+from torres_matchmaking.errors import LiveTicketExists, TicketNotFound
+from torres_matchmaking.tickets import TicketService
 
-from .conftest import FakeClock
+from .conftest import API_KEY, FakeClock, GameServer
 
 GOOD = {"player_id": "alice", "player_counts": [2, 3], "edition": "rio_grande", "master": False,
         "max_wait_seconds": 30}
@@ -116,7 +118,7 @@ def test_expiry(client: FlaskClient, services: Services, clock: FakeClock) -> No
     assert client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "queued"
     _problem(client.post("/v1/tickets", json=GOOD), 409, "live_ticket_exists")
     clock.advance(0.2)
-    assert services.tickets.expire_due() == 1  # the sweep the matcher runs every tick
+    assert services.tickets.expire_due(("rio_grande", False)) == 1  # the sweep the matcher runs every tick
     expired = client.get(f"/v1/tickets/{ticket['ticket_id']}").get_json()
     assert expired["status"] == "expired" and expired["ended_at"] == clock.now
     assert client.get("/v1/queues").get_json()["queues"] == {}
@@ -137,7 +139,7 @@ def test_openapi_and_health(client: FlaskClient) -> None:
     assert {"/v1/tickets", "/v1/tickets/{ticket_id}", "/v1/leaderboard", "/v1/players/{player_id}/rating"} \
         <= set(spec["paths"])
     assert client.get("/healthz").get_json() == {"status": "ok"}
-    assert client.get("/readyz").get_json()["redis"] == "external"
+    assert client.get("/readyz").get_json() == {"status": "ready", "redis": "external", "game_service": "ready"}
 
 
 def test_embedded_mode_runs_the_same_scripts() -> None:
@@ -147,4 +149,47 @@ def test_embedded_mode_runs_the_same_scripts() -> None:
     ticket = client.post("/v1/tickets", json={**GOOD, "player_id": "embedded-player"}).get_json()
     assert client.post("/v1/tickets", json={**GOOD, "player_id": "embedded-player"}).status_code == 409
     assert client.delete(f"/v1/tickets/{ticket['ticket_id']}").get_json()["status"] == "cancelled"
-    assert client.get("/readyz").get_json()["redis"] == "embedded"
+    ready = client.get("/readyz")  # Redis is there, but no game service: matching cannot work
+    assert ready.status_code == 503 and "game service" in ready.get_json()["detail"]
+
+
+def test_the_api_on_one_redis_and_on_a_cluster(backend: tuple[str, bool, Any], game_server: GameServer) -> None:
+    """Pools sit on different masters of a cluster; "one live ticket per player" still holds across them."""
+    redis_url, cluster, _ = backend
+    config = Config(redis_url=redis_url, redis_cluster=cluster, game_service_url=game_server.url,
+                    game_service_api_key=API_KEY, log_level="WARNING")
+    client = create_app(config, services=Services.build(config)).test_client()
+    first = client.post("/v1/tickets", json=GOOD).get_json()
+    for edition, master in (("yucata", True), ("ravensburger", False)):  # other pools, other shards
+        body = _problem(client.post("/v1/tickets", json={**GOOD, "edition": edition, "master": master}), 409,
+                        "live_ticket_exists")
+        assert body["ticket_id"] == first["ticket_id"]
+    assert client.get("/v1/queues").get_json()["queues"] == {"rio_grande:base:2": 1, "rio_grande:base:3": 1}
+    assert client.delete(f"/v1/tickets/{first['ticket_id']}").get_json()["status"] == "cancelled"
+    moved = client.post("/v1/tickets", json={**GOOD, "edition": "yucata", "master": True}).get_json()
+    assert moved["status"] == "queued" and moved["ticket_id"][0] != first["ticket_id"][0]
+    assert client.get("/v1/queues").get_json()["queues"] == {"yucata:master:2": 1, "yucata:master:3": 1}
+    assert client.get("/readyz").get_json()["status"] == "ready"
+
+
+def test_a_create_that_crashed_half_way_does_not_block_its_player(services: Services, clock: FakeClock) -> None:
+    """The pointer and the ticket are on different shards: a create that died after setting the pointer leaves a
+    pending ticket; it blocks its player for PENDING_STALE seconds at most, and never becomes matchable."""
+    tickets, store = services.tickets, services.store
+    pool = ("rio_grande", False)
+    crashed = "0" + "a" * 31
+    keys = [*store.keys.pool_keys(pool), store.keys.ticket(crashed)]
+    store.scripts.run("enqueue", keys, crashed, "halfway", "rio_grande", 0, "2", "25.0", "8.3", "", repr(clock.now),
+                      repr(clock.now + 300), 4000, "")
+    assert store.scripts.run("hold_player", [store.keys.player("halfway")], crashed, "", 4000) == [1]
+    with pytest.raises(LiveTicketExists):  # it might still be a create in progress
+        tickets.create(player_id="halfway", player_counts=[2], edition="rio_grande", master=False,
+                       max_wait_seconds=None)
+    with pytest.raises(TicketNotFound):  # a pending ticket is not readable
+        tickets.get(crashed)
+    clock.advance(TicketService.PENDING_STALE + 1)
+    fresh = tickets.create(player_id="halfway", player_counts=[2], edition="rio_grande", master=False,
+                           max_wait_seconds=None)
+    assert fresh["status"] == "queued" and store.client.get(store.keys.player("halfway")) == fresh["ticket_id"]
+    assert store.scripts.run("activate", keys, repr(clock.now), crashed, TicketService.PENDING_STALE) == 0
+    assert not store.client.hexists(store.keys.queued(pool), crashed)  # the late half never queues

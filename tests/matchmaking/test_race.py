@@ -16,6 +16,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -23,17 +24,19 @@ import redis
 from torres_matchmaking.config import Config
 from torres_matchmaking.errors import TicketNotCancellable
 from torres_matchmaking.ratings import RatingBook
-from torres_matchmaking.store import Redis
+from torres_matchmaking.store import Keys, Redis
 from torres_matchmaking.tickets import TicketService
 
-from .conftest import API_KEY, REDIS_URL, GameServer, set_rating
+from .conftest import API_KEY, GameServer, set_rating
 
 TICKETS = 1000
+KEYS = Keys()
 MATCHERS = 3
 
 
-def _start_matchers(game_url: str) -> list[subprocess.Popen[bytes]]:
-    env = {**os.environ, "REDIS_URL": REDIS_URL, "GAME_SERVICE_URL": game_url, "GAME_SERVICE_API_KEY": API_KEY,
+def _start_matchers(game_url: str, redis_url: str, cluster: bool) -> list[subprocess.Popen[bytes]]:
+    env = {**os.environ, "REDIS_URL": redis_url, "REDIS_CLUSTER": str(int(cluster)), "GAME_SERVICE_URL": game_url,
+           "GAME_SERVICE_API_KEY": API_KEY,
            "MM_TICK_SECONDS": "0.05", "MM_WINDOW_BASE": "3", "MM_WINDOW_GROWTH": "2", "LOG_LEVEL": "WARNING",
            "MM_CREATE_CONCURRENCY": "4"}
     return [subprocess.Popen([sys.executable, "-m", "torres_matchmaking", "matcher", "--no-ratings"], env=env)
@@ -50,27 +53,30 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
 def _statuses(client: redis.Redis, ids: list[str]) -> Counter[str]:
     pipe = client.pipeline(transaction=False)
     for tid in ids:
-        pipe.hget(f"mm:t:{tid}", "status")
+        pipe.hget(KEYS.ticket(tid), "status")
     return Counter(pipe.execute())
 
 
-def test_three_matchers_thousand_tickets_with_racing_cancels(redis_client: redis.Redis, tmp_path: Path) -> None:
+def test_three_matchers_thousand_tickets_with_racing_cancels(backend: tuple[str, bool, Any], tmp_path: Path) -> None:
+    """On one Redis and on a 3-master Redis Cluster: the three matchers divide the six pools between them."""
+    redis_url, cluster, redis_client = backend
     server = GameServer(tmp_path / "race.sqlite3").start()
-    config = Config(redis_url=REDIS_URL, log_level="WARNING")
+    config = Config(redis_url=redis_url, redis_cluster=cluster, log_level="WARNING")
     store = Redis.open(config)
     tickets = TicketService(store, config, RatingBook(store))
     rng = random.Random(6)
     for i in range(TICKETS):
         if rng.random() < 0.7:
             set_rating(redis_client, f"p{i}", rng.uniform(10, 40))
-    matchers = _start_matchers(server.url)
+    matchers = _start_matchers(server.url, redis_url, cluster)
     deadline = time.monotonic() + 60
-    while redis_client.hlen("mm:matchers") < MATCHERS:  # all three are up and ticking
+    while redis_client.hlen(KEYS.matchers) < MATCHERS:  # all three are up and ticking
         assert time.monotonic() < deadline and all(p.poll() is None for p in matchers)
         time.sleep(0.1)
     ids: list[str] = []
     cancel_ok: set[str] = set()
     cancel_refused: list[str] = []
+    owners: set[str] = set()
     created = threading.Event()
 
     def cancel_racer() -> None:
@@ -105,6 +111,7 @@ def test_three_matchers_thousand_tickets_with_racing_cancels(redis_client: redis
         deadline, last, stable_since = time.monotonic() + 90, None, time.monotonic()
         while time.monotonic() < deadline:  # until the statuses stop changing for 2 s
             now = _statuses(redis_client, ids)
+            owners.update(o for o in (redis_client.get(KEYS.lease(p)) for p in KEYS.pools()) if o)
             if now != last:
                 last, stable_since = now, time.monotonic()
             elif time.monotonic() - stable_since > 2 and not now.get("claimed"):
@@ -119,19 +126,23 @@ def test_three_matchers_thousand_tickets_with_racing_cancels(redis_client: redis
     print(f"\n{MATCHERS} matchers, {TICKETS} tickets: cancelled {len(cancel_ok)}, cancel refused "
           f"{dict(Counter(cancel_refused))}")
     assert len(cancel_ok) > 20 and cancel_refused, (len(cancel_ok), len(cancel_refused))
+    assert len(owners) == MATCHERS, owners  # the pools were divided among all three matchers
+    if cluster:  # ... and the pools' keys spread over the three masters
+        nodes = {redis_client.get_node_from_key(KEYS.queued(p)).port for p in KEYS.pools()}
+        assert len(nodes) == 3, nodes
 
 
 def _verify(client: redis.Redis, server: GameServer, ids: list[str], cancel_ok: set[str]) -> None:
     pipe = client.pipeline(transaction=False)
     for tid in ids:
-        pipe.hgetall(f"mm:t:{tid}")
+        pipe.hgetall(KEYS.ticket(tid))
     rows = dict(zip(ids, pipe.execute(), strict=True))
     statuses = Counter(r["status"] for r in rows.values())
     print(f"\nticket statuses {dict(statuses)}")
     assert set(statuses) <= {"matched", "queued", "cancelled"}, statuses
     assert sum(statuses.values()) == TICKETS  # none lost
     assert statuses["matched"] > 0.6 * TICKETS, statuses
-    assert client.zcard("mm:claims") == 0
+    assert all(client.zcard(KEYS.claims(pool)) == 0 for pool in KEYS.pools())
     games = server.all_games()
     print(f"games in the game service: {len(games)}")
     seats_of: dict[str, list[tuple[str, int]]] = {}
@@ -145,8 +156,8 @@ def _verify(client: redis.Redis, server: GameServer, ids: list[str], cancel_ok: 
     assert matched_games == {g["game_id"] for g in games}  # no orphaned game either
     for tid, row in rows.items():
         player, status = row["player_id"], row["status"]
-        in_queue = [client.zscore(f"mm:q:{row['edition']}:{row['master']}:{n}", tid) is not None
-                    for n in row["counts"].split(",")]
+        pool = (row["edition"], row["master"] == "1")
+        in_queue = [client.hexists(KEYS.queued(pool), tid), client.zscore(KEYS.expiry(pool), tid) is not None]
         if status == "matched":
             assert seats_of[player] == [(row["game_id"], int(row["seat"]))]
             assert not any(in_queue)

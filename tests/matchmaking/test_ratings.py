@@ -53,7 +53,7 @@ def test_ratings_change_once_per_finished_game(config: Config, store: Redis, clo
     for player in ("ann", "ben"):
         assert api.post("/v1/tickets", json={"player_id": player, "player_counts": [2]}).status_code == 201
     assert Matcher(store, config, games, clock=clock).tick().created == 1
-    tickets = [api.get(f"/v1/tickets/{key.split(':')[-1]}").get_json() for key in redis_client.keys("mm:t:*")]
+    tickets = [api.get(f"/v1/tickets/{key.split(':')[-1]}").get_json() for key in redis_client.keys("mm:*:t:*")]
     before = _ratings(api, "ann", "ben")
     assert before["ann"]["games"] == 0 and before["ann"]["mu"] == 25.0
 
@@ -75,17 +75,18 @@ def test_ratings_change_once_per_finished_game(config: Config, store: Redis, clo
     assert restarted.position() == consumer.position() > 0
     assert restarted.drain() == 0
     # even a consumer that lost its position (reset to 0) skips the game: its id is remembered
-    redis_client.set("mm:ratings:position", 0)
+    redis_client.set(store.keys.ratings_position, 0)
     assert RatingConsumer(store, games).drain() == 0
     assert _ratings(api, "ann", "ben") == after
 
 
 def test_two_consumers_at_once_apply_each_game_once(config: Config, store: Redis) -> None:
     """The position compare-and-set: a consumer that read an old position cannot apply on top."""
-    assert store.scripts.run("apply_rating", 0, 5, "g1", "ann", "26.0", "8.0", "2.0") == [1]
-    assert store.scripts.run("apply_rating", 0, 5, "g1", "ann", "27.0", "8.0", "3.0") == [0, "5"]
-    assert store.scripts.run("apply_rating", 5, 9, "g1", "ann", "27.0", "8.0", "3.0") == [2]
-    assert store.client.hgetall("mm:r:ann") == {"mu": "26.0", "sigma": "8.0", "games": "1"}
+    keys = RatingConsumer(store, GameServiceClient(config.game_service_url, API_KEY))._keys("ann")
+    assert store.scripts.run("apply_rating", keys, 0, 5, "g1", "ann", "26.0", "8.0", "2.0") == [1]
+    assert store.scripts.run("apply_rating", keys, 0, 5, "g1", "ann", "27.0", "8.0", "3.0") == [0, "5"]
+    assert store.scripts.run("apply_rating", keys, 5, 9, "g1", "ann", "27.0", "8.0", "3.0") == [2]
+    assert store.client.hgetall(store.keys.rating("ann")) == {"mu": "26.0", "sigma": "8.0", "games": "1"}
 
 
 def test_games_not_made_by_the_matchmaker_are_not_rated(config: Config, store: Redis,
@@ -96,7 +97,7 @@ def test_games_not_made_by_the_matchmaker_are_not_rated(config: Config, store: R
     _play_to_the_end(game_server, [{"game_id": created.game_id, "seat": s["seat"], "seat_token": s["token"]}
                                    for s in created.seats], seed=3)
     assert RatingConsumer(store, games).drain() == 0
-    assert store.client.exists("mm:r:x") == 0
+    assert store.client.exists(store.keys.rating("x")) == 0
 
 
 def test_ranks_put_the_rules_winner_first() -> None:

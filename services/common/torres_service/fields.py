@@ -87,6 +87,17 @@ def text(*, max_length: int = TEXT.max_length, description: str = "", **kwargs: 
     return identifier(Kind("text", TEXT.pattern, max_length, 0, TEXT.rule), description=description, **kwargs)
 
 
+URL = Kind("URL", "https?://[!-~]+", 2000, rule="an http(s) URL in printable ASCII (percent-encode the rest)")
+
+
+def url(*, description: str = "", **kwargs: Any) -> fields.Url:
+    """An http(s) URL the service will call: ASCII only and bounded, on top of marshmallow's URL checks."""
+    meta = {**URL.openapi(), "format": "uri", **({"description": description} if description else {})}
+    meta.pop("type")
+    return fields.Url(schemes={"http", "https"}, require_tld=False, validate=_Matches(URL), metadata=meta,
+                      **kwargs)
+
+
 class StrictBoolean(fields.Boolean):
     """A JSON boolean and nothing else: marshmallow's Boolean also takes "yes", "on", 1 and "TRUE"."""
 

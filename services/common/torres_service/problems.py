@@ -153,6 +153,10 @@ def problem_api(app: Flask, *, title: str, description: str, max_content_length:
     before the view runs (400 ``malformed_id``) and documented with its pattern. ``store_input_errors`` are the
     store's exceptions for values it cannot hold, answered 400 ``invalid_input`` (:func:`refused_by_store`).
     """
+    # An empty path segment ("/v1/tickets//stream") is no resource: without this, werkzeug merges the slashes and
+    # answers 308 to another route ("/v1/tickets/stream", as if "stream" were an id). Rules bind the map's value
+    # when they are added, so this comes before any blueprint.
+    app.url_map.merge_slashes = False
     app.config.update(
         API_TITLE=title,
         API_VERSION="v1",

@@ -55,3 +55,15 @@ def problem_responses(blp: Blueprint, schema: type[Schema]) -> Callable[..., Cal
         return wrap
 
     return errors
+
+
+def sse_event(*names: str) -> dict[str, Any]:
+    """JSON Schema of one server-sent event as an EventSource hands it over (what schemathesis checks a
+    ``text/event-stream`` response against): its ``event`` name is one of ``names``, ``data`` is JSON text."""
+    return {
+        "type": "object",
+        "properties": {"event": {"type": "string", "enum": list(names)},
+                       "data": {"type": "string", "description": "JSON"},
+                       "id": {"type": "string", "description": "the version (version events)"}},
+        "required": ["event", "data"],
+    }

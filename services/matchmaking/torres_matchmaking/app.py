@@ -27,6 +27,7 @@ from .metrics import WaitingTickets
 from .ratings import RatingBook
 from .store import Redis
 from .tickets import TicketService
+from .webhooks import CallbackSender
 
 log = logging.getLogger("torres_matchmaking.http")
 
@@ -39,6 +40,7 @@ class Services:
     store: Redis
     ratings: RatingBook
     tickets: TicketService
+    games: GameServiceClient
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
 
@@ -46,15 +48,16 @@ class Services:
     def build(cls, config: Config) -> Services:
         store = Redis.open(config)
         ratings = RatingBook(store)
-        return cls(config, store, ratings, TicketService(store, config, ratings))
+        games = GameServiceClient(config.game_service_url, config.game_service_api_key, config.game_service_timeout)
+        return cls(config, store, ratings, TicketService(store, config, ratings), games)
 
     def start_workers(self, games: GameCreator | None = None, *, matcher: bool = True,
                       ratings: bool = True) -> None:
         """Run the matcher loop and/or the ratings consumer in daemon threads of this process."""
-        client = GameServiceClient(self.config.game_service_url, self.config.game_service_api_key,
-                                   self.config.game_service_timeout)
+        client = self.games
         if matcher:
-            m = Matcher(self.store, self.config, games or client)
+            callbacks = CallbackSender(self.store, self.config) if self.config.webhook_secret else None
+            m = Matcher(self.store, self.config, games or client, callbacks=callbacks)
             self._spawn("mm-matcher", m.run, self._stop)
         if ratings:
             consumer = RatingConsumer(self.store, client)

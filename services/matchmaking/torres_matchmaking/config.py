@@ -12,6 +12,9 @@ from dataclasses import dataclass, replace
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 PLAYER_COUNTS = (2, 3, 4)
+#: Tickets only ever meet tickets of the same pool; a pool is the unit of partitioning (one Redis Cluster
+#: hash slot, one matcher lease). Its index is a ticket id's first hex digit, so an id finds its pool.
+POOLS = tuple((e, m) for e in EDITIONS for m in (False, True))
 
 
 def _flag(value: str) -> bool:
@@ -23,6 +26,7 @@ class Config:
     """Everything the API and the matcher need. Immutable; use ``with_()`` for variants."""
 
     redis_url: str = ""  # "" → in-process fakeredis
+    redis_cluster: bool = False  # REDIS_URL names one node of a Redis Cluster
     key_prefix: str = "mm:"
     game_service_url: str = "http://127.0.0.1:8000"
     game_service_api_key: str = ""
@@ -34,11 +38,15 @@ class Config:
     window_growth: float = 0.5  # ... widening per second of waiting
     window_max: float = 25.0
     tick_seconds: float = 0.2
-    claim_timeout: float = 60.0  # a claim older than this is assumed dead and re-queued
+    claim_timeout: float = 60.0  # a group stuck this long may be left by a cancel (see TicketService.cancel)
+    lease_seconds: float = 3.0  # a matcher's hold on a pool lapses this long after its last renewal
     retry_delay: float = 1.0  # first back-off after the game service failed (doubles, capped)
     retry_delay_max: float = 15.0
     create_concurrency: int = 8
     ratings_poll_seconds: float = 1.0
+    webhook_secret: str = ""  # signs ticket callbacks (X-Torres-Signature); "" = callbacks refused
+    webhook_timeout: float = 5.0
+    webhook_attempts: int = 8  # deliveries of one callback before giving up (back-off doubles from 1 s)
     log_level: str = "INFO"
     json_logs: bool = True
 
@@ -48,6 +56,7 @@ class Config:
         d = cls()
         return cls(
             redis_url=e.get("REDIS_URL", ""),
+            redis_cluster=_flag(e.get("REDIS_CLUSTER", "0")),
             key_prefix=e.get("MM_KEY_PREFIX", d.key_prefix),
             game_service_url=e.get("GAME_SERVICE_URL", d.game_service_url).rstrip("/"),
             game_service_api_key=e.get("GAME_SERVICE_API_KEY", e.get("TORRES_API_KEY", "")),
@@ -60,16 +69,27 @@ class Config:
             window_max=float(e.get("MM_WINDOW_MAX", d.window_max)),
             tick_seconds=float(e.get("MM_TICK_SECONDS", d.tick_seconds)),
             claim_timeout=float(e.get("MM_CLAIM_TIMEOUT", d.claim_timeout)),
+            lease_seconds=float(e.get("MM_LEASE_SECONDS", d.lease_seconds)),
             retry_delay=float(e.get("MM_RETRY_DELAY", d.retry_delay)),
             retry_delay_max=float(e.get("MM_RETRY_DELAY_MAX", d.retry_delay_max)),
             create_concurrency=int(e.get("MM_CREATE_CONCURRENCY", d.create_concurrency)),
             ratings_poll_seconds=float(e.get("MM_RATINGS_POLL_SECONDS", d.ratings_poll_seconds)),
+            webhook_secret=e.get("MM_WEBHOOK_SECRET", ""),
+            webhook_timeout=float(e.get("MM_WEBHOOK_TIMEOUT", d.webhook_timeout)),
+            webhook_attempts=int(e.get("MM_WEBHOOK_ATTEMPTS", d.webhook_attempts)),
             log_level=e.get("LOG_LEVEL", d.log_level),
             json_logs=_flag(e.get("MM_JSON_LOGS", "1")),
         )
 
     def with_(self, **changes: object) -> Config:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def placement_window(self) -> float:
+        """How long a matcher may take to place a group it took (two creation attempts, and a second) before
+        another may take it over: a dead matcher's players wait this long, not the whole claim timeout. A
+        takeover of a live matcher's group is harmless — both ask for the same game."""
+        return min(self.claim_timeout, 2 * self.game_service_timeout + 1.0)
 
     @property
     def embedded(self) -> bool:

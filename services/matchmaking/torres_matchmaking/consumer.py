@@ -32,6 +32,10 @@ class RatingConsumer:
         self.book = RatingBook(store)
         self.page_size = page_size
 
+    def _keys(self, *players: str) -> list[str]:
+        keys = self.store.keys
+        return [keys.ratings_position, keys.rated_games, keys.leaderboard, *(keys.rating(p) for p in players)]
+
     def position(self) -> int:
         return int(self.store.client.get(self.store.keys.ratings_position) or 0)
 
@@ -51,7 +55,7 @@ class RatingConsumer:
             position = note["position"]
         end = int(page.get("next_after", position))
         if end > position:
-            self.store.scripts.run("apply_rating", position, end, "")
+            self.store.scripts.run("apply_rating", self._keys(), position, end, "")
         return rated, read
 
     def drain(self) -> int:
@@ -67,15 +71,17 @@ class RatingConsumer:
         game_id = note["game_id"]
         record = self.store.client.get(self.store.keys.game(game_id))
         argv: list[Any] = [position, note["position"], game_id]
+        players = []
         if record is not None:  # only matchmade games are rated
             seats = json.loads(record)["seats"]
             humans = [s["player_id"] for s in seats if s["kind"] == "human"]
             payload = note["payload"]
             for r in rate_game(seats, self.book.get_many(humans), payload["scores"], payload.get("winner")):
                 argv += [r.player_id, repr(r.mu), repr(r.sigma), repr(r.ordinal)]
+                players.append(r.player_id)
         else:
             argv[2] = ""
-        result = self.store.scripts.run("apply_rating", *argv)
+        result = self.store.scripts.run("apply_rating", self._keys(*players), *argv)
         if result[0] == 0:
             log.info("ratings position moved by another consumer", extra={"stored": result[1]})
             return None

@@ -31,5 +31,17 @@ class NotReady(ServiceError):
     status, code, title = 503, "not_ready", "The service is not ready"
 
 
+class ServiceUnavailable(ServiceError):
+    status, code, title = 503, "unavailable", "Try again"
+
+
 class GameServiceError(Exception):
-    """The game service refused or did not answer; the caller re-queues and retries later."""
+    """The game service did not answer, or failed (5xx): the same request may still succeed later."""
+
+
+class GameRefused(GameServiceError):
+    """The game service answered 4xx: this request will never create a game, however often it is sent."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status

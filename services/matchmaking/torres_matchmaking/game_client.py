@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from .errors import GameServiceError
+from .errors import GameRefused, GameServiceError
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,10 @@ class GameCreator(Protocol):
     ) -> CreatedGame:
         """Create a game or raise :class:`GameServiceError`. The same ``request_key`` and request create at
         most one game: a retry after a lost answer gets the game the first attempt created."""
+        ...
+
+    def abandon_game(self, game_id: str, reason: str) -> None:
+        """End a game nobody will play (the lifecycle's abandon), or raise :class:`GameServiceError`."""
         ...
 
 
@@ -39,6 +43,9 @@ class GameServiceClient:
             response = self._http.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
             raise GameServiceError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+        if 400 <= response.status_code < 500 and response.status_code not in (408, 429):
+            raise GameRefused(f"{method} {path}: HTTP {response.status_code}: {response.text[:300]}",
+                              response.status_code)
         if response.status_code >= 300:
             raise GameServiceError(f"{method} {path}: HTTP {response.status_code}: {response.text[:300]}")
         try:
@@ -53,6 +60,16 @@ class GameServiceClient:
         body = self._call("POST", "/v1/games", headers=headers,
                           json={"edition": edition, "master": master, "options": {}, "seats": seats})
         return CreatedGame(body["game_id"], body["seats"])
+
+    def abandon_game(self, game_id: str, reason: str) -> None:
+        self._call("POST", f"/v1/games/{game_id}/abandon", json={"reason": reason})
+
+    def ready(self) -> bool:
+        """Whether the game service says it is ready (its own /readyz)."""
+        try:
+            return self._http.get("/readyz", timeout=2.0).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def notifications(self, after: int, limit: int = 200) -> dict[str, Any]:
         return self._call("GET", "/v1/notifications", params={"after": after, "limit": limit})

@@ -1,16 +1,29 @@
-"""The matchmaker loop: read the queues, form groups, claim them atomically, create the games.
+"""The matchmaker loop: hold some pools, read their queues, form groups, claim them, create the games.
 
-Safety does not depend on this process being alone: a group is claimed by one Lua script that
-fails unless every ticket is still queued, so matchers racing over the same snapshot can only
-waste a claim, never double-place a ticket. A claimed group whose game cannot be created is
-released by another script (tickets back in their queues, unharmed) and retried after a back-off;
-claims left behind by a crashed matcher are released after ``claim_timeout``.
+**One game per group, whatever fails.** A claim gives the group an id and stores its seating with its
+tickets (one Lua script, all or nothing). The game's ``Idempotency-Key`` is derived from that id, so
+every attempt to place the group — this matcher retrying after a timeout, another taking over after a
+crash or a stall, a late answer arriving after a takeover — asks the game service for the *same* game,
+and whoever confirms first records it (confirming is idempotent). A group whose creation failed stays
+claimed and is due again after a back-off; its tickets are never re-queued under a new group while a
+creation may still be in flight, which is how a second game used to arise. The only ways a group ends
+without its game are a 4xx from the game service (no game was or will be created) and a cancel of a
+ticket stuck in a stalled group: then the group is *dissolved*, and before its other tickets go back to
+matching the matcher asks for the group's game once more — so any creation still in flight can only
+replay it — and aborts it through the game service's abandon. No active game is left without players.
+
+**Partitioned.** Tickets only meet tickets of their pool, and each pool has a lease in Redis: every
+matcher holds about ``pools / live matchers`` of them (live = heartbeat in the last few lease periods),
+so N matchers divide the work instead of racing for it. Leases are for throughput only: every state
+change is still an all-or-nothing script, so two matchers that briefly both think they hold a pool can
+only waste a claim.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import random
 import socket
@@ -24,26 +37,30 @@ from typing import Any
 
 from . import metrics
 from .config import Config
-from .errors import GameServiceError
+from .errors import GameRefused, GameServiceError
 from .game_client import CreatedGame, GameCreator
 from .grouping import Candidate, Group, Window, form_groups
 from .ratings import ai_level_for
-from .store import Redis
+from .store import Pool, Redis
 from .tickets import TicketService
 
 log = logging.getLogger(__name__)
 GAME_RECORD_TTL = 14 * 24 * 3600  # the ratings consumer needs the seats until the game ends
+GROUP_TTL = 24 * 3600  # a claimed group's record; placed or released ones keep it for result_ttl
+ORPHAN_RETRY = 60.0  # seconds between attempts to abandon an orphaned game the game service refused to end
 
 
 @dataclass
 class TickReport:
+    pools: int = 0
     expired: int = 0
-    recovered: int = 0
+    resumed: int = 0  # groups due again (a retry, or a takeover of another matcher's group)
     groups: int = 0
     claimed: int = 0
     created: int = 0
     failed: int = 0
     conflicts: int = 0
+    orphans: int = 0
     backing_off: bool = False
     games: list[tuple[str, Group]] = field(default_factory=list)
 
@@ -53,53 +70,137 @@ class TickReport:
 
 
 @dataclass(frozen=True)
-class Placement:
-    claim_id: str
-    group: Group
-    game: CreatedGame
+class Claim:
+    """A claimed group: what it takes to (re)place it, from the claim or from Redis after a takeover."""
+
+    group_id: str
+    ticket_ids: tuple[str, ...]
+    players: tuple[str, ...]  # of the tickets, in the same order
+    seats: tuple[dict[str, Any], ...]  # the game's seating, as sent to the game service
+    group: Group | None = None  # only on the matcher that formed it (for reports)
+
+    @property
+    def request_key(self) -> str:
+        return f"mm-group-{self.group_id}"
+
+
+class Leases:
+    """Which pools this matcher works on now: about ``pools / live matchers``, renewed every tick."""
+
+    def __init__(self, store: Redis, config: Config, owner: str) -> None:
+        self.store = store
+        self.config = config
+        self.owner = owner
+        self.held: list[Pool] = []
+        self._free_since: dict[Pool, float] = {}
+
+    def live_matchers(self) -> int:
+        beats = self.store.client.hgetall(self.store.keys.matchers)
+        now = time.time()
+        live = [name for name, at in beats.items() if now - float(at) < 3 * self.config.lease_seconds]
+        gone = [name for name, at in beats.items() if now - float(at) > 20 * self.config.lease_seconds]
+        if gone:
+            self.store.client.hdel(self.store.keys.matchers, *gone)
+        return max(1, len(live))
+
+    def refresh(self) -> list[Pool]:
+        keys = self.store.keys
+        self.store.client.hset(keys.matchers, self.owner, time.time())
+        pools = keys.pools()
+        target = math.ceil(len(pools) / self.live_matchers())
+        ttl_ms = int(self.config.lease_seconds * 1000)
+        held = [p for p in self.held if self._lease(p, ttl_ms, "hold")]
+        for pool in held[target:]:
+            self._lease(pool, ttl_ms, "drop")
+        held = held[:target]
+        start = hash(self.owner) % len(pools)  # matchers start looking at different pools
+        order = pools[start:] + pools[:start]
+        for pool in order:
+            if len(held) >= target:
+                break
+            if pool not in held and self._lease(pool, ttl_ms, "hold"):
+                held.append(pool)
+        self.held = held + self._steal([p for p in order if p not in held], ttl_ms)
+        return self.held
+
+    def _steal(self, others: list[Pool], ttl_ms: int) -> list[Pool]:
+        """Pools nobody has held for a whole lease period (their matcher is stuck in a call, or the count of
+        live matchers is off): take them beyond the target for a tick, rather than let them starve."""
+        if not others:
+            return []
+        pipe = self.store.client.pipeline(transaction=False)
+        for pool in others:
+            pipe.exists(self.store.keys.lease(pool))
+        now, stolen = time.monotonic(), []
+        for pool, exists in zip(others, pipe.execute(), strict=True):
+            if exists:
+                self._free_since.pop(pool, None)
+            elif now - self._free_since.setdefault(pool, now) > self.config.lease_seconds \
+                    and self._lease(pool, ttl_ms, "hold"):
+                self._free_since.pop(pool, None)
+                stolen.append(pool)
+        return stolen
+
+    def drop_all(self) -> None:
+        for pool in self.held:
+            self._lease(pool, 1, "drop")
+        self.held = []
+        self.store.client.hdel(self.store.keys.matchers, self.owner)
+
+    def _lease(self, pool: Pool, ttl_ms: int, mode: str) -> bool:
+        return bool(self.store.scripts.run("lease", [self.store.keys.lease(pool)], self.owner, ttl_ms, mode))
 
 
 class Matcher:
     def __init__(self, store: Redis, config: Config, games: GameCreator, *,
-                 clock: Callable[[], float] = time.time, rng: random.Random | None = None) -> None:
+                 clock: Callable[[], float] = time.time, rng: random.Random | None = None,
+                 callbacks: Any = None) -> None:
         self.store = store
         self.config = config
         self.games = games
         self.clock = clock
         self.rng = rng or random.Random()
+        self.callbacks = callbacks
         self.tickets = TicketService(store, config, clock=clock)
         self.window = Window(config.window_base, config.window_growth, config.window_max)
+        self.name = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.leases = Leases(store, config, self.name)
         self._retry_at = 0.0
         self._retry_delay = config.retry_delay
         self._pool = ThreadPoolExecutor(max(1, config.create_concurrency), thread_name_prefix="mm-create")
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        self.leases.drop_all()
 
     # -- one pass ---------------------------------------------------------------------------
 
     def tick(self) -> TickReport:
-        report = TickReport(expired=self.tickets.expire_due(), recovered=self.recover_stale_claims())
+        report = TickReport()
+        for pool in self.leases.refresh():
+            report.pools += 1
+            self._tick_pool(pool, report)
+        self._back_off(report)
+        return report
+
+    def _tick_pool(self, pool: Pool, report: TickReport) -> None:
+        report.expired += self.tickets.expire_due(pool)
+        if self.callbacks is not None:
+            self.callbacks.deliver_due(pool)
         now = self.clock()
         if now < self._retry_at:
             report.backing_off = True
-            return report
-        for edition, master in self.store.keys.pools():
-            candidates = self.load_pool(edition, master)
-            if not candidates:
-                continue
-            groups = form_groups(candidates, now, self.window, ai_level_for)
-            report.groups += len(groups)
-            claimed = self.claim(groups, now)
-            report.claimed += len(claimed)
-            report.conflicts += len(groups) - len(claimed)
-            created = list(self._pool.map(lambda item, e=edition, m=master: self.create(*item, e, m), claimed))
-            placed = self.confirm([c for c in created if c is not None], edition, master)
-            report.failed += sum(c is None for c in created)
-            report.created += len(placed)
-            report.games += placed
-        self._back_off(report)
-        return report
+            return
+        self.retry_orphans(pool)
+        due = self.take_due_groups(pool)
+        report.resumed += len(due)
+        candidates = self.load_pool(pool)
+        groups = form_groups(candidates, now, self.window, ai_level_for) if candidates else []
+        report.groups += len(groups)
+        claimed = self.claim(pool, groups, now)
+        report.claimed += len(claimed)
+        report.conflicts += len(groups) - len(claimed)
+        self.place(pool, due + claimed, report)
 
     def _back_off(self, report: TickReport) -> None:
         """After a failed creation, pause game creation (doubling) instead of hammering the service."""
@@ -111,9 +212,9 @@ class Matcher:
         elif report.created:
             self._retry_delay = self.config.retry_delay
 
-    def load_pool(self, edition: str, master: bool) -> list[Candidate]:
-        """Every queued, unexpired ticket of one (edition, master) pool, from all its queues (one Lua call)."""
-        rows = self.store.scripts.run("snapshot", repr(self.clock()), edition, int(master))
+    def load_pool(self, pool: Pool) -> list[Candidate]:
+        """Every queued, unexpired ticket of one pool (one Lua call)."""
+        rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys(pool), repr(self.clock()))
         out = []
         for row in rows:
             tid, player, rating, counts, created, max_wait = row.split("|")
@@ -121,94 +222,162 @@ class Matcher:
                                  float(created), float(max_wait) if max_wait else None))
         return out
 
-    def claim(self, groups: list[Group], now: float) -> list[tuple[str, Group]]:
+    def claim(self, pool: Pool, groups: list[Group], now: float) -> list[Claim]:
         """Claim every group in one pipeline of Lua calls; each call is all-or-nothing on its own."""
-        if not groups:
-            return []
-        pipe = self.store.client.pipeline(transaction=False)
-        claim_ids = [uuid.uuid4().hex for _ in groups]
-        for claim_id, group in zip(claim_ids, groups, strict=True):
-            self.store.scripts.run("claim", repr(now), claim_id, *(c.ticket_id for c in group.tickets), client=pipe)
-        results = pipe.execute()
-        return [(cid, g) for cid, g, r in zip(claim_ids, groups, results, strict=True) if r[0] == 1]
+        keys = self.store.keys
+        claims, calls = [], []
+        for group in groups:
+            seats: list[dict[str, Any]] = [{"kind": "human", "player_id": c.player_id} for c in group.tickets]
+            seats += [{"kind": "ai", "level": level} for level in group.ai_levels]
+            self.rng.shuffle(seats)  # nobody is always first to move
+            c = Claim(uuid.uuid4().hex, tuple(t.ticket_id for t in group.tickets),
+                      tuple(t.player_id for t in group.tickets), tuple(seats), group)
+            claims.append(c)
+            calls.append(("claim", [*keys.pool_keys(pool), keys.group(pool, c.group_id),
+                                    *(keys.ticket(t) for t in c.ticket_ids)],
+                          [repr(now), c.group_id, repr(now + self.config.placement_window), json.dumps(seats),
+                           GROUP_TTL, *c.ticket_ids]))
+        results = self.store.batch(calls)
+        return [c for c, r in zip(claims, results, strict=True) if r[0] == 1]
 
-    def create(self, claim_id: str, group: Group, edition: str, master: bool) -> Placement | None:
-        """Create the game of a claimed group, or release the group (back to its queues) and return None."""
-        seats: list[dict[str, Any]] = [{"kind": "human", "player_id": c.player_id} for c in group.tickets]
-        seats += [{"kind": "ai", "level": level} for level in group.ai_levels]
-        self.rng.shuffle(seats)  # nobody is always first to move
-        ids = [c.ticket_id for c in group.tickets]
+    def take_due_groups(self, pool: Pool, limit: int = 200) -> list[Claim]:
+        """Groups due again: failed creations after their back-off, and groups a matcher took but did not
+        place within ``Config.placement_window`` (it died, or the game service hangs). Dissolved groups are
+        resolved."""
+        keys = self.store.keys
+        now = self.clock()
+        out = []
+        for gid in self.store.client.zrangebyscore(keys.claims(pool), "-inf", now, start=0, num=limit):
+            taken = self.store.scripts.run("takeover", [keys.claims(pool), keys.group(pool, gid)], repr(now), gid,
+                                           repr(now + self.config.placement_window))
+            if not taken:
+                continue
+            state, tickets, players, seats = taken
+            c = Claim(gid, tuple(tickets.split(",")), tuple(players.split(",")), tuple(json.loads(seats)))
+            if state == "claimed":
+                out.append(c)
+            elif state == "dissolved":
+                self.resolve_dissolved(pool, c)
+            else:
+                self.store.client.zrem(keys.claims(pool), gid)
+        if out:
+            log.warning("placing groups again", extra={"count": len(out)})
+        return out
+
+    def place(self, pool: Pool, claims: list[Claim], report: TickReport) -> None:
+        """Create the claims' games (in parallel), then record them on their tickets in one pipeline."""
+        if not claims:
+            return
+        created = list(self._pool.map(lambda c: self._create(pool, c), claims))
+        done = [(c, g) for c, g in zip(claims, created, strict=True) if isinstance(g, CreatedGame)]
+        report.failed += sum(g == "failed" for g in created)
+        if done:  # for the ratings consumer; written before confirming, so a confirmed game always has one
+            pipe = self.store.client.pipeline(transaction=False)
+            for _, g in done:
+                pipe.set(self.store.keys.game(g.game_id), self._record(pool, g), ex=GAME_RECORD_TTL)
+            pipe.execute()
+        results = self.store.batch([self._confirm_call(pool, c, g) for c, g in done])
+        for (c, g), r in zip(done, results, strict=True):
+            if r[0] == 0:  # a cancel dissolved the group while its game was being created
+                report.orphans += 1
+                self._abort(pool, g.game_id, f"matchmaking group {c.group_id} was dissolved ({r[1]})")
+                self._release(pool, c, "dissolved")
+                continue
+            report.created += r[0] == 1
+            if r[0] == 1 and c.group is not None:
+                report.games.append((g.game_id, c.group))
+                metrics.placed(c.group.tickets, c.group.players, self.clock())
+            if r[0] == 1 and log.isEnabledFor(logging.INFO):
+                log.info("game created", extra={"game_id": g.game_id, "group_id": c.group_id,
+                                                "humans": len(c.ticket_ids), "players": len(c.seats)})
+
+    def _create(self, pool: Pool, c: Claim) -> CreatedGame | str:
+        """The group's game, or "failed" (due again after the back-off) or "refused" (group released)."""
         try:
-            return Placement(claim_id, group, self._create_game(claim_id, edition, master, seats))
+            return self._create_game(pool, c)
+        except GameRefused as exc:
+            log.error("game service refused a group; tickets re-queued", extra={"error": str(exc),
+                                                                                  "group_id": c.group_id})
+            self._release(pool, c, "refused")
+            return "refused"
         except GameServiceError as exc:
-            released = self.store.scripts.run("release", claim_id, *ids)
-            log.warning("game creation failed; tickets re-queued", extra={"error": str(exc), "released": released})
-        except Exception:
-            self.store.scripts.run("release", claim_id, *ids)
-            log.exception("unexpected error creating a game; tickets re-queued")
-        return None
+            log.warning("game creation failed; the group stays claimed and is retried", extra={
+                "error": str(exc), "group_id": c.group_id})
+            self.store.client.zadd(self.store.keys.claims(pool), {c.group_id: self.clock() + self._retry_delay},
+                                   xx=True)
+            return "failed"
 
-    def _create_game(self, claim_id: str, edition: str, master: bool, seats: list[dict[str, Any]]) -> CreatedGame:
-        """Create the claim's game, keyed by the claim id, and try once more before giving up: if the first
-        answer was lost after the game service committed, the retry gets that game back instead of leaving it
-        orphaned while the tickets go round again."""
+    def _create_game(self, pool: Pool, c: Claim) -> CreatedGame:
+        """Try once more at once: if the first answer was lost after the game service committed, the retry
+        gets that game back (same key)."""
+        seats = [dict(s) for s in c.seats]
         try:
-            return self.games.create_game(edition, master, seats, request_key=claim_id)
+            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key)
+        except GameRefused:
+            raise
         except GameServiceError as exc:
             log.info("game creation failed; retrying once with the same key", extra={"error": str(exc)})
-            return self.games.create_game(edition, master, seats, request_key=claim_id)
+            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key)
 
-    def confirm(self, placements: list[Placement], edition: str, master: bool) -> list[tuple[str, Group]]:
-        """Record each created game on its tickets (one Lua call per game, all in one pipeline)."""
-        if not placements:
-            return []
-        pipe = self.store.client.pipeline(transaction=False)
-        now = repr(self.clock())
-        for p in placements:
-            by_player = {s["player_id"]: s for s in p.game.seats if s.get("kind") == "human"}
-            argv: list[Any] = []
-            for c in p.group.tickets:
-                seat = by_player[c.player_id]
-                argv += [c.ticket_id, seat["seat"], seat["token"]]
-            record = json.dumps({"edition": edition, "master": master,
-                                 "seats": [{k: v for k, v in s.items() if k != "token"} for s in p.game.seats]})
-            self.store.scripts.run("confirm", now, self.config.result_ttl, p.claim_id, p.game.game_id, record,
-                                   GAME_RECORD_TTL, *argv, client=pipe)
-        placed = []
-        for p, ok in zip(placements, pipe.execute(), strict=True):
-            if ok[0] != 1:  # only after this matcher stalled past claim_timeout (see module docstring)
-                log.error("claim lost before confirmation; game orphaned",
-                          extra={"game_id": p.game.game_id, "ticket_id": ok[1]})
-                continue
-            placed.append((p.game.game_id, p.group))
-            metrics.placed(p.group.tickets, p.group.players, float(now))
-            if log.isEnabledFor(logging.INFO):
-                log.info("game created", extra={"game_id": p.game.game_id, "players": p.group.players,
-                                                "humans": len(p.group.tickets), "ai": len(p.group.ai_levels),
-                                                "spread": round(p.group.spread, 3)})
-        return placed
+    @staticmethod
+    def _record(pool: Pool, game: CreatedGame) -> str:
+        return json.dumps({"edition": pool[0], "master": pool[1],
+                           "seats": [{k: v for k, v in s.items() if k != "token"} for s in game.seats]})
 
-    def recover_stale_claims(self) -> int:
-        cutoff = self.clock() - self.config.claim_timeout
-        ids = self.store.client.zrangebyscore(self.store.keys.claims, "-inf", cutoff, start=0, num=1000)
-        if not ids:
-            return 0
-        n = int(self.store.scripts.run("release", "*", *ids))
-        if n:
-            log.warning("re-queued tickets of stale claims", extra={"count": n})
-        return n
+    def _confirm_call(self, pool: Pool, c: Claim, game: CreatedGame) -> tuple[str, list[str], list[Any]]:
+        keys = self.store.keys
+        by_player = {s["player_id"]: s for s in game.seats if s.get("kind") == "human"}
+        argv: list[Any] = [repr(self.clock()), self.config.result_ttl, c.group_id, game.game_id]
+        for player in c.players:
+            argv += [by_player[player]["seat"], by_player[player]["token"]]
+        return ("confirm", [*keys.pool_keys(pool), keys.group(pool, c.group_id),
+                            *(keys.ticket(t) for t in c.ticket_ids)], argv)
+
+    def _release(self, pool: Pool, c: Claim, state: str) -> int:
+        keys = self.store.keys
+        return int(self.store.scripts.run("release", [*keys.pool_keys(pool), keys.group(pool, c.group_id),
+                                                      *(keys.ticket(t) for t in c.ticket_ids)], c.group_id, state))
+
+    # -- orphans ----------------------------------------------------------------------------
+
+    def resolve_dissolved(self, pool: Pool, c: Claim) -> None:
+        """A cancel dissolved this group. Ask for its game once more — after this no creation in flight can
+        make a new one, only replay it — abort that game, and re-queue the tickets still held."""
+        try:
+            game = self._create_game(pool, c)
+        except GameRefused:
+            self._release(pool, c, "dissolved")  # no game for this key, ever
+            return
+        except GameServiceError as exc:
+            log.warning("cannot resolve a dissolved group yet", extra={"error": str(exc), "group_id": c.group_id})
+            self.store.client.zadd(self.store.keys.claims(pool), {c.group_id: self.clock() + self._retry_delay})
+            return
+        self._abort(pool, game.game_id, f"matchmaking group {c.group_id} was dissolved by a cancel")
+        self._release(pool, c, "dissolved")
+
+    def _abort(self, pool: Pool, game_id: str, reason: str) -> None:
+        try:
+            self.games.abandon_game(game_id, reason)
+            log.warning("orphaned game abandoned", extra={"game_id": game_id, "reason": reason})
+        except GameServiceError as exc:
+            if not (isinstance(exc, GameRefused) and exc.status == 409):  # 409: already over (aborted before)
+                log.error("orphaned game could not be abandoned; will retry", extra={
+                    "game_id": game_id, "error": str(exc)})
+                self.store.client.zadd(self.store.keys.orphans(pool), {game_id: self.clock() + ORPHAN_RETRY})
+                return
+        self.store.client.zrem(self.store.keys.orphans(pool), game_id)
+
+    def retry_orphans(self, pool: Pool) -> None:
+        key = self.store.keys.orphans(pool)
+        for game_id in self.store.client.zrangebyscore(key, "-inf", self.clock(), start=0, num=20):
+            self._abort(pool, game_id, "orphaned by matchmaking")
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def heartbeat(self) -> None:
-        """Announce this matcher (``mm:matchers``: name → last tick), for operators and tests."""
-        self.store.client.hset(self.store.keys.matchers, f"{socket.gethostname()}:{os.getpid()}", self.clock())
-
     def run(self, stop: threading.Event) -> None:
-        log.info("matcher started", extra={"redis": self.config.redis_url or "embedded"})
+        log.info("matcher started", extra={"redis": self.config.redis_url or "embedded", "matcher": self.name})
         while not stop.is_set():
             try:
-                self.heartbeat()
                 report = self.tick()
             except Exception:  # Redis hiccup: keep the loop alive, state is safe in Redis
                 log.exception("matcher tick failed")
@@ -216,4 +385,5 @@ class Matcher:
                 continue
             if not report.busy:
                 stop.wait(self.config.tick_seconds)
+        self.leases.drop_all()
         log.info("matcher stopped")

@@ -35,7 +35,8 @@ class WaitingTickets:
                                    labels=["edition", "master"])
         try:
             for edition, master in self.store.keys.pools():
-                rows = self.store.scripts.run("snapshot", repr(time.time()), edition, int(master))
+                rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys((edition, master)),
+                                              repr(time.time()))
                 family.add_metric([edition, str(bool(master)).lower()], len(rows))
         except Exception:  # Redis down: report nothing rather than fail the scrape
             return

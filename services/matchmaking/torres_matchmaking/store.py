@@ -1,29 +1,40 @@
 """The Redis connection, key names and the Lua scripts (the only code that changes ticket state).
 
-Every state change of a ticket is one Lua script (``lua/*.lua``), so it is atomic with respect to
-every other client: several matchers, API processes and the sweeper can run side by side.
+Every state change of a ticket is one Lua script (``lua/*.lua``), atomic with respect to every other
+client: several matchers, API processes and the sweeper can run side by side. Every script declares the
+keys it touches (``KEYS``), and all keys of one script share one hash tag — the pool's ``{edition.master}``
+for tickets, queues, claims and groups, ``{ratings}`` for the ratings — so a Redis Cluster routes each
+script to one shard and spreads the pools over its masters. The one thing that spans pools, "one live
+ticket per player", is a separate key per player (see ``TicketService.create``).
 With no ``REDIS_URL`` the same scripts run on an in-process fakeredis server (Lua via lupa).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
-from .config import EDITIONS, PLAYER_COUNTS, Config
+from .config import POOLS, Config
 
-_SCRIPTS = ("enqueue", "claim", "release", "confirm", "cancel", "expire", "apply_rating", "snapshot")
+Pool = tuple[str, bool]
+_SCRIPTS = ("enqueue", "hold_player", "activate", "claim", "takeover", "release", "confirm", "cancel", "expire",
+            "apply_rating", "snapshot", "sizes", "lease")
 _embedded_lock = threading.Lock()
 _embedded_server: Any = None
 
 
-def connect(config: Config) -> redis.Redis:
-    """A client for ``REDIS_URL``, or for the process-wide embedded fakeredis server."""
+def connect(config: Config) -> Any:
+    """A client for ``REDIS_URL`` (a cluster client with ``REDIS_CLUSTER=1``), or for the process-wide
+    embedded fakeredis server."""
     if config.redis_url:
+        if config.redis_cluster:
+            return RedisCluster.from_url(config.redis_url, decode_responses=True)
         return redis.Redis.from_url(config.redis_url, decode_responses=True)
     import fakeredis  # only needed in embedded mode
 
@@ -34,35 +45,66 @@ def connect(config: Config) -> redis.Redis:
     return fakeredis.FakeRedis(server=_embedded_server, decode_responses=True)
 
 
+def pool_of(ticket_id: str) -> Pool | None:
+    """The pool a ticket id belongs to (its first hex digit), or None for an id no pool issued."""
+    index = int(ticket_id[0], 16)
+    return POOLS[index] if index < len(POOLS) else None
+
+
 @dataclass(frozen=True)
 class Keys:
-    """Key names; mirrors the helpers in ``lua/_lib.lua`` (one prefix for the whole deployment)."""
+    """Key names. Pool keys carry the pool's hash tag; the scripts get them all through ``KEYS``."""
 
     prefix: str = "mm:"
 
+    @staticmethod
+    def tag(pool: Pool) -> str:
+        return f"{{{pool[0]}.{int(pool[1])}}}"
+
+    def _pool(self, pool: Pool, name: str) -> str:
+        return f"{self.prefix}{self.tag(pool)}:{name}"
+
+    def pools(self) -> list[Pool]:
+        return list(POOLS)
+
     def ticket(self, ticket_id: str) -> str:
-        return f"{self.prefix}t:{ticket_id}"
+        pool = pool_of(ticket_id)
+        if pool is None:
+            raise ValueError(f"ticket id {ticket_id!r} names no pool")
+        return self._pool(pool, f"t:{ticket_id}")
+
+    def pool_keys(self, pool: Pool) -> list[str]:
+        """KEYS[1..4] of every script that moves tickets: expiry index, queued tickets, claims, callbacks due."""
+        return [self.expiry(pool), self.queued(pool), self.claims(pool), self.hooks(pool)]
+
+    def expiry(self, pool: Pool) -> str:
+        """Sorted set: queued ticket id → expires_at."""
+        return self._pool(pool, "expiry")
+
+    def queued(self, pool: Pool) -> str:
+        """Hash: queued ticket id → "player|rating|counts|created_at|max_wait|expires_at" (what matching reads)."""
+        return self._pool(pool, "queued")
+
+    def claims(self, pool: Pool) -> str:
+        """Sorted set: group id → when it is next due (a retry, or a takeover of a dead matcher's group)."""
+        return self._pool(pool, "claims")
+
+    def hooks(self, pool: Pool) -> str:
+        """Sorted set: ticket id → when its callback is next due."""
+        return self._pool(pool, "hooks")
+
+    def orphans(self, pool: Pool) -> str:
+        """Sorted set: game id of a game no ticket holds → when to try abandoning it again."""
+        return self._pool(pool, "orphans")
+
+    def group(self, pool: Pool, group_id: str) -> str:
+        return self._pool(pool, f"grp:{group_id}")
+
+    def lease(self, pool: Pool) -> str:
+        return self._pool(pool, "lease")
 
     def player(self, player_id: str) -> str:
         return f"{self.prefix}p:{player_id}"
-
-    def queue(self, edition: str, master: bool, players: int) -> str:
-        return f"{self.prefix}q:{edition}:{int(master)}:{players}"
-
-    def pools(self) -> list[tuple[str, bool]]:
-        """Every (edition, master) pair: tickets only ever meet tickets of the same pool."""
-        return [(e, m) for e in EDITIONS for m in (False, True)]
-
-    def pool_queues(self, edition: str, master: bool) -> list[tuple[int, str]]:
-        return [(n, self.queue(edition, master, n)) for n in PLAYER_COUNTS]
-
-    @property
-    def expiry(self) -> str:
-        return f"{self.prefix}expiry"
-
-    @property
-    def claims(self) -> str:
-        return f"{self.prefix}claims"
 
     @property
     def matchers(self) -> str:
@@ -72,47 +114,75 @@ class Keys:
         return f"{self.prefix}g:{game_id}"
 
     def rating(self, player_id: str) -> str:
-        return f"{self.prefix}r:{player_id}"
+        return f"{self.prefix}{{ratings}}:r:{player_id}"
 
     @property
     def leaderboard(self) -> str:
-        return f"{self.prefix}leaderboard"
+        return f"{self.prefix}{{ratings}}:leaderboard"
 
     @property
     def ratings_position(self) -> str:
-        return f"{self.prefix}ratings:position"
+        return f"{self.prefix}{{ratings}}:position"
 
     @property
     def rated_games(self) -> str:
-        return f"{self.prefix}ratings:games"
+        return f"{self.prefix}{{ratings}}:games"
 
 
 class Scripts:
-    """The Lua scripts, registered once per client; call as ``scripts.claim(*argv, client=pipe)``."""
+    """The Lua scripts; call as ``scripts.run("claim", keys, *argv, client=pipe)``."""
 
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+    def __init__(self, client: Any) -> None:
         lib = resources.files(__package__).joinpath("lua/_lib.lua").read_text()
-        self._keys = keys
+        self._client = client
         self._scripts = {
             name: client.register_script(lib + "\n" + resources.files(__package__).joinpath(f"lua/{name}.lua")
                                          .read_text())
             for name in _SCRIPTS
         }
 
-    def run(self, name: str, *argv: Any, client: Any = None) -> Any:
-        return self._scripts[name](keys=[], args=[self._keys.prefix, *argv], client=client)
+    def run(self, name: str, keys: Sequence[str], *argv: Any, client: Any = None) -> Any:
+        return self._scripts[name](keys=list(keys), args=list(argv), client=client)
 
 
 @dataclass(frozen=True)
 class Redis:
     """What the rest of the package needs to talk to Redis: a client, the key names, the scripts."""
 
-    client: redis.Redis
+    client: Any
     keys: Keys
     scripts: Scripts
+    cluster: bool = False
 
     @classmethod
     def open(cls, config: Config) -> Redis:
         client = connect(config)
-        keys = Keys(config.key_prefix)
-        return cls(client, keys, Scripts(client, keys))
+        return cls(client, Keys(config.key_prefix), Scripts(client), config.redis_cluster)
+
+    def batch(self, calls: Sequence[tuple[str, Sequence[str], Sequence[Any]]]) -> list[Any]:
+        """Run several scripts in one round trip per node (a pipeline). Each call is atomic on its own.
+
+        A cluster client refuses scripts in its pipelines, so on a cluster the calls go, grouped by the node
+        that owns their keys, through that node's own connection (a plain pipeline, which loads scripts)."""
+        if not calls:
+            return []
+        if not self.cluster:
+            return self._pipeline(self.client, calls)
+        by_node: dict[str, list[int]] = {}
+        nodes: dict[str, Any] = {}
+        for i, (_, keys, _) in enumerate(calls):
+            node = self.client.get_node_from_key(keys[0])
+            nodes[node.name] = node
+            by_node.setdefault(node.name, []).append(i)
+        results: list[Any] = [None] * len(calls)
+        for name, indexes in by_node.items():
+            connection = self.client.get_redis_connection(nodes[name])
+            for i, r in zip(indexes, self._pipeline(connection, [calls[i] for i in indexes]), strict=True):
+                results[i] = r
+        return results
+
+    def _pipeline(self, client: Any, calls: Sequence[tuple[str, Sequence[str], Sequence[Any]]]) -> list[Any]:
+        pipe = client.pipeline(transaction=False)
+        for name, keys, argv in calls:
+            self.scripts.run(name, keys, *argv, client=pipe)
+        return list(pipe.execute())

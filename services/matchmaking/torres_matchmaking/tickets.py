@@ -10,10 +10,17 @@ from typing import Any
 from torres_service.fields import PLAYER_ID, TICKET_ID
 
 from . import metrics
-from .config import Config
-from .errors import LiveTicketExists, MalformedId, TicketNotCancellable, TicketNotFound, ValidationFailed
+from .config import PLAYER_COUNTS, POOLS, Config
+from .errors import (
+    LiveTicketExists,
+    MalformedId,
+    ServiceUnavailable,
+    TicketNotCancellable,
+    TicketNotFound,
+    ValidationFailed,
+)
 from .ratings import RatingBook
-from .store import Redis
+from .store import Redis, pool_of
 
 
 def check_ticket_id(ticket_id: str) -> str:
@@ -49,12 +56,21 @@ def public_ticket(fields: dict[str, str], now: float) -> dict[str, Any]:
     }
     if status == "matched":
         doc.update(game_id=fields["game_id"], seat=int(fields["seat"]), seat_token=fields["token"])
+    if fields.get("callback_url"):
+        doc["callback_url"] = fields["callback_url"]
     if fields.get("ended_at"):
         doc["ended_at"] = float(fields["ended_at"])
     return doc
 
 
 class TicketService:
+    #: A ticket still pending this long after it was written was left by a crashed create: its player's
+    #: pointer may be taken over, and the ticket itself refuses to become matchable.
+    PENDING_STALE = 10.0
+    POLL = 0.25
+    FINISHED = frozenset({"matched", "cancelled", "expired"})
+    sleep = staticmethod(time.sleep)
+
     def __init__(self, store: Redis, config: Config, ratings: RatingBook | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
@@ -62,46 +78,111 @@ class TicketService:
         self.ratings = ratings
         self.clock = clock
 
-    def _argv_head(self) -> tuple[str, int]:
-        return repr(self.clock()), self.config.result_ttl
-
     def create(self, *, player_id: str, player_counts: Sequence[int], edition: str, master: bool,
-               max_wait_seconds: float | None, ttl_seconds: float | None = None) -> dict[str, Any]:
+               max_wait_seconds: float | None, ttl_seconds: float | None = None,
+               callback_url: str | None = None) -> dict[str, Any]:
+        """Queue a ticket; one live ticket per player, across all pools.
+
+        Pools live on different shards of a cluster, so the player's pointer (its own key) cannot change in
+        the same script as the ticket. The order makes that safe: the ticket is written *pending* (never
+        matched), then the pointer is set by compare-and-set — only over an absent pointer or one naming a
+        finished ticket (or a pending one older than ``PENDING_STALE``, left by a crash) — and only then is
+        the ticket made matchable, which it refuses once it is that old itself."""
         check_player_id(player_id)
         ttl = ttl_seconds if ttl_seconds is not None else self.config.ticket_ttl
         if max_wait_seconds is not None and max_wait_seconds > ttl:
             raise ValidationFailed("max_wait_seconds must not exceed ttl_seconds",
                                    errors={"max_wait_seconds": [f"at most the ticket's lifetime ({ttl:g} s)"]})
+        if callback_url and not self.config.webhook_secret:
+            raise ValidationFailed("this server sends no callbacks (it has no MM_WEBHOOK_SECRET)",
+                                   errors={"callback_url": ["callbacks are not enabled here"]})
         rating = (self.ratings or RatingBook(self.store)).get(player_id)
         now = self.clock()
-        ticket_id = uuid.uuid4().hex
+        pool = (edition, master)
+        ticket_id = f"{POOLS.index(pool):x}{uuid.uuid4().hex[1:]}"
         counts = ",".join(str(n) for n in sorted(set(player_counts)))
         key_ttl = int(ttl + self.config.result_ttl) + 1
-        ok, ident = self.store.scripts.run(
-            "enqueue", repr(now), self.config.result_ttl, ticket_id, player_id, edition, int(master), counts,
-            repr(rating.mu), repr(rating.sigma), "" if max_wait_seconds is None else repr(max_wait_seconds),
-            repr(now + ttl), key_ttl,
-        )
-        if not ok:
-            raise LiveTicketExists(f"player {player_id} already has live ticket {ident}", ticket_id=ident)
+        keys, scripts = self.store.keys, self.store.scripts
+        ticket_keys = [*keys.pool_keys(pool), keys.ticket(ticket_id)]
+        scripts.run("enqueue", ticket_keys, ticket_id, player_id, edition, int(master), counts, repr(rating.mu),
+                    repr(rating.sigma), "" if max_wait_seconds is None else repr(max_wait_seconds), repr(now),
+                    repr(now + ttl), key_ttl, callback_url or "")
+        expected = ""
+        for _ in range(5):
+            ok, *current = scripts.run("hold_player", [keys.player(player_id)], ticket_id, expected, key_ttl)
+            if ok:
+                break
+            existing = current[0]
+            if self._is_live(existing, now):
+                self.store.client.delete(keys.ticket(ticket_id))
+                raise LiveTicketExists(f"player {player_id} already has live ticket {existing}", ticket_id=existing)
+            expected = existing
+        else:  # pragma: no cover - five creates of one player racing in a row
+            raise LiveTicketExists(f"player {player_id} is creating tickets concurrently", ticket_id=expected)
+        if not scripts.run("activate", ticket_keys, repr(self.clock()), ticket_id, self.PENDING_STALE):
+            raise ServiceUnavailable("the ticket took too long to create; try again")
         metrics.TICKETS_QUEUED.inc()
         return self.get(ticket_id)
 
-    def get(self, ticket_id: str) -> dict[str, Any]:
+    def _is_live(self, ticket_id: str, now: float) -> bool:
+        """Whether a player's pointer still names a ticket that counts (queued, claimed, or being created)."""
+        if pool_of(ticket_id) is None:
+            return False
+        status, expires_at, created_at = self.store.client.hmget(
+            self.store.keys.ticket(ticket_id), "status", "expires_at", "created_at")
+        if status == "claimed":
+            return True
+        if status == "queued":
+            return float(expires_at) > now
+        return status == "pending" and now - float(created_at) < self.PENDING_STALE
+
+    def _fields(self, ticket_id: str) -> dict[str, str]:
         check_ticket_id(ticket_id)
+        if pool_of(ticket_id) is None:
+            return {}
         fields = self.store.client.hgetall(self.store.keys.ticket(ticket_id))
+        return {} if fields.get("status") == "pending" else fields
+
+    def get(self, ticket_id: str) -> dict[str, Any]:
+        fields = self._fields(ticket_id)
         if not fields:
             raise TicketNotFound(f"no ticket {ticket_id} (unknown, or finished more than "
                                  f"{self.config.result_ttl} s ago)")
         now = self.clock()
         if fields["status"] == "queued" and float(fields["expires_at"]) <= now:
-            self.store.scripts.run("expire", repr(now), self.config.result_ttl, ticket_id)
+            pool = pool_of(ticket_id)
+            assert pool is not None
+            self.store.scripts.run("expire", [*self.store.keys.pool_keys(pool), self.store.keys.ticket(ticket_id)],
+                                   repr(now), self.config.result_ttl, ticket_id)
             fields = self.store.client.hgetall(self.store.keys.ticket(ticket_id)) or fields
         return public_ticket(fields, now)
 
+    def wait(self, ticket_id: str, status: str | None, timeout: float) -> dict[str, Any]:
+        """Long-poll: the ticket as soon as its public status differs from ``status`` (None: at once), or as
+        it is at ``timeout``. Polls Redis every ``POLL`` seconds; under gevent the sleep yields to other
+        requests, so a waiter holds no OS thread."""
+        deadline = time.monotonic() + timeout
+        while True:
+            doc = self.get(ticket_id)
+            if doc["status"] != status or time.monotonic() >= deadline:
+                return doc
+            self.sleep(min(self.POLL, max(0.0, deadline - time.monotonic())))
+
     def cancel(self, ticket_id: str) -> dict[str, Any]:
-        check_ticket_id(ticket_id)
-        ok, status = self.store.scripts.run("cancel", *self._argv_head(), ticket_id)
+        keys = self.store.keys
+        for _ in range(5):
+            fields = self._fields(ticket_id)
+            if not fields:
+                raise TicketNotFound(f"no ticket {ticket_id}")
+            pool = pool_of(ticket_id)
+            assert pool is not None
+            group = fields.get("group", "") if fields["status"] == "claimed" else ""
+            ok, status = self.store.scripts.run(
+                "cancel", [*keys.pool_keys(pool), keys.ticket(ticket_id),
+                           keys.group(pool, group) if group else keys.ticket(ticket_id)],
+                repr(self.clock()), self.config.result_ttl, ticket_id, group, self.config.claim_timeout)
+            if status != "retry":
+                break
         if status == "missing":
             raise TicketNotFound(f"no ticket {ticket_id}")
         if not ok:
@@ -111,20 +192,22 @@ class TicketService:
             raise TicketNotCancellable(detail, ticket_status=shown)
         return self.get(ticket_id)
 
-    def expire_due(self, limit: int = 1000) -> int:
-        """Expire queued tickets past their deadline (the matcher calls this every tick)."""
+    def expire_due(self, pool: tuple[str, bool], limit: int = 1000) -> int:
+        """Expire a pool's queued tickets past their deadline (its matcher calls this every tick)."""
         now = self.clock()
-        ids = self.store.client.zrangebyscore(self.store.keys.expiry, "-inf", now, start=0, num=limit)
+        keys = self.store.keys
+        ids = self.store.client.zrangebyscore(keys.expiry(pool), "-inf", now, start=0, num=limit)
         if not ids:
             return 0
-        return int(self.store.scripts.run("expire", repr(now), self.config.result_ttl, *ids))
+        return int(self.store.scripts.run("expire", [*keys.pool_keys(pool), *(keys.ticket(t) for t in ids)],
+                                          repr(now), self.config.result_ttl, *ids))
 
     def queue_sizes(self) -> dict[str, int]:
         keys = self.store.keys
-        pipe = self.store.client.pipeline(transaction=False)
-        names = []
+        out = {}
         for edition, master in keys.pools():
-            for n, key in keys.pool_queues(edition, master):
-                names.append(f"{edition}:{'master' if master else 'base'}:{n}")
-                pipe.zcard(key)
-        return {name: size for name, size in zip(names, pipe.execute(), strict=True) if size}
+            sizes = self.store.scripts.run("sizes", keys.pool_keys((edition, master)))
+            for n, size in zip(PLAYER_COUNTS, sizes, strict=True):
+                if size:
+                    out[f"{edition}:{'master' if master else 'base'}:{n}"] = int(size)
+        return out

@@ -15,7 +15,7 @@ from torres_game.errors import ValidationFailed
 from torres_game.push import SSE_OPENING, follow, notice_of, set_send_timeout, sse
 from torres_game.service import GameService
 from torres_service.problems import ProblemBlueprint as Blueprint
-from torres_service.schemas import problem_responses
+from torres_service.schemas import problem_responses, sse_event
 
 from . import schemas as s
 from .auth import credentials
@@ -82,13 +82,7 @@ def _fast_legal_actions(game_id: str) -> Response | None:
 
 _errors = problem_responses(blp, s.ProblemSchema)
 
-SSE_EVENT = {  # one event of the stream, as an EventSource hands it over
-    "type": "object",
-    "properties": {"event": {"type": "string", "enum": ["version", "game-over", "timeout", "shutdown"]},
-                   "data": {"type": "string", "description": "JSON"},
-                   "id": {"type": "string", "description": "the version (version events)"}},
-    "required": ["event", "data"],
-}
+SSE_EVENT = sse_event("version", "game-over", "timeout", "shutdown")
 
 @blp.route("/games", methods=["POST"])
 @blp.arguments(s.CreateGameSchema())

@@ -1,4 +1,4 @@
-"""Operational endpoints: liveness and readiness (Redis answers and runs Lua)."""
+"""Operational endpoints: liveness and readiness (Redis answers, and so does the game service)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,13 @@ def healthz() -> dict[str, Any]:
 @blp.response(200, s.ReadySchema)
 @_errors(503)
 def readyz() -> dict[str, Any]:
-    """Readiness: Redis answers."""
+    """Readiness: matching can work — Redis answers and the game service says it is ready."""
     services = current_app.extensions["torres_matchmaking"]
     try:
         services.store.client.ping()
     except Exception as exc:
         raise NotReady(f"redis unreachable: {type(exc).__name__}") from exc
-    return {"status": "ready", "redis": "embedded" if services.config.embedded else "external"}
+    if not services.games.ready():
+        raise NotReady(f"the game service at {services.config.game_service_url} is not ready")
+    return {"status": "ready", "redis": "embedded" if services.config.embedded else "external",
+            "game_service": "ready"}

@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
-from torres_service.fields import PLAYER_ID, StrictBoolean, identifier, integer
+from torres_service.fields import PLAYER_ID, StrictBoolean, identifier, integer, url
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
@@ -27,6 +27,10 @@ class CreateTicketSchema(StrictSchema):
                                  "(default: the server's MM_DEFAULT_MAX_WAIT)"})
     ttl_seconds = fields.Float(validate=validate.Range(min=1, max=3600),
                                metadata={"description": "the ticket expires if unmatched this long (default 300)"})
+    callback_url = url(description="POSTed the ticket once it is matched, cancelled or expired (signed: "
+                                   "X-Torres-Signature = sha256=HMAC(secret, X-Torres-Timestamp + '.' + body); "
+                                   "retried with back-off until a 2xx; at least once, dedupe by "
+                                   "X-Torres-Delivery). Only when the server has a webhook secret.")
 
     @validates("player_counts")
     def _distinct(self, value: list[int], **_: Any) -> None:
@@ -46,9 +50,21 @@ class TicketSchema(Schema):
     created_at = fields.Float(metadata={"description": "Unix time"})
     expires_at = fields.Float()
     ended_at = fields.Float()
+    callback_url = fields.String(metadata={"description": "when the ticket has one"})
     game_id = fields.String(metadata={"description": "matched only"})
     seat = fields.Integer(metadata={"description": "matched only"})
     seat_token = fields.String(metadata={"description": "matched only: the secret seat token for the game service"})
+
+
+class TicketWaitArgs(QuerySchema):
+    status = fields.String(validate=validate.OneOf(STATUSES), metadata={
+        "description": "return as soon as the ticket's status differs from this one (omit: at once)"})
+    timeout = fields.Float(load_default=25.0, validate=validate.Range(min=0, max=60))
+
+
+class TicketStreamArgs(QuerySchema):
+    timeout = fields.Float(load_default=300.0, validate=validate.Range(min=0, max=3600),
+                           metadata={"description": "close the stream after this many seconds"})
 
 
 class RatingSchema(Schema):
@@ -86,6 +102,7 @@ class HealthSchema(Schema):
 class ReadySchema(Schema):
     status = fields.String(metadata={"enum": ["ready"]})
     redis = fields.String(metadata={"enum": ["embedded", "external"]})
+    game_service = fields.String(metadata={"enum": ["ready"]})
 
 
 class ProblemSchema(BaseProblemSchema):

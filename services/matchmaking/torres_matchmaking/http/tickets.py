@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Iterator
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app, stream_with_context
 
 from torres_matchmaking.ratings import RatingBook
 from torres_matchmaking.tickets import TicketService, check_player_id
 from torres_service.problems import ProblemBlueprint as Blueprint
-from torres_service.schemas import problem_responses
+from torres_service.schemas import problem_responses, sse_event
 
 from . import schemas as s
 
@@ -45,11 +48,61 @@ def get_ticket(ticket_id: str) -> dict[str, Any]:
     return tickets().get(ticket_id)
 
 
+@blp.route("/tickets/<ticket_id>/wait", methods=["GET"])
+@blp.arguments(s.TicketWaitArgs, location="query")
+@blp.response(200, s.TicketSchema)
+@_errors(400, 404)
+def wait_ticket(args: dict[str, Any], ticket_id: str) -> dict[str, Any]:
+    """Long-poll: the ticket as soon as its status differs from ``status``, or at ``timeout``."""
+    return tickets().wait(ticket_id, args.get("status"), args["timeout"])
+
+
+SSE_OPENING = ": connected\nretry: 2000\n\n"
+HEARTBEAT = 15.0
+
+
+@blp.route("/tickets/<ticket_id>/stream", methods=["GET"])
+@blp.arguments(s.TicketStreamArgs, location="query")
+@_errors(400, 404)
+@blp.doc(responses={"200": {"description": (
+    "`text/event-stream`: a `: connected` comment and `retry:` at once; a `ticket` event with the ticket now "
+    "and one at each status change; `: keep-alive` comments while idle; and one closing event: `finished` "
+    "(the ticket is matched, cancelled or expired) or `timeout` (reconnect to go on)"),
+    "content": {"text/event-stream": {"schema": sse_event("ticket", "finished", "timeout")}}}})
+def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
+    """Server-sent events for one ticket, in the game service's stream format."""
+    svc = tickets()
+    first = svc.get(ticket_id)  # 400/404 before the stream starts
+    deadline = time.monotonic() + args["timeout"]
+
+    def generate() -> Iterator[str]:
+        yield SSE_OPENING
+        doc, shown = first, None
+        while True:
+            if doc["status"] != shown:
+                shown = doc["status"]
+                yield f"event: ticket\ndata: {json.dumps(doc)}\n\n"
+            if shown in svc.FINISHED:
+                yield "event: finished\ndata: {}\n\n"
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                yield "event: timeout\ndata: {}\n\n"
+                return
+            doc = svc.wait(ticket_id, shown, min(HEARTBEAT, left))
+            if doc["status"] == shown and deadline - time.monotonic() > 0:
+                yield ": keep-alive\n\n"
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
 @blp.route("/tickets/<ticket_id>", methods=["DELETE"])
 @blp.response(200, s.TicketSchema)
 @_errors(400, 404, 409)
 def cancel_ticket(ticket_id: str) -> dict[str, Any]:
-    """Cancel a queued ticket. 409 if it is already matched, expired or being placed in a game."""
+    """Cancel a queued ticket. 409 if it is already matched or expired, or being placed in a game (unless
+    that placement has been stuck for longer than the claim timeout: then the cancel goes through)."""
     return tickets().cancel(ticket_id)
 
 

@@ -1,16 +1,25 @@
 -- Claim a whole group for one game, all or nothing: every ticket must still be queued and unexpired.
--- Claimed tickets leave every queue, so no other matcher can put them in a second game.
--- ARGV: prefix, now, claim_id, id1, id2, ...
+-- The group gets an id that outlives this matcher: its game's Idempotency-Key derives from it and its
+-- seating is stored with it, so whoever places the group later — this matcher retrying, another taking
+-- over after a crash or a timeout — asks the game service for the very same game.
+-- KEYS: pool keys, group, ticket1, ticket2, ...
+-- ARGV: now, group_id, due (when another matcher may take over), seats_json, group_ttl, id1, id2, ...
 -- Returns {1} or {0, first_unavailable_id, its_status}.
-local now, claim = ARGV[2], ARGV[3]
-for i = 4, #ARGV do
-  local f = redis.call('HMGET', tkey(ARGV[i]), 'status', 'expires_at')
+local now, gid = ARGV[1], ARGV[2]
+for i = 6, #ARGV do
+  local f = redis.call('HMGET', KEYS[i], 'status', 'expires_at')
   if not is_live_queued(f, now) then return {0, ARGV[i], f[1] or 'missing'} end
 end
-for i = 4, #ARGV do
+local ids, players = {}, {}
+for i = 6, #ARGV do
   local id = ARGV[i]
-  each_queue(id, function(q) redis.call('ZREM', q, id) end)  -- its expiry entry goes when confirmed
-  redis.call('HSET', tkey(id), 'status', 'claimed', 'claim', claim, 'claimed_at', now)
-  redis.call('ZADD', CLAIMS, now, id)
+  unqueue(id)
+  redis.call('HSET', KEYS[i], 'status', 'claimed', 'group', gid, 'claimed_at', now)
+  ids[#ids + 1] = id
+  players[#players + 1] = redis.call('HGET', KEYS[i], 'player_id')
 end
+redis.call('HSET', KEYS[5], 'state', 'claimed', 'tickets', table.concat(ids, ','),
+  'players', table.concat(players, ','), 'seats', ARGV[4], 'created_at', now)
+redis.call('EXPIRE', KEYS[5], ARGV[5])
+redis.call('ZADD', CLAIMS, ARGV[3], gid)
 return {1}

@@ -1,21 +1,22 @@
--- Record the created game on every ticket of a claim, all or nothing.
--- ARGV: prefix, now, result_ttl, claim_id, game_id, game_json, game_ttl, then (id, seat, token) triples.
--- Returns {1} or {0, id_no_longer_held} (the claim was recovered meanwhile: the game is orphaned).
-local now, result_ttl, claim, game = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local players = {}
-for i = 8, #ARGV, 3 do
-  local f = redis.call('HMGET', tkey(ARGV[i]), 'status', 'claim', 'player_id')
-  if f[1] ~= 'claimed' or f[2] ~= claim then return {0, ARGV[i]} end
-  players[i] = f[3]
+-- Record a group's game on its tickets, all or nothing; idempotent (a second matcher that got the same
+-- game from the game service is told it is already recorded).
+-- KEYS: pool keys, group, ticket1, ...   ARGV: now, result_ttl, group_id, game_id, then (seat, token) per
+-- ticket in the group's order.
+-- Returns {1} recorded, {2} already recorded, {0, state} the group is dissolved (the game is an orphan).
+local now, result_ttl, gid, game = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local g = redis.call('HMGET', KEYS[5], 'state', 'game_id')
+if g[1] == 'confirmed' and g[2] == game then return {2} end
+if g[1] ~= 'claimed' then return {0, g[1] or 'missing'} end
+for i = 6, #KEYS do
+  local f = redis.call('HMGET', KEYS[i], 'status', 'group')
+  if f[1] ~= 'claimed' or f[2] ~= gid then return {0, 'ticket ' .. (f[1] or 'missing')} end
 end
-for i = 8, #ARGV, 3 do
-  local id = ARGV[i]  -- already out of every queue since the claim
-  redis.call('HSET', tkey(id), 'status', 'matched', 'ended_at', now, 'game_id', game, 'seat', ARGV[i + 1],
-    'token', ARGV[i + 2], 'claim', '')
-  redis.call('EXPIRE', tkey(id), result_ttl)
-  redis.call('ZREM', CLAIMS, id)
-  redis.call('ZREM', EXPIRY, id)
-  release_player(id, players[i])
+for i = 6, #KEYS do
+  local j = 5 + 2 * (i - 6)
+  local id = redis.call('HGET', KEYS[i], 'id')
+  redis.call('HSET', KEYS[i], 'game_id', game, 'seat', ARGV[j], 'token', ARGV[j + 1])
+  finish(KEYS[i], id, 'matched', now, result_ttl)
 end
-redis.call('SET', P .. 'g:' .. game, ARGV[6], 'EX', ARGV[7])
+redis.call('HSET', KEYS[5], 'state', 'confirmed', 'game_id', game)
+redis.call('ZREM', CLAIMS, gid)
 return {1}

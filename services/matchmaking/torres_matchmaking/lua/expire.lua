@@ -1,14 +1,15 @@
 -- Expire queued tickets whose deadline has passed; drop non-queued ones from the expiry index.
--- ARGV: prefix, now, result_ttl, id1, id2, ...   Returns the number expired.
-local now, result_ttl, n = ARGV[2], ARGV[3], 0
-for i = 4, #ARGV do
-  local id = ARGV[i]
-  local f = redis.call('HMGET', tkey(id), 'status', 'expires_at')
+-- KEYS: pool keys, then one ticket key per id.   ARGV: now, result_ttl, id1, id2, ...
+-- Returns the number expired.
+local now, result_ttl, n = ARGV[1], ARGV[2], 0
+for i = 3, #ARGV do
+  local id, t = ARGV[i], KEYS[i + 2]
+  local f = redis.call('HMGET', t, 'status', 'expires_at')
   if f[1] == 'queued' and not is_live_queued(f, now) then
-    finish(id, 'expired', now, result_ttl)
+    finish(t, id, 'expired', now, result_ttl)
     n = n + 1
   elseif f[1] ~= 'queued' then
-    redis.call('ZREM', EXPIRY, id)
+    unqueue(id)
   end
 end
 return n

@@ -1,17 +1,17 @@
--- Put claimed tickets back into their queues unharmed (the game could not be created).
--- Only tickets still held by this claim move ("*" = any claim: recovery of a dead matcher's claims).
--- ARGV: prefix, claim_id, id1, id2, ...   Returns the number of tickets re-queued.
-local claim, n = ARGV[2], 0
-for i = 3, #ARGV do
-  local id = ARGV[i]
-  local f = redis.call('HMGET', tkey(id), 'status', 'claim')
-  if f[1] == 'claimed' and (claim == '*' or f[2] == claim) then
-    redis.call('HSET', tkey(id), 'status', 'queued')
-    redis.call('HDEL', tkey(id), 'claim', 'claimed_at')
-    redis.call('HINCRBY', tkey(id), 'attempts', 1)
-    requeue(id)
+-- End a group without a game (the game service refused it, or a cancel dissolved it and its game, if
+-- any, has been aborted): its tickets still held go back to matching unharmed, under a new group later.
+-- KEYS: pool keys, group, ticket1, ...   ARGV: group_id, final_state.   Returns the number re-queued.
+local gid, n = ARGV[1], 0
+for i = 6, #KEYS do
+  local f = redis.call('HMGET', KEYS[i], 'status', 'group', 'id')
+  if f[1] == 'claimed' and f[2] == gid then
+    redis.call('HSET', KEYS[i], 'status', 'queued')
+    redis.call('HDEL', KEYS[i], 'group', 'claimed_at')
+    redis.call('HINCRBY', KEYS[i], 'attempts', 1)
+    requeue(KEYS[i], f[3])
     n = n + 1
   end
-  if f[1] ~= 'claimed' or claim == '*' or f[2] == claim then redis.call('ZREM', CLAIMS, id) end
 end
+redis.call('HSET', KEYS[5], 'state', ARGV[2])
+redis.call('ZREM', CLAIMS, gid)
 return n

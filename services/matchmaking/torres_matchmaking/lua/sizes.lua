@@ -1,0 +1,8 @@
+-- How many queued tickets would take a 2-, 3- and 4-player game in this pool.
+-- KEYS: pool keys.   Returns {n2, n3, n4}.
+local n = {0, 0, 0}
+for _, row in ipairs(redis.call('HVALS', QUEUED)) do
+  local counts = string.match(row, '^[^|]*|[^|]*|([^|]*)')
+  for c in string.gmatch(counts, '%d') do n[tonumber(c) - 1] = n[tonumber(c) - 1] + 1 end
+end
+return n
