@@ -154,12 +154,10 @@ def test_a_lost_listener_makes_waiters_read_again(pg_app: Flask, pg_url: str) ->
     assert listener is not None and listener.connected.wait(10)
     sub = service.hub.subscribe(gid)
     try:
-        play_one(client, game, random.Random(3), 0)  # a notice arrives normally ...
-        # (the creation's own notice, version 1, may arrive first: the trigger fires for it too)
+        play_one(client, game, random.Random(3), 0)  # a notice arrives normally (the creation's may come first) ...
         deadline = time.monotonic() + 10
         while sub.latest is None or sub.latest.version < 2:
             assert time.monotonic() < deadline and sub.wait(10)
-        assert sub.latest.version == 2
         reconnects = listener.reconnects
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
@@ -169,7 +167,9 @@ def test_a_lost_listener_makes_waiters_read_again(pg_app: Flask, pg_url: str) ->
             assert time.monotonic() < deadline
             time.sleep(0.05)
         # ... and after a reconnect every subscriber is told to read its version again.
-        assert sub.wait(10) and sub.take_recheck()
+        deadline = time.monotonic() + 10
+        while not sub.take_recheck():
+            assert time.monotonic() < deadline and sub.wait(10)
     finally:
         service.hub.unsubscribe(sub)
 

@@ -60,6 +60,14 @@ def _open() -> None:
     g.push = (sub, notice_of(summary), int(raw), creds, reader.full or reader.seat is not None)
 
 
+@push.teardown_request
+def _close(_error: BaseException | None) -> None:
+    """Free the slot even if the upgrade itself failed (unsubscribing is idempotent)."""
+    opened = g.pop("push", None)
+    if opened is not None:
+        service().hub.unsubscribe(opened[0])
+
+
 @push.doc(
     summary="WebSocket: every version of the game once, in order; a seat's redacted events with its token",
     parameters=[{"in": "query", "name": "version", "schema": {"type": "integer", "minimum": 0, "default": 0},
