@@ -9,6 +9,7 @@ developers and CI runs never steal each other's tasks, and only our own keys are
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -81,6 +82,8 @@ def worker_env(pg_url: str, namespace: str, **extra: str) -> dict[str, str]:
         "DATABASE_URL": pg_url,
         "CELERY_BROKER_URL": REDIS_URL,
         "TORRES_AI_QUEUE": namespace,
+        "TORRES_AI_BULK_QUEUE": f"{namespace}-bulk",
+        "TORRES_AI_METRICS_PORT": "0",
         "TORRES_AI_KEY_PREFIX": namespace,
         "TORRES_API_KEY": API_KEY,
         "TORRES_ADMIN_KEY": "ai-test-admin-key",
@@ -101,7 +104,7 @@ class Worker:
 
     def __init__(self, env: dict[str, str], log_path: Path, beat: bool, schedule: Path) -> None:
         args = [CELERY, "-A", "torres_ai.celery_app", "worker", "--loglevel=INFO", "--pool=prefork",
-                "--concurrency=1", "-Q", env["TORRES_AI_QUEUE"], "-n", f"{uuid.uuid4().hex[:6]}@%h",
+                "--concurrency=1", "-Q", f"{env['TORRES_AI_QUEUE']},{env['TORRES_AI_BULK_QUEUE']}", "-n", f"{uuid.uuid4().hex[:6]}@%h",
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             args += ["-B", "-s", str(schedule)]
@@ -128,6 +131,28 @@ class Worker:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
 
+    def records(self, msg: str | None = None) -> list[dict[str, Any]]:
+        """The worker's structured log lines (one JSON object each), optionally those with this message."""
+        out = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            if line.startswith("{"):
+                with contextlib.suppress(ValueError):
+                    record = json.loads(line)
+                    if msg is None or record.get("msg") == msg:
+                        out.append(record)
+        return out
+
+    def turn_outcome(self, task_id: str, timeout: float = 60) -> str:
+        """The outcome the worker logged for one task (results are not stored: nothing else reads them)."""
+        found: list[str] = []
+
+        def logged() -> bool:
+            found[:] = [r["outcome"] for r in self.records("ai turn") if r.get("task_id") == task_id]
+            return bool(found)
+
+        wait_until(logged, timeout, f"the worker to log task {task_id}", self.log)
+        return found[0]
+
 
 @pytest.fixture
 def start_worker(tmp_path: Path, pg_url: str, redis_namespace: str) -> Iterator[Callable[..., Worker]]:
@@ -149,9 +174,9 @@ def start_worker(tmp_path: Path, pg_url: str, redis_namespace: str) -> Iterator[
 def purge_queue(redis_namespace: str) -> Iterator[None]:
     """Start and end each worker test with an empty private queue."""
     client = redis.Redis.from_url(REDIS_URL)
-    client.delete(redis_namespace)
+    client.delete(redis_namespace, f"{redis_namespace}-bulk")
     yield
-    client.delete(redis_namespace)
+    client.delete(redis_namespace, f"{redis_namespace}-bulk")
     client.close()
 
 

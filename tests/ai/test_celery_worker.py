@@ -119,8 +119,8 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
     wait_until(lambda: _status(pg_store, gid)[1] >= 30, 60, "the sweeper to resume the game", worker.log)
     worker.stop()  # graceful: its last task has published the next turn, which now waits in the queue
     client = redis.Redis.from_url(REDIS_URL)
-    assert client.llen(redis_namespace) >= 1
-    client.delete(redis_namespace)  # the queue vanishes, as with a Redis restart without persistence
+    assert client.llen(f"{redis_namespace}-bulk") >= 1  # an AI-only game: the bulk queue
+    client.delete(f"{redis_namespace}-bulk")  # the queue vanishes, as with a Redis restart without persistence
     stopped_at = _status(pg_store, gid)
     assert stopped_at[0] == "active"
     replacement = start_worker(beat=True)
