@@ -143,8 +143,7 @@ def play_due_turn(service: GameService, game_id: str, seat: int, version: int, b
         metrics.DECISIONS.labels(level or "easy").inc()
         current, state = service.state_at(game_id)
         if tr.is_over(state) or state.to_move != seat:
-            break
-    service.store.complete_ai_turn(game_id, current)  # no-op unless the loop ended with the row still open
+            break  # the last append closed our row and wrote the next seat's (its task is queued)
     return result
 
 
