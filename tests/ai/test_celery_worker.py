@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 import redis
+from prometheus_client.parser import text_string_to_metric_families
 
 import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
 from torres_game.store import PostgresEventStore
 
-from .conftest import REDIS_URL, SERVICE, make_service, wait_until, worker_env
+from .conftest import REDIS_URL, SERVICE, free_port, make_service, wait_until, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
 
@@ -46,17 +48,44 @@ def _assert_finished_cleanly(service, store: PostgresEventStore, game_id: str) -
 
 
 def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, start_worker, purge_queue) -> None:
-    worker = start_worker(beat=False)
+    """A whole game, then what it leaves: no task results in Redis (issue 13: ``ignore_result``), one JSON log
+    line per turn task, and the worker's /metrics counting exactly the decisions appended, with no fallback."""
+    port = free_port()
+    worker = start_worker(beat=True, TORRES_AI_METRICS_PORT=str(port))  # beat: sweep tasks run too
+    client = redis.Redis.from_url(REDIS_URL)
+    results_before = sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000))
     driver = _publisher(pg_url, redis_namespace)
     service = make_service(pg_store, pg_url, driver)
+    seats = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "medium"}]
     try:
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
         gid = game["game_id"]
         wait_until(lambda: _status(pg_store, gid)[0] == "over", 150, "the AI game to end", worker.log)
         _assert_finished_cleanly(service, pg_store, gid)
         assert _status(pg_store, gid)[1] > 100  # a whole game, not a stub
     finally:
         driver.close()
+    assert not list(client.scan_iter(f"celery-task-meta-ai:{gid}:*"))
+    assert sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000)) <= results_before
+    played = [e for e in pg_store.read(gid) if e.type == "action_applied"]
+    per_seat = {s: sum(1 for e in played if e.payload["seat"] == s) for s in (0, 1)}
+
+    turns = [r for r in worker.records("ai turn") if r["game_id"] == gid]
+    assert {"seat", "version", "from_version", "level", "outcome", "actions", "decision_ms", "queue"} <= set(turns[0])
+    assert sum(r["actions"] for r in turns) == len(played)  # every action logged once
+    assert len(turns) < len(played) / 2  # whole turns per task, not an action per task
+    assert {r["queue"] for r in turns} == {f"{redis_namespace}-bulk"}  # bot-only: the bulk queue
+
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(text) for s in family.samples}
+    assert samples[("torres_ai_decisions_total", (("level", "easy"),))] == per_seat[0]
+    assert samples[("torres_ai_decisions_total", (("level", "medium"),))] == per_seat[1]
+    assert samples[("torres_ai_decision_seconds_count", (("level", "medium"),))] == per_seat[1]
+    assert samples[("torres_ai_fallbacks_total", (("cause", "exception"),))] == 0
+    assert samples[("torres_ai_fallbacks_total", (("cause", "illegal"),))] == 0
+    assert ("torres_ai_queue_depth", (("queue", redis_namespace),)) in samples
+    assert ("torres_ai_queue_depth", (("queue", f"{redis_namespace}-bulk"),)) in samples
 
 
 def test_killed_worker_mid_task_the_game_still_finishes(

@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from celery import Celery, signals
@@ -74,19 +75,27 @@ def publish_turn(app: Celery, queue: str, game_id: str, seat: int, version: int)
     )
 
 
-settings = Settings.from_env()
-app = make_app(settings)
-_metrics_dir: list[str] = []
+def _is_worker_command(argv: list[str]) -> bool:
+    """``celery ... worker`` (or ``python -m celery ... worker``): this process is about to become a worker."""
+    program = Path(argv[0]) if argv else Path()
+    return "celery" in (program.name, program.parent.name) and "worker" in argv[1:]
 
 
-@signals.celeryd_init.connect
-def _before_worker(**_: Any) -> None:
-    """Runs in a worker's main process before the task modules are imported: metrics in multiprocess mode
-    (see :mod:`torres_ai.metrics`), unless they are off or the deployment named a directory."""
-    if settings.metrics_port and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+def _multiprocess_metrics(argv: list[str]) -> str | None:
+    """A worker's metrics in prometheus-client multiprocess mode (see :mod:`torres_ai.metrics`). The mode is fixed
+    when prometheus_client is first imported, which Celery does (with the task modules) before any worker signal,
+    so this runs when the app module is imported, and only for the worker command: other processes that import
+    it (the game service publishing turns, tests) keep the in-process registry."""
+    if settings.metrics_port and not os.environ.get("PROMETHEUS_MULTIPROC_DIR") and _is_worker_command(argv):
         path = tempfile.mkdtemp(prefix="torres-ai-metrics-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
-        _metrics_dir.append(path)
+        return path
+    return None
+
+
+settings = Settings.from_env()
+app = make_app(settings)
+_metrics_dir = _multiprocess_metrics(sys.argv)
 
 
 @signals.setup_logging.connect
@@ -120,5 +129,4 @@ def _pool_process_stopped(pid: int | None = None, **_: Any) -> None:
 def _worker_stopped(**_: Any) -> None:
     from . import metrics
 
-    for path in _metrics_dir:
-        metrics.cleanup(path)
+    metrics.cleanup(_metrics_dir)
