@@ -6,6 +6,8 @@ killing a worker mid-task does not stop the game (redelivery + outbox sweeper).
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 
 import httpx
@@ -17,6 +19,7 @@ import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
 from torres_game.store import PostgresEventStore
+from torres_service.logs import JsonFormatter
 
 from .conftest import REDIS_URL, SERVICE, free_port, make_service, wait_until, worker_env
 
@@ -128,10 +131,11 @@ def test_killed_worker_mid_task_the_game_still_finishes(
 
 
 def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
-    pg_store, pg_url, redis_namespace, start_worker, purge_queue
+    pg_store, pg_url, redis_namespace, start_worker, purge_queue, caplog
 ) -> None:
     """A broker that cannot be reached (publish fails) and a queue emptied behind our back (as after a Redis
-    restart without persistence) lose no turn: the outbox row stays due and the sweeper enqueues it again."""
+    restart without persistence) lose no turn: the outbox row stays due and the sweeper enqueues it again.
+    The game service says so in one structured line (issue 13), rendered as the service renders its logs."""
     dead = CeleryDriver(Settings.from_env(worker_env(pg_url, redis_namespace,
                                                      CELERY_BROKER_URL="redis://127.0.0.1:1/13")))
     service = make_service(pg_store, pg_url, dead)
@@ -140,10 +144,17 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
         game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
         assert time.monotonic() - started < 1.0  # turn_due never blocks on the broker
         gid = game["game_id"]
-        wait_until(dead.idle, 30, "the publisher to give up")
+        with caplog.at_level(logging.WARNING, logger="torres_game.ai"):
+            wait_until(dead.idle, 30, "the publisher to give up")
         assert [t.version for t in pg_store.pending_ai_turns(limit=1000) if t.game_id == gid] == [1]
     finally:
         dead.close()
+    [record] = [r for r in caplog.records if r.getMessage().startswith("could not enqueue an AI turn")]
+    line = JsonFormatter().format(record)
+    assert "\n" not in line  # one line: no multi-line traceback
+    doc = json.loads(line)
+    assert (doc["logger"], doc["game_id"], doc["seat"], doc["version"]) == ("torres_game.ai", gid, 0, 1)
+    assert "Connection refused" in doc["error"] and "exc" not in doc
     worker = start_worker(beat=True)
     wait_until(lambda: _status(pg_store, gid)[1] >= 30, 60, "the sweeper to resume the game", worker.log)
     worker.stop()  # graceful: its last task has published the next turn, which now waits in the queue
