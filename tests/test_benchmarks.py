@@ -34,7 +34,9 @@ CASES = [
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
-    ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
+    ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),
+    ("ai_bench.py", ["latency", "--human-games", "1", "--background", "1", "--samples", "1", "--level", "easy"],
+     "median ratio", [POSTGRES, REDIS]),
 ]
 
 
