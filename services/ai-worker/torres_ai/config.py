@@ -46,7 +46,7 @@ class Settings:
     plan_ttl: int = 3600  # seconds a planned turn waits in Redis for its next decision
     metrics_port: int = 9400  # each worker serves /metrics here; 0 = off
     delay: float = 0.0  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
-    infra_attempts: int = 6  # in-task tries of a decision whose Redis/database step failed, before a Celery retry
+    infra_attempts: int = 8  # in-task tries of a decision whose Redis/database step failed, before a Celery retry
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -77,7 +77,7 @@ class Settings:
             plan_ttl=int(env.get("TORRES_AI_PLAN_TTL", "3600")),
             metrics_port=int(env.get("TORRES_AI_METRICS_PORT", "9400")),
             delay=float(env.get("TORRES_AI_DELAY", "0")),
-            infra_attempts=int(env.get("TORRES_AI_INFRA_ATTEMPTS", "6")),
+            infra_attempts=int(env.get("TORRES_AI_INFRA_ATTEMPTS", "8")),
         )
 
     def queue_for(self, seats: list[dict]) -> str:
