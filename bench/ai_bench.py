@@ -13,7 +13,7 @@ bulk queue, the human games to the high-priority one). Prints median, p95 and ma
 Uses a throwaway PostgreSQL database and private queue names on ``TEST_REDIS_URL`` (removed afterwards).
 
 Usage: python bench/ai_bench.py throughput [--levels easy,medium,hard] [--games 2]
-       python bench/ai_bench.py latency [--human-games 4] [--background 20] [--samples 8] [--workers 2]
+       python bench/ai_bench.py latency [--human-games 4] [--background 20] [--samples 8] [--workers 2] [--fifo]
 """
 
 from __future__ import annotations
@@ -66,19 +66,20 @@ def database() -> Iterator[tuple[str, PostgresEventStore]]:
 
 
 @contextlib.contextmanager
-def stack(db_url: str, store: PostgresEventStore, workers: int) -> Iterator[tuple[GameService, Settings]]:
-    """``workers`` worker processes consuming the private high-priority and bulk queues, and a game service
-    whose Celery driver publishes to them."""
+def stack(db_url: str, store: PostgresEventStore, workers: int, fifo: bool = False
+          ) -> Iterator[tuple[GameService, Settings]]:
+    """``workers`` worker processes consuming the private high-priority and bulk queues (``fifo``: one queue for
+    all, i.e. without humans first), and a game service whose Celery driver publishes to them."""
     queue = f"torres-ai-bench-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "DATABASE_URL": db_url, "CELERY_BROKER_URL": REDIS_URL, "TORRES_AI_QUEUE": queue,
-           "TORRES_AI_BULK_QUEUE": f"{queue}-bulk", "TORRES_AI_KEY_PREFIX": queue, "TORRES_API_KEY": API_KEY,
-           "TORRES_ADMIN_KEY": API_KEY, "TORRES_AUTO_MIGRATE": "0", "LOG_LEVEL": "WARNING",
+           "TORRES_AI_BULK_QUEUE": queue if fifo else f"{queue}-bulk", "TORRES_AI_KEY_PREFIX": queue,
+           "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": API_KEY, "TORRES_AUTO_MIGRATE": "0", "LOG_LEVEL": "WARNING",
            "TORRES_AI_METRICS_PORT": "0"}
     settings = Settings.from_env(env)
     procs = [subprocess.Popen(
         [str(Path(sys.executable).with_name("celery")), "-A", "torres_ai.celery_app", "worker", "--concurrency=1",
-         "--pool=prefork", "-Q", f"{settings.queue},{settings.bulk_queue}", "--loglevel=WARNING", "-n",
-         f"bench{n}-{uuid.uuid4().hex[:4]}@%h", "--without-gossip", "--without-mingle"],
+         "--pool=prefork", "-Q", ",".join(dict.fromkeys([settings.queue, settings.bulk_queue])),
+         "--loglevel=WARNING", "-n", f"bench{n}-{uuid.uuid4().hex[:4]}@%h", "--without-gossip", "--without-mingle"],
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         for n in range(workers)]
     driver = CeleryDriver(settings)
@@ -168,19 +169,20 @@ def describe(waits: list[float]) -> tuple[float, float, float]:
 
 
 def latency(args: argparse.Namespace) -> None:
-    with database() as (db_url, store), stack(db_url, store, workers=args.workers) as (service, settings):
+    with database() as (db_url, store), stack(db_url, store, args.workers, args.fifo) as (service, settings):
         alone = latency_round(service, args.level, args.human_games, args.samples)
         seats = [{"kind": "ai", "level": args.level}] * 4
         background = [service.create_game(SERVICE, edition="rio_grande", master=False, options={},
                                           seats=seats)["game_id"] for _ in range(args.background)]
         time.sleep(5)  # the bulk queue fills: every background game has a turn waiting or running
         client = redis.Redis.from_url(REDIS_URL)
-        bulk_depth = client.llen(settings.bulk_queue)
+        bulk_depth = client.llen(settings.bulk_queue)  # with --fifo: the one queue
         beside = latency_round(service, args.level, args.human_games, args.samples)
         still_active = sum(1 for g in background if store.get_game(g).status != "over")  # type: ignore[union-attr]
         played = sum(store.current_version(g) or 0 for g in background)
     (m0, p0, x0), (m1, p1, x1) = describe(alone), describe(beside)
-    print(f"{args.human_games} human games (1 human + 3 {args.level} AI), {args.workers} workers x 1 process")
+    print(f"{args.human_games} human games (1 human + 3 {args.level} AI), {args.workers} workers x 1 process"
+          + (", ONE FIFO queue for all games (humans-first off)" if args.fifo else ", humans first"))
     print(f"{'':<34}{'samples':>8}{'median s':>10}{'p95 s':>8}{'max s':>8}")
     print(f"{'no background games':<34}{len(alone):>8}{m0:>10.2f}{p0:>8.2f}{x0:>8.2f}")
     print(f"{f'beside {args.background} AI-only games':<34}{len(beside):>8}{m1:>10.2f}{p1:>8.2f}{x1:>8.2f}")
@@ -201,6 +203,7 @@ def main() -> int:
     lat.add_argument("--samples", type=int, default=8, help="waits measured per human game and round")
     lat.add_argument("--workers", type=int, default=2)
     lat.add_argument("--level", default="hard")
+    lat.add_argument("--fifo", action="store_true", help="one queue for every game: the comparison without priority")
     args = parser.parse_args()
     if args.command == "throughput":
         print(f"{'level':<8}{'games':>6}{'decisions':>11}{'seconds':>9}{'decisions/s/process':>22}")

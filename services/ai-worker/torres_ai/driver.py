@@ -32,28 +32,52 @@ if TYPE_CHECKING:
     from torres_game.service import GameService
 
 
-class ThreadDriver(BackgroundDriver):
+class WholeTurns:
+    """While a thread plays a seat's turn (:meth:`playing`), the turns its own appends make due for that same
+    seat are not handed on: the thread plays them itself (see :mod:`torres_ai.turns`)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def playing(self, game_id: str, seat: int) -> Iterator[None]:
+        self._local.playing = (game_id, seat)
+        try:
+            yield
+        finally:
+            self._local.playing = None
+
+    def continues(self, game_id: str, seat: int) -> bool:
+        return getattr(self._local, "playing", None) == (game_id, seat)
+
+
+class ThreadDriver(BackgroundDriver, WholeTurns):
     """One daemon thread plays due AI turns with the real bots, a whole turn at a time, in the order they
     became due (``TORRES_AI_DELAY`` paces each action, for people watching)."""
 
     thread_name = "torres-ai-bots"
 
     def __init__(self, settings: Settings | None = None) -> None:
-        super().__init__()
+        BackgroundDriver.__init__(self)
+        WholeTurns.__init__(self)
         self.settings = settings or Settings()
         self.bots = LevelBots(self.settings, LocalPlanMemory())
 
+    def turn_due(self, game_id: str, seat: int, version: int) -> None:
+        if not self.continues(game_id, seat):
+            super().turn_due(game_id, seat, version)
+
     def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
-        play_due_turn(service, game_id, seat, version, self.bots)
+        with self.playing(game_id, seat):
+            play_due_turn(service, game_id, seat, version, self.bots)
 
 
-class CeleryDriver(BackgroundDriver):
+class CeleryDriver(BackgroundDriver, WholeTurns):
     """Publishes ``torres_ai.play_turn(game_id, seat, version)`` for every due turn, humans first; never blocks
     (a background thread publishes; a failed publish is left to the sweeper).
 
     ``synchronous=True`` publishes in the caller's thread (the worker uses it: a task is only done once
-    the next turn it made due is on the queue). While the worker plays a turn it wraps the loop in
-    :meth:`playing`, which holds back the publish of that same seat's next action: the task plays it itself.
+    the next turn it made due is on the queue). The worker's task wraps its turn in :meth:`playing`.
     """
 
     thread_name = "torres-ai-publisher"
@@ -63,12 +87,12 @@ class CeleryDriver(BackgroundDriver):
                  ) -> None:
         from .celery_app import make_app
 
-        super().__init__()
+        BackgroundDriver.__init__(self)
+        WholeTurns.__init__(self)
         self.settings = settings or Settings.from_env()
         self.synchronous = synchronous
         self.celery = celery or make_app(self.settings)
         self._queues: OrderedDict[str, str] = OrderedDict()  # game id -> queue (seat kinds never change)
-        self._local = threading.local()
 
     def attach(self, service: GameService) -> None:
         """Where the queue of a game is looked up (its seats), without draining the outbox as start() does."""
@@ -82,20 +106,12 @@ class CeleryDriver(BackgroundDriver):
             super().start(service)
 
     def turn_due(self, game_id: str, seat: int, version: int) -> None:
-        if getattr(self._local, "playing", None) == (game_id, seat):
+        if self.continues(game_id, seat):
             return  # the running task continues this seat's turn itself
         if self.synchronous:
             self.publish(game_id, seat, version)
         else:
             super().turn_due(game_id, seat, version)
-
-    @contextlib.contextmanager
-    def playing(self, game_id: str, seat: int) -> Iterator[None]:
-        self._local.playing = (game_id, seat)
-        try:
-            yield
-        finally:
-            self._local.playing = None
 
     def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
         self.publish(game_id, seat, version)
