@@ -76,7 +76,12 @@ def serve(port: int, queues: Iterable[str], length: Callable[[str], int]) -> Non
 
         registry = REGISTRY
     registry.register(QueueDepthCollector(queues, length))
-    start_http_server(port, registry=registry)
+    try:
+        start_http_server(port, registry=registry)
+    except OSError as exc:  # the port is taken (two workers on one host): play on, say so loudly
+        log.error("could not serve AI metrics; give each worker on a host its own TORRES_AI_METRICS_PORT",
+                  extra={"port": port, "error": repr(exc)})
+        return
     log.info("serving AI metrics", extra={"port": port})
 
 
