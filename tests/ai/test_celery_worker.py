@@ -82,9 +82,13 @@ def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, star
     text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(text) for s in family.samples}
-    assert samples[("torres_ai_decisions_total", (("level", "easy"),))] == per_seat[0]
-    assert samples[("torres_ai_decisions_total", (("level", "medium"),))] == per_seat[1]
-    assert samples[("torres_ai_decision_seconds_count", (("level", "medium"),))] == per_seat[1]
+    # The sweeper also finishes turns other tests of the session left due, so count what this worker logged.
+    logged = {level: sum(r["actions"] for r in worker.records("ai turn") if r["level"] == level)
+              for level in ("easy", "medium")}
+    assert logged["easy"] >= per_seat[0] and logged["medium"] >= per_seat[1]
+    assert samples[("torres_ai_decisions_total", (("level", "easy"),))] == logged["easy"]
+    assert samples[("torres_ai_decisions_total", (("level", "medium"),))] == logged["medium"]
+    assert samples[("torres_ai_decision_seconds_count", (("level", "medium"),))] == logged["medium"]
     assert samples[("torres_ai_fallbacks_total", (("cause", "exception"),))] == 0
     assert samples[("torres_ai_fallbacks_total", (("cause", "illegal"),))] == 0
     assert ("torres_ai_queue_depth", (("queue", redis_namespace),)) in samples
