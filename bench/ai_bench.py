@@ -1,27 +1,41 @@
-"""AI worker throughput, end to end: one real Celery worker process plays AI-vs-AI games through the game
-service (Redis broker, PostgreSQL store), and we count the AI decisions it appends per minute.
+"""AI workers end to end (real Celery workers, Redis broker, PostgreSQL store), two measurements.
 
-Each level is measured on its own: a fresh worker (``--concurrency 1``: one worker process), ``--games``
-2-player games whose seats both play that level, timed from the first enqueue until every game is over.
-Uses a throwaway PostgreSQL database and a private Redis queue (DB 13), removed afterwards.
+``throughput`` (per level): one fresh worker process (``--concurrency 1``) plays ``--games`` 2-player games
+whose seats all play that level; AI decisions appended per second, from the first enqueue until every game
+is over (fold + decide + append + publish per decision).
 
-Usage: python bench/ai_bench.py [--levels easy,medium,hard] [--games 3]
+``latency`` (issue 13, humans first): ``--workers`` worker processes (default 2, ``--concurrency 1`` each) and
+``--human-games`` games of 4 seats, one "human" (this script, playing at once) and three ``--level`` AIs. For
+every action of the human that hands the move on, the time until the human is to move again. Measured twice
+in one run: alone, then beside ``--background`` AI-only games of the same shape started first (they go to the
+bulk queue, the human games to the high-priority one). Prints median, p95 and max of both and their ratio.
+
+Uses a throwaway PostgreSQL database and private queue names on ``TEST_REDIS_URL`` (removed afterwards).
+
+Usage: python bench/ai_bench.py throughput [--levels easy,medium,hard] [--games 2]
+       python bench/ai_bench.py latency [--human-games 4] [--background 20] [--samples 8] [--workers 2] [--fifo]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import random
 import signal
+import statistics
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import redis
 
+import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
 from torres_game.config import Config
@@ -32,26 +46,69 @@ ROOT = Path(__file__).resolve().parents[1]
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 API_KEY = "ai-bench-key"
+SERVICE = Credentials(api_key=API_KEY)
 
 
-def measure(level: str, games: int, db_url: str, store: PostgresEventStore) -> tuple[int, float]:
+@contextlib.contextmanager
+def database() -> Iterator[tuple[str, PostgresEventStore]]:
+    name = f"torres_ai_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    db_url = f"{ADMIN_URL.rpartition('/')[0]}/{name}"
+    store = PostgresEventStore(db_url, min_size=1, max_size=8, migrations_dir=ROOT / "infra" / "migrations")
+    try:
+        store.migrate()
+        yield db_url, store
+    finally:
+        store.close()
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def stack(db_url: str, store: PostgresEventStore, workers: int, fifo: bool = False
+          ) -> Iterator[tuple[GameService, Settings]]:
+    """``workers`` worker processes consuming the private high-priority and bulk queues (``fifo``: one queue for
+    all, i.e. without humans first), and a game service whose Celery driver publishes to them."""
     queue = f"torres-ai-bench-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "DATABASE_URL": db_url, "CELERY_BROKER_URL": REDIS_URL, "TORRES_AI_QUEUE": queue,
-           "TORRES_AI_KEY_PREFIX": queue, "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": API_KEY,
-           "TORRES_AUTO_MIGRATE": "0", "LOG_LEVEL": "WARNING"}
-    worker = subprocess.Popen(
+           "TORRES_AI_BULK_QUEUE": queue if fifo else f"{queue}-bulk", "TORRES_AI_KEY_PREFIX": queue,
+           "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": API_KEY, "TORRES_AUTO_MIGRATE": "0", "LOG_LEVEL": "WARNING",
+           "TORRES_AI_METRICS_PORT": "0"}
+    settings = Settings.from_env(env)
+    procs = [subprocess.Popen(
         [str(Path(sys.executable).with_name("celery")), "-A", "torres_ai.celery_app", "worker", "--concurrency=1",
-         "--pool=prefork", "-Q", queue, "--loglevel=WARNING", "--without-gossip", "--without-mingle"],
+         "--pool=prefork", "-Q", ",".join(dict.fromkeys([settings.queue, settings.bulk_queue])),
+         "--loglevel=WARNING", "-n", f"bench{n}-{uuid.uuid4().hex[:4]}@%h", "--without-gossip", "--without-mingle"],
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    driver = CeleryDriver(Settings.from_env(env))
+        for n in range(workers)]
+    driver = CeleryDriver(settings)
     config = Config(database_url=db_url, api_key=API_KEY, admin_key=API_KEY, ai_driver="none", json_logs=True,
-                    log_level="WARNING")
+                    log_level="WARNING", wait_poll_interval=0.02)
     service = GameService(store, config, driver)
     service.start()
     try:
-        time.sleep(3)  # let the worker connect before the clock starts
+        time.sleep(3)  # let the workers connect before any clock starts
+        yield service, settings
+    finally:
+        driver.close()
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        client = redis.Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(f"{queue}*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+def throughput(level: str, games: int) -> tuple[int, float]:
+    with database() as (db_url, store), stack(db_url, store, workers=1) as (service, _):
         started = time.perf_counter()
-        ids = [service.create_game(Credentials(api_key=API_KEY), edition="rio_grande", master=False, options={},
+        ids = [service.create_game(SERVICE, edition="rio_grande", master=False, options={},
                                    seats=[{"kind": "ai", "level": level}] * 2)["game_id"] for _ in range(games)]
         deadline = time.monotonic() + 1800
         while any(store.get_game(g).status != "over" for g in ids):  # type: ignore[union-attr]
@@ -61,34 +118,100 @@ def measure(level: str, games: int, db_url: str, store: PostgresEventStore) -> t
         elapsed = time.perf_counter() - started
         decisions = sum(1 for g in ids for e in store.read(g) if e.type == "action_applied")
         return decisions, elapsed
-    finally:
-        driver.close()
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
-        redis.Redis.from_url(REDIS_URL).delete(queue)
+
+
+def human_waits(service: GameService, level: str, samples: int, seed: int) -> list[float]:
+    """One human-vs-AI game: the human plays a random legal action as soon as it is to move; after each of its
+    turns (set-up placements are not counted), the seconds until it is to move again."""
+    seats = [{"kind": "human", "player_id": "bench"}] + [{"kind": "ai", "level": level}] * 3
+    game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+    gid, me, rng = game["game_id"], Credentials(token=game["seats"][0]["token"]), random.Random(seed)
+    waits: list[float] = []
+    handed_on: float | None = None
+    version = 0
+    deadline = time.monotonic() + 600
+    while len(waits) < samples and time.monotonic() < deadline:
+        service.wait(gid, version=version, timeout=5)  # returns when the game moved past `version`
+        version, state = service.state_at(gid)
+        if tr.is_over(state):
+            break
+        if state.to_move != 0:
+            continue
+        if handed_on is not None:
+            waits.append(time.perf_counter() - handed_on)
+            handed_on = None
+        submitted = service.submit_action(gid, me, seat=0, action=rng.choice(tr.legal_actions(state)),
+                                          expected_version=version, command_id=f"bench-{version}")
+        version = submitted.body["version"]
+        if state.stage == "turn" and not submitted.body["legal_actions"]:  # a turn ended: the AI seats' turns
+            handed_on = time.perf_counter()
+    return waits
+
+
+def latency_round(service: GameService, level: str, human_games: int, samples: int) -> list[float]:
+    results: list[list[float]] = [[] for _ in range(human_games)]
+
+    def run(i: int) -> None:
+        results[i] = human_waits(service, level, samples, seed=i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(human_games)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [w for r in results for w in r]
+
+
+def describe(waits: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(waits)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95, ordered[-1]
+
+
+def latency(args: argparse.Namespace) -> None:
+    with database() as (db_url, store), stack(db_url, store, args.workers, args.fifo) as (service, settings):
+        alone = latency_round(service, args.level, args.human_games, args.samples)
+        seats = [{"kind": "ai", "level": args.level}] * 4
+        background = [service.create_game(SERVICE, edition="rio_grande", master=False, options={},
+                                          seats=seats)["game_id"] for _ in range(args.background)]
+        time.sleep(5)  # the bulk queue fills: every background game has a turn waiting or running
+        client = redis.Redis.from_url(REDIS_URL)
+        bulk_depth = client.llen(settings.bulk_queue)  # with --fifo: the one queue
+        beside = latency_round(service, args.level, args.human_games, args.samples)
+        still_active = sum(1 for g in background if store.get_game(g).status != "over")  # type: ignore[union-attr]
+        played = sum(store.current_version(g) or 0 for g in background)
+    (m0, p0, x0), (m1, p1, x1) = describe(alone), describe(beside)
+    print(f"{args.human_games} human games (1 human + 3 {args.level} AI), {args.workers} workers x 1 process"
+          + (", ONE FIFO queue for all games (humans-first off)" if args.fifo else ", humans first"))
+    print(f"{'':<34}{'samples':>8}{'median s':>10}{'p95 s':>8}{'max s':>8}")
+    print(f"{'no background games':<34}{len(alone):>8}{m0:>10.2f}{p0:>8.2f}{x0:>8.2f}")
+    print(f"{f'beside {args.background} AI-only games':<34}{len(beside):>8}{m1:>10.2f}{p1:>8.2f}{x1:>8.2f}")
+    print(f"median ratio (beside / alone): {m1 / m0:.2f}   (target <= 1.5; p95 target <= 5 s)")
+    print(f"bulk queue depth when the second round started: {bulk_depth}; background games still running at its "
+          f"end: {still_active}/{args.background}; background versions appended: {played}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--levels", default="easy,medium,hard")
-    parser.add_argument("--games", type=int, default=3)
+    sub = parser.add_subparsers(dest="command", required=True)
+    tp = sub.add_parser("throughput")
+    tp.add_argument("--levels", default="easy,medium,hard")
+    tp.add_argument("--games", type=int, default=2)
+    lat = sub.add_parser("latency")
+    lat.add_argument("--human-games", type=int, default=4)
+    lat.add_argument("--background", type=int, default=20)
+    lat.add_argument("--samples", type=int, default=8, help="waits measured per human game and round")
+    lat.add_argument("--workers", type=int, default=2)
+    lat.add_argument("--level", default="hard")
+    lat.add_argument("--fifo", action="store_true", help="one queue for every game: the comparison without priority")
     args = parser.parse_args()
-    name = f"torres_ai_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    db_url = f"{ADMIN_URL.rpartition('/')[0]}/{name}"
-    store = PostgresEventStore(db_url, min_size=1, max_size=4, migrations_dir=ROOT / "infra" / "migrations")
-    try:
-        store.migrate()
-        print(f"{'level':<8}{'games':>6}{'decisions':>11}{'seconds':>9}{'decisions/min/process':>24}")
+    if args.command == "throughput":
+        print(f"{'level':<8}{'games':>6}{'decisions':>11}{'seconds':>9}{'decisions/s/process':>22}")
         for level in args.levels.split(","):
-            decisions, elapsed = measure(level, args.games, db_url, store)
-            print(f"{level:<8}{args.games:>6}{decisions:>11}{elapsed:>9.1f}{60 * decisions / elapsed:>24.0f}",
-                  flush=True)
-    finally:
-        store.close()
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            decisions, elapsed = throughput(level, args.games)
+            print(f"{level:<8}{args.games:>6}{decisions:>11}{elapsed:>9.1f}{decisions / elapsed:>22.1f}", flush=True)
+    else:
+        latency(args)
     return 0
 
 

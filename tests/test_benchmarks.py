@@ -40,8 +40,10 @@ CASES = [  # game_bench.py appears twice: its everyday run and its worker-class 
                        "--settle", "0"], "append -> SSE event p50", [POSTGRES]),
     ("game_bench.py", ["--only", "http", "--games", "2", "--duration", "1", "--compare-worker-classes", "1"],
      "ratio gevent / gthread", [POSTGRES]),
-    ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
     ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
+    ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),
+    ("ai_bench.py", ["latency", "--human-games", "1", "--background", "1", "--samples", "1", "--level", "easy"],
+     "median ratio", [POSTGRES, REDIS]),
 ]
 
 

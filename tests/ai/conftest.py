@@ -9,8 +9,11 @@ developers and CI runs never steal each other's tasks, and only our own keys are
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -80,6 +83,8 @@ def worker_env(pg_url: str, namespace: str, **extra: str) -> dict[str, str]:
         "DATABASE_URL": pg_url,
         "CELERY_BROKER_URL": REDIS_URL,
         "TORRES_AI_QUEUE": namespace,
+        "TORRES_AI_BULK_QUEUE": f"{namespace}-bulk",
+        "TORRES_AI_METRICS_PORT": "0",
         "TORRES_AI_KEY_PREFIX": namespace,
         "TORRES_API_KEY": API_KEY,
         "TORRES_ADMIN_KEY": "ai-test-admin-key",
@@ -100,7 +105,8 @@ class Worker:
 
     def __init__(self, env: dict[str, str], log_path: Path, beat: bool, schedule: Path) -> None:
         args = [CELERY, "-A", "torres_ai.celery_app", "worker", "--loglevel=INFO", "--pool=prefork",
-                "--concurrency=1", "-Q", env["TORRES_AI_QUEUE"], "-n", f"{uuid.uuid4().hex[:6]}@%h",
+                "--concurrency=1", "-Q", f"{env['TORRES_AI_QUEUE']},{env['TORRES_AI_BULK_QUEUE']}",
+                "-n", f"{uuid.uuid4().hex[:6]}@%h",
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:
             args += ["-B", "-s", str(schedule)]
@@ -127,6 +133,28 @@ class Worker:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
 
+    def records(self, msg: str | None = None) -> list[dict[str, Any]]:
+        """The worker's structured log lines (one JSON object each), optionally those with this message."""
+        out = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            if line.startswith("{"):
+                with contextlib.suppress(ValueError):
+                    record = json.loads(line)
+                    if msg is None or record.get("msg") == msg:
+                        out.append(record)
+        return out
+
+    def turn_outcome(self, task_id: str, timeout: float = 60) -> str:
+        """The outcome the worker logged for one task (results are not stored: nothing else reads them)."""
+        found: list[str] = []
+
+        def logged() -> bool:
+            found[:] = [r["outcome"] for r in self.records("ai turn") if r.get("task_id") == task_id]
+            return bool(found)
+
+        wait_until(logged, timeout, f"the worker to log task {task_id}", self.log)
+        return found[0]
+
 
 @pytest.fixture
 def start_worker(tmp_path: Path, pg_url: str, redis_namespace: str) -> Iterator[Callable[..., Worker]]:
@@ -148,10 +176,57 @@ def start_worker(tmp_path: Path, pg_url: str, redis_namespace: str) -> Iterator[
 def purge_queue(redis_namespace: str) -> Iterator[None]:
     """Start and end each worker test with an empty private queue."""
     client = redis.Redis.from_url(REDIS_URL)
-    client.delete(redis_namespace)
+    client.delete(redis_namespace, f"{redis_namespace}-bulk")
     yield
-    client.delete(redis_namespace)
+    client.delete(redis_namespace, f"{redis_namespace}-bulk")
     client.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class PrivateRedis:
+    """A ``redis-server`` of the test's own on a free loopback port, which the test may stop and start again
+    (empty: no persistence) -- never the shared server."""
+
+    def __init__(self, tmp: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:  # pragma: no cover - depends on the machine
+            pytest.skip("redis-server not reachable: the binary is not installed")
+        self.binary, self.tmp, self.port = binary, tmp, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.tmp)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url, socket_timeout=1)
+        wait_until(lambda: _pings(client), 10, "the private redis-server to accept connections")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
 
 
 def make_service(store: PostgresEventStore, pg_url: str, driver: Any) -> GameService:

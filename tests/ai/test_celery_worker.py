@@ -6,17 +6,22 @@ killing a worker mid-task does not stop the game (redelivery + outbox sweeper).
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 
+import httpx
 import pytest
 import redis
+from prometheus_client.parser import text_string_to_metric_families
 
 import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
 from torres_game.store import PostgresEventStore
+from torres_service.logs import JsonFormatter
 
-from .conftest import REDIS_URL, SERVICE, make_service, wait_until, worker_env
+from .conftest import REDIS_URL, SERVICE, free_port, make_service, wait_until, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
 
@@ -46,17 +51,48 @@ def _assert_finished_cleanly(service, store: PostgresEventStore, game_id: str) -
 
 
 def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, start_worker, purge_queue) -> None:
-    worker = start_worker(beat=False)
+    """A whole game, then what it leaves: no task results in Redis (issue 13: ``ignore_result``), one JSON log
+    line per turn task, and the worker's /metrics counting exactly the decisions appended, with no fallback."""
+    port = free_port()
+    worker = start_worker(beat=True, TORRES_AI_METRICS_PORT=str(port))  # beat: sweep tasks run too
+    client = redis.Redis.from_url(REDIS_URL)
+    results_before = sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000))
     driver = _publisher(pg_url, redis_namespace)
     service = make_service(pg_store, pg_url, driver)
+    seats = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "medium"}]
     try:
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
         gid = game["game_id"]
         wait_until(lambda: _status(pg_store, gid)[0] == "over", 150, "the AI game to end", worker.log)
         _assert_finished_cleanly(service, pg_store, gid)
         assert _status(pg_store, gid)[1] > 100  # a whole game, not a stub
     finally:
         driver.close()
+    assert not list(client.scan_iter(f"celery-task-meta-ai:{gid}:*"))
+    assert sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000)) <= results_before
+    played = [e for e in pg_store.read(gid) if e.type == "action_applied"]
+    per_seat = {s: sum(1 for e in played if e.payload["seat"] == s) for s in (0, 1)}
+
+    turns = [r for r in worker.records("ai turn") if r["game_id"] == gid]
+    assert {"seat", "version", "from_version", "level", "outcome", "actions", "decision_ms", "queue"} <= set(turns[0])
+    assert sum(r["actions"] for r in turns) == len(played)  # every action logged once
+    assert len(turns) < len(played) / 2  # whole turns per task, not an action per task
+    assert {r["queue"] for r in turns} == {f"{redis_namespace}-bulk"}  # bot-only: the bulk queue
+
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(text) for s in family.samples}
+    # The sweeper also finishes turns other tests of the session left due, so count what this worker logged.
+    logged = {level: sum(r["actions"] for r in worker.records("ai turn") if r["level"] == level)
+              for level in ("easy", "medium")}
+    assert logged["easy"] >= per_seat[0] and logged["medium"] >= per_seat[1]
+    assert samples[("torres_ai_decisions_total", (("level", "easy"),))] == logged["easy"]
+    assert samples[("torres_ai_decisions_total", (("level", "medium"),))] == logged["medium"]
+    assert samples[("torres_ai_decision_seconds_count", (("level", "medium"),))] == logged["medium"]
+    assert samples[("torres_ai_fallbacks_total", (("cause", "exception"),))] == 0
+    assert samples[("torres_ai_fallbacks_total", (("cause", "illegal"),))] == 0
+    assert ("torres_ai_queue_depth", (("queue", redis_namespace),)) in samples
+    assert ("torres_ai_queue_depth", (("queue", f"{redis_namespace}-bulk"),)) in samples
 
 
 def test_killed_worker_mid_task_the_game_still_finishes(
@@ -99,10 +135,11 @@ def test_killed_worker_mid_task_the_game_still_finishes(
 
 
 def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
-    pg_store, pg_url, redis_namespace, start_worker, purge_queue
+    pg_store, pg_url, redis_namespace, start_worker, purge_queue, caplog
 ) -> None:
     """A broker that cannot be reached (publish fails) and a queue emptied behind our back (as after a Redis
-    restart without persistence) lose no turn: the outbox row stays due and the sweeper enqueues it again."""
+    restart without persistence) lose no turn: the outbox row stays due and the sweeper enqueues it again.
+    The game service says so in one structured line (issue 13), rendered as the service renders its logs."""
     dead = CeleryDriver(Settings.from_env(worker_env(pg_url, redis_namespace,
                                                      CELERY_BROKER_URL="redis://127.0.0.1:1/13")))
     service = make_service(pg_store, pg_url, dead)
@@ -111,16 +148,23 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
         game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
         assert time.monotonic() - started < 1.0  # turn_due never blocks on the broker
         gid = game["game_id"]
-        wait_until(dead.idle, 30, "the publisher to give up")
+        with caplog.at_level(logging.WARNING, logger="torres_game.ai"):
+            wait_until(dead.idle, 30, "the publisher to give up")
         assert [t.version for t in pg_store.pending_ai_turns(limit=1000) if t.game_id == gid] == [1]
     finally:
         dead.close()
+    [record] = [r for r in caplog.records if r.getMessage().startswith("could not enqueue an AI turn")]
+    line = JsonFormatter().format(record)
+    assert "\n" not in line  # one line: no multi-line traceback
+    doc = json.loads(line)
+    assert (doc["logger"], doc["game_id"], doc["seat"], doc["version"]) == ("torres_game.ai", gid, 0, 1)
+    assert "Connection refused" in doc["error"] and "exc" not in doc
     worker = start_worker(beat=True)
     wait_until(lambda: _status(pg_store, gid)[1] >= 30, 60, "the sweeper to resume the game", worker.log)
     worker.stop()  # graceful: its last task has published the next turn, which now waits in the queue
     client = redis.Redis.from_url(REDIS_URL)
-    assert client.llen(redis_namespace) >= 1
-    client.delete(redis_namespace)  # the queue vanishes, as with a Redis restart without persistence
+    assert client.llen(f"{redis_namespace}-bulk") >= 1  # an AI-only game: the bulk queue
+    client.delete(f"{redis_namespace}-bulk")  # the queue vanishes, as with a Redis restart without persistence
     stopped_at = _status(pg_store, gid)
     assert stopped_at[0] == "active"
     replacement = start_worker(beat=True)

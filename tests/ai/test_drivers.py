@@ -74,5 +74,9 @@ def test_celery_reliability_settings() -> None:
     assert (conf.task_soft_time_limit, conf.task_time_limit) == (5.0, 8.0)
     assert conf.beat_schedule["sweep-ai-outbox"]["task"] == TASK_SWEEP
     assert play_turn.acks_late and play_turn.reject_on_worker_lost and play_turn.max_retries >= 5
+    # Issue 13: no stored results; humans first (the high-priority queue is consumed first).
+    assert conf.task_ignore_result and play_turn.ignore_result and not conf.result_backend
+    assert [q.name for q in conf.task_queues] == ["torres-ai", "torres-ai-bulk"]
+    assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     delays = [backoff(n) for n in range(8)]
     assert all(0.5 * min(60, 2**n) <= d <= min(60, 2**n) for n, d in enumerate(delays))

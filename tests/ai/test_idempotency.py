@@ -1,7 +1,8 @@
 """Issue 5: running the same task twice appends exactly once; a task for an old version appends nothing.
 
-Checked twice: through a real worker (tasks published to Redis, results read back from the Redis result
-backend) and at the function level, including two deliveries racing each other in threads.
+Checked twice: through a real worker (tasks published to Redis, each outcome read back from the worker's
+structured log, since results are not stored) and at the function level, including two deliveries racing
+each other in threads.
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ def _versions(store: PostgresEventStore, gid: str) -> list[tuple[int, str]]:
 def test_worker_runs_duplicate_and_stale_tasks_without_double_appends(
     pg_store, pg_url, redis_namespace, start_worker, purge_queue
 ) -> None:
-    start_worker(beat=False)
+    worker = start_worker(beat=False)
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     gid = _new_game(service)
     app = make_app(Settings.from_env(worker_env(pg_url, redis_namespace)))
 
     def run(version: int, tag: str) -> str:
-        return app.send_task(TASK_PLAY, args=(gid, 0, version), queue=redis_namespace,
-                             task_id=f"{gid}:{version}:{tag}").get(timeout=60)
+        task_id = f"{gid}:{version}:{tag}"
+        app.send_task(TASK_PLAY, args=(gid, 0, version), queue=redis_namespace, task_id=task_id)
+        return worker.turn_outcome(task_id)
 
     assert run(1, "first") == "played"
     assert run(1, "again") == "stale"  # a redelivery after the first append: the game moved on
@@ -59,10 +61,10 @@ def test_same_turn_twice_appends_once_and_old_version_appends_nothing(pg_store, 
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     bots = LevelBots(Settings())
     gid = _new_game(service)
-    assert play_due_turn(service, gid, 0, 1, bots) is Outcome.PLAYED
-    assert play_due_turn(service, gid, 0, 1, bots) is Outcome.STALE
-    assert play_due_turn(service, gid, 0, 0, bots) is Outcome.STALE
-    assert play_due_turn(service, gid, 1, 2, bots) is Outcome.STALE  # a human seat is never played
+    assert play_due_turn(service, gid, 0, 1, bots).outcome is Outcome.PLAYED
+    assert play_due_turn(service, gid, 0, 1, bots).outcome is Outcome.STALE
+    assert play_due_turn(service, gid, 0, 0, bots).outcome is Outcome.STALE
+    assert play_due_turn(service, gid, 1, 2, bots).outcome is Outcome.STALE  # a human seat is never played
     assert len(_versions(pg_store, gid)) == 2
 
 
@@ -77,7 +79,7 @@ def test_racing_deliveries_of_one_turn_append_once(pg_store, pg_url) -> None:
 
     def deliver(service: GameService) -> None:
         barrier.wait()
-        outcomes.append(play_due_turn(service, gid, 0, 1, LevelBots(Settings())))
+        outcomes.append(play_due_turn(service, gid, 0, 1, LevelBots(Settings())).outcome)
 
     threads = [threading.Thread(target=deliver, args=(s,)) for s in (service_a, service_b)]
     for t in threads:

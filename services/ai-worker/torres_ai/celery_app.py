@@ -2,17 +2,33 @@
 
 Reliability settings and why:
 * ``task_acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged only after it ran, so a
-  worker killed mid-decision leaves the message to be delivered again (by Redis after the visibility
-  timeout, or at once when only a pool process died).
+  worker killed mid-turn leaves the message to be delivered again (by Redis after the visibility
+  timeout, or at once when only a pool process died); the outbox sweeper covers the rest.
 * prefetch 1: a busy process does not sit on turns another process could play now.
-* soft/hard time limits: a decision is budgeted far below them; they only stop a hang.
+* soft/hard time limits: a turn is budgeted far below them; they only stop a hang.
+* ``task_ignore_result``: nothing reads a task's return value (the outcome is in the game's event log, the
+  logs and the metrics), so no ``celery-task-meta-*`` key is written and no result backend is configured.
+* two queues, humans first: ``TORRES_AI_QUEUE`` (default ``torres-ai``) holds the turns of games with a human
+  seat, ``TORRES_AI_BULK_QUEUE`` (default ``torres-ai-bulk``) those of bot-only games. A worker consumes the
+  queues in the order given (``queue_order_strategy=priority``: Redis ``BRPOP`` checks its keys in order),
+  so a free process always takes a human's turn before a bulk one. Without ``-Q`` a worker consumes both.
 * the beat schedule runs the outbox sweeper (:func:`torres_ai.tasks.sweep`), the last line of defence
   when a publish failed, Redis lost its queue, or every delivery of a task died.
 """
 
 from __future__ import annotations
 
-from celery import Celery
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from celery import Celery, signals
+from kombu import Queue
+
+from torres_service.logs import JsonFormatter
 
 from .config import Settings
 
@@ -23,19 +39,20 @@ DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 
 def make_app(settings: Settings) -> Celery:
     broker = settings.broker_url or DEFAULT_BROKER
-    app = Celery("torres_ai", broker=broker, backend=settings.result_backend or broker, include=["torres_ai.tasks"])
+    app = Celery("torres_ai", broker=broker, include=["torres_ai.tasks"])
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        task_ignore_result=True,
         worker_prefetch_multiplier=1,
         task_default_queue=settings.queue,
+        task_queues=[Queue(settings.queue), Queue(settings.bulk_queue)],  # high priority first
         task_soft_time_limit=settings.soft_time_limit,
         task_time_limit=settings.time_limit,
         task_serializer="json",
-        result_serializer="json",
         accept_content=["json"],
-        result_expires=3600,
-        broker_transport_options={"visibility_timeout": settings.visibility_timeout},
+        broker_transport_options={"visibility_timeout": settings.visibility_timeout,
+                                  "queue_order_strategy": "priority"},
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         beat_schedule={
@@ -58,5 +75,58 @@ def publish_turn(app: Celery, queue: str, game_id: str, seat: int, version: int)
     )
 
 
+def _is_worker_command(argv: list[str]) -> bool:
+    """``celery ... worker`` (or ``python -m celery ... worker``): this process is about to become a worker."""
+    program = Path(argv[0]) if argv else Path()
+    return "celery" in (program.name, program.parent.name) and "worker" in argv[1:]
+
+
+def _multiprocess_metrics(argv: list[str]) -> str | None:
+    """A worker's metrics in prometheus-client multiprocess mode (see :mod:`torres_ai.metrics`). The mode is fixed
+    when prometheus_client is first imported, which Celery does (with the task modules) before any worker signal,
+    so this runs when the app module is imported, and only for the worker command: other processes that import
+    it (the game service publishing turns, tests) keep the in-process registry."""
+    if settings.metrics_port and not os.environ.get("PROMETHEUS_MULTIPROC_DIR") and _is_worker_command(argv):
+        path = tempfile.mkdtemp(prefix="torres-ai-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+        return path
+    return None
+
+
 settings = Settings.from_env()
 app = make_app(settings)
+_metrics_dir = _multiprocess_metrics(sys.argv)
+
+
+@signals.setup_logging.connect
+def _logging(loglevel: str | int | None = None, **_: Any) -> None:
+    """One JSON object per line for the worker, its pool processes and Celery itself (replaces Celery's setup)."""
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(loglevel or os.environ.get("LOG_LEVEL", "INFO"))
+
+
+@signals.worker_init.connect
+def _worker_started(**_: Any) -> None:
+    import redis
+
+    from . import metrics
+
+    client = redis.Redis.from_url(app.conf.broker_url, socket_timeout=2)  # LLEN per queue on each scrape
+    metrics.serve(settings.metrics_port, (settings.queue, settings.bulk_queue), client.llen)
+
+
+@signals.worker_process_shutdown.connect
+def _pool_process_stopped(pid: int | None = None, **_: Any) -> None:
+    from . import metrics
+
+    metrics.process_exited(pid or os.getpid())
+
+
+@signals.worker_shutdown.connect
+def _worker_stopped(**_: Any) -> None:
+    from . import metrics
+
+    metrics.cleanup(_metrics_dir)

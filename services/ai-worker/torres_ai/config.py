@@ -34,8 +34,8 @@ class Settings:
         default_factory=lambda: {name: Level(bot, budget) for name, (bot, budget) in _DEFAULT_LEVELS.items()}
     )
     broker_url: str = ""
-    result_backend: str = ""
-    queue: str = "torres-ai"
+    queue: str = "torres-ai"  # high priority: AI turns of games with a human seat (someone is waiting)
+    bulk_queue: str = "torres-ai-bulk"  # bot-only games (tournaments, simulations): served when `queue` is empty
     key_prefix: str = "torres_ai"
     soft_time_limit: float = 20.0  # a decision is budgeted well below 1 s; this only catches a hang
     time_limit: float = 30.0
@@ -44,6 +44,9 @@ class Settings:
     sweep_after: float = 30.0  # an outbox row this old with its turn still due is enqueued again
     visibility_timeout: float = 300.0  # Redis redelivers an unacknowledged task after this long
     plan_ttl: int = 3600  # seconds a planned turn waits in Redis for its next decision
+    metrics_port: int = 9400  # each worker serves /metrics here; 0 = off
+    delay: float = 0.0  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
+    infra_attempts: int = 8  # in-task tries of a decision whose Redis/database step failed, before a Celery retry
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -62,8 +65,8 @@ class Settings:
         return cls(
             levels=levels,
             broker_url=broker,
-            result_backend=env.get("CELERY_RESULT_BACKEND") or broker,
             queue=env.get("TORRES_AI_QUEUE", "torres-ai"),
+            bulk_queue=env.get("TORRES_AI_BULK_QUEUE", "torres-ai-bulk"),
             key_prefix=env.get("TORRES_AI_KEY_PREFIX", "torres_ai"),
             soft_time_limit=float(env.get("TORRES_AI_SOFT_TIME_LIMIT", "20")),
             time_limit=float(env.get("TORRES_AI_TIME_LIMIT", "30")),
@@ -72,7 +75,14 @@ class Settings:
             sweep_after=float(env.get("TORRES_AI_SWEEP_AFTER", "30")),
             visibility_timeout=float(env.get("TORRES_AI_VISIBILITY_TIMEOUT", "300")),
             plan_ttl=int(env.get("TORRES_AI_PLAN_TTL", "3600")),
+            metrics_port=int(env.get("TORRES_AI_METRICS_PORT", "9400")),
+            delay=float(env.get("TORRES_AI_DELAY", "0")),
+            infra_attempts=int(env.get("TORRES_AI_INFRA_ATTEMPTS", "8")),
         )
+
+    def queue_for(self, seats: list[dict]) -> str:
+        """Humans first: a game with a human seat goes to the high-priority queue, a bot-only game to bulk."""
+        return self.queue if any(seat.get("kind") == "human" for seat in seats) else self.bulk_queue
 
     def level(self, name: str | None) -> Level:
         """The level of a seat; an unknown or missing level plays as ``easy`` rather than stalling."""

@@ -1,4 +1,4 @@
-"""Celery tasks: play one due AI turn, and sweep the outbox for turns nobody is playing.
+"""Celery tasks: play a due AI turn (the whole turn), and sweep the outbox for turns nobody is playing.
 
 Each worker process builds its own game service and Redis client lazily, on its first task (after the
 fork: database pools and sockets must not be shared between processes).
@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import redis
-from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_shutdown
 
-from .celery_app import TASK_PLAY, TASK_SWEEP, app, publish_turn, settings
+from . import metrics
+from .celery_app import TASK_PLAY, TASK_SWEEP, app, settings
 from .plan_store import RedisPlanMemory
 from .turns import LevelBots, play_due_turn
 
@@ -49,6 +50,7 @@ def _service() -> GameService:
         # Publishing synchronously: the task that makes the next AI turn due also queues it.
         driver = CeleryDriver(settings, synchronous=True, celery=app)
         service = _process["service"] = GameService(store, config, driver)
+        driver.attach(service)
     return service  # type: ignore[return-value]
 
 
@@ -71,19 +73,34 @@ def backoff(retries: int) -> float:
     return min(60.0, 2.0**retries) * random.uniform(0.5, 1.0)
 
 
-@app.task(bind=True, name=TASK_PLAY, acks_late=True, reject_on_worker_lost=True, max_retries=settings.max_retries)
-def play_turn(self: Task, game_id: str, seat: int, version: int) -> str:
-    """Play the AI seat's action at ``version`` (idempotent: see :mod:`torres_ai.turns`)."""
+@app.task(bind=True, name=TASK_PLAY, acks_late=True, reject_on_worker_lost=True, max_retries=settings.max_retries,
+          ignore_result=True)
+def play_turn(self: Task, game_id: str, seat: int, version: int) -> None:
+    """Play the AI seat's whole turn from ``version`` (idempotent, resumable: see :mod:`torres_ai.turns`).
+
+    Any error (Redis, the database, a time limit) retries the task with backoff; the outbox row stays due
+    meanwhile, so even a retry that cannot be published (the broker is down) loses nothing: the sweeper
+    re-sends the turn. An error is never turned into a move."""
+    service = _service()
+    queue = (self.request.delivery_info or {}).get("routing_key") or "?"
+    started = time.perf_counter()
+    fields = {"game_id": game_id, "seat": seat, "version": version, "queue": queue, "task_id": self.request.id}
     try:
-        return str(play_due_turn(_service(), game_id, seat, version, _bots()))
-    except SoftTimeLimitExceeded as exc:
+        with service.driver.playing(game_id, seat):  # type: ignore[attr-defined]
+            result = play_due_turn(service, game_id, seat, version, _bots())
+    except Exception as exc:
+        metrics.RETRIES.labels("turn").inc()
+        log.warning("AI turn failed; retrying", extra={**fields, "outcome": "retry", "error": repr(exc),
+                                                        "attempt": self.request.retries + 1})
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
-    except Exception as exc:  # database or Redis trouble: try again later; the outbox row stays due
-        log.warning("AI turn failed, retrying", extra={"game_id": game_id, "version": version, "error": repr(exc)})
-        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+    metrics.TURNS.labels(queue, str(result.outcome)).inc()
+    log.info("ai turn", extra={**fields, "from_version": result.version, "level": result.level,
+                               "outcome": str(result.outcome), "actions": result.actions,
+                               "decision_ms": round(result.decision_seconds * 1000, 1),
+                               "ms": round((time.perf_counter() - started) * 1000, 1)})
 
 
-@app.task(name=TASK_SWEEP)
+@app.task(name=TASK_SWEEP, ignore_result=True)
 def sweep() -> int:
     """Enqueue again every outbox turn still due ``sweep_after`` seconds after it became due."""
     return sweep_once(_service(), _redis())
@@ -108,4 +125,4 @@ def sweep_once(service: GameService, client: redis.Redis, *, older_than: float |
 
 
 def enqueue(game_id: str, seat: int, version: int) -> None:
-    publish_turn(app, settings.queue, game_id, seat, version)
+    _service().driver.publish(game_id, seat, version)  # type: ignore[attr-defined]

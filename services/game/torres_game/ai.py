@@ -30,6 +30,13 @@ def ai_command_id(game_id: str, version: int) -> str:
     return f"ai:{game_id}:{version}"
 
 
+def log_enqueue_failure(game_id: str, seat: int, version: int, error: BaseException) -> None:
+    """A due turn could not be handed to the AI workers (the broker is down, say). One structured line, no
+    traceback: the cause is the broker, not this code, and the outbox row keeps the turn due for the sweeper."""
+    log.warning("could not enqueue an AI turn; the outbox keeps it due for the sweeper", extra={
+        "game_id": game_id, "seat": seat, "version": version, "error": f"{type(error).__name__}: {error}"})
+
+
 class AiDriver(Protocol):
     def start(self, service: GameService) -> None:
         """Begin work; pick up turns left pending in the outbox by a previous process."""
@@ -106,8 +113,11 @@ class BackgroundDriver:
                 if self.delay:
                     time.sleep(self.delay)
                 self.play(self._service, *item)
-            except Exception:  # a bot or a transient database error must not end the thread
-                log.exception("AI turn failed; the outbox keeps it due", extra={"turn": item})
+            except Exception as exc:  # a bot or a transient database error must not end the thread
+                assert item is not None
+                game_id, seat, version = item
+                log.warning("AI turn failed; the outbox keeps it due", exc_info=True, extra={
+                    "game_id": game_id, "seat": seat, "version": version, "error": repr(exc)})
             finally:
                 self._queue.task_done()
 
