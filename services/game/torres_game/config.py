@@ -40,6 +40,7 @@ class Config:
     pool_max: int = 8
     state_cache_size: int = 2048
     wait_poll_interval: float = 0.2
+    enforcer_interval: float = 1.0  # seconds between deadline sweeps of the in-process enforcer; 0 = off
     log_level: str = "INFO"
     json_logs: bool = True
     extra: dict[str, str] = field(default_factory=dict)
@@ -56,6 +57,7 @@ class Config:
             snapshot_every=int(env.get("SNAPSHOT_EVERY", "50")),
             ai_driver=env.get("TORRES_AI_DRIVER", "auto"),
             ai_delay=float(env.get("TORRES_AI_DELAY", "0")),
+            enforcer_interval=float(env.get("TORRES_ENFORCER_INTERVAL", "1")),
             migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
             auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
             pool_min=int(env.get("DB_POOL_MIN", "1")),
