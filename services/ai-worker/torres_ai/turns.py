@@ -66,16 +66,18 @@ def play_due_turn(service: GameService, game_id: str, seat: int, version: int, b
     record = service.store.get_game(game_id)
     if record is None:
         return Outcome.MISSING
-    seats = record.seats
-    if not 0 <= seat < len(seats) or seats[seat].get("kind") != "ai":
+    # An AI seat, or a human seat the AI took over after a timeout (issue 15): the service says which, and at
+    # what level.
+    level = service.ai_seat_level(game_id, seat)
+    if level is None:
         service.store.complete_ai_turn(game_id, version)
         return Outcome.STALE
     current, state = service.state_at(game_id)
-    if current != version or tr.is_over(state) or state.to_move != seat:
+    if current != version or record.status == "over" or tr.is_over(state) or state.to_move != seat:
         service.store.complete_ai_turn(game_id, version)
         return Outcome.STALE
     started = time.perf_counter()
-    action = _decide_safely(bots, seats[seat].get("level"), state, seat, random.Random(f"{game_id}:{version}"))
+    action = _decide_safely(bots, level, state, seat, random.Random(f"{game_id}:{version}"))
     try:
         submitted = service.submit_action(
             game_id, Credentials(api_key=service.config.api_key), seat=seat, action=action,

@@ -13,6 +13,7 @@ from torres_service.problems import problem_api
 from .ai import AiDriver, make_driver
 from .config import Config
 from .http.games import blp as games_blp
+from .http.online import blp as online_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
 from .service import GameService
@@ -45,7 +46,7 @@ def create_app(
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
-    for blueprint in (ops_blp, games_blp, notifications_blp):
+    for blueprint in (ops_blp, games_blp, online_blp, notifications_blp):
         api.register_blueprint(blueprint)
     request_logging(app, log)
     service.start()

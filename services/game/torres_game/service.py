@@ -139,6 +139,7 @@ class GameService:
         self._infos: dict[str, GameInfo] = {}
         self._infos_lock = threading.Lock()
         self.waiter = VersionWaiter(store.current_version, config.wait_poll_interval)
+        self.now: Callable[[], datetime] = utcnow  # the clock every recorded event time comes from (tests set it)
         self._enforcer: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -316,7 +317,7 @@ class GameService:
             raise ValidationFailed(str(exc), errors={"options": [str(exc)]}) from exc
         created = ev.game_created(edition=edition, master=master, options=options, seats=public_seats, seed=seed,
                                   online=online)
-        now = utcnow()
+        now = self.now()
         folded = Folded.of(1, *lc.step(None, None, created.type, created.payload, 1, format_time(now),
                                        lambda _: state))
         record = GameRecord(
@@ -372,7 +373,7 @@ class GameService:
         reader_seat = self.access.optional_seat(info, creds, seat)
         folded = self.current(game_id)
         return {"version": folded.version, "seat": reader_seat, "view": tr.view(folded.state, reader_seat),
-                "lifecycle": folded.life.public(utcnow())}
+                "lifecycle": folded.life.public(self.now())}
 
     def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         info = self._info(game_id)
@@ -535,7 +536,7 @@ class GameService:
         # check answers 409 as it should.
         folded = cached if cached is not None and cached.version == expected_version else self.current(game_id)
         version = folded.version
-        now = utcnow()
+        now = self.now()
         refusal = self._turn_refusal(game_id, folded, seat, expected_version, now, by_ai=by_ai)
         if refusal is not None:
             return self._refuse(game_id, command_id, fingerprint, seat, refusal, at=version)
@@ -654,7 +655,7 @@ class GameService:
         valid at any moment, so losing a race to a move just means trying again on the new version."""
         for _ in range(20):
             folded = self.current(info.record.game_id)
-            now = utcnow()
+            now = self.now()
             try:
                 result, _after = self._append(info, folded, self._settle(info, folded, make(folded), now,
                                                                            abandoned=abandoned), command_id, now)
@@ -715,7 +716,7 @@ class GameService:
         self.access.actor(info, creds, seat)
         fingerprint = self._fingerprint(seat, {"type": "undo"}, expected_version)
         folded = self.current(game_id)
-        now = utcnow()
+        now = self.now()
         refusal = self._turn_refusal(game_id, folded, seat, expected_version, now, by_ai=creds.token is None)
         if refusal is None and not folded.life.settings.undo:
             refusal = UndoDisabled("this game was created with undo switched off")
@@ -740,7 +741,7 @@ class GameService:
         and a second enforcer gets the first one's append back as a duplicate."""
         folded = self.current(game_id)
         deadline = folded.life.deadline()
-        now = now or utcnow()
+        now = now or self.now()
         if deadline is None or now < deadline:
             return False
         info = self._info(game_id)
@@ -759,7 +760,7 @@ class GameService:
     def enforce_due(self, *, limit: int = 100) -> int:
         """One sweep: apply every passed deadline the store knows of; returns the timeouts appended."""
         appended = 0
-        for game_id in self.store.due_games(format_time(utcnow()), limit=limit):
+        for game_id in self.store.due_games(format_time(self.now()), limit=limit):
             try:
                 appended += self.enforce_deadline(game_id)
             except Exception:  # one broken game must not stop the sweep; it stays due
@@ -770,9 +771,13 @@ class GameService:
         """The enforcer loop (a daemon thread of every service process, or ``python -m torres_game enforce``):
         as many may run as there are processes, the appends keep timeouts exactly-once."""
         interval = self.config.enforcer_interval if interval is None else interval
+        failing = False
         while not stop.is_set():
             try:
                 self.enforce_due()
-            except Exception:
-                log.exception("deadline sweep failed")
+                failing = False
+            except Exception:  # the database away: say so once per outage, keep sweeping
+                if not failing:
+                    log.exception("deadline sweep failed; retrying every %.1f s", interval)
+                failing = True
             stop.wait(interval)
