@@ -518,7 +518,7 @@ class GameService:
         original = self.store.find_command(game_id, command_id)
         if original is not None:
             return self._replay(original, fingerprint, seat)
-        if not isinstance(error, VersionConflict):
+        if not isinstance(error, (VersionConflict, TimeUp)):  # time_up: the timeout itself moved the game on
             current = self.store.current_version(game_id)
             if current is not None and current != at:
                 raise VersionConflict(f"the game is at version {current}", current_version=current)
