@@ -32,5 +32,7 @@ def view(state: State, seat: int | None = None) -> dict[str, Any]:
     position["seen_count"] = None if seen is None else len(seen)
     position["bought_this_turn"] = bought if own_turn else None
     start = len(CARD_KINDS) if state.options.deck == "hand" else 0  # the master version deals every card
-    position["cards_bought_total"] = [len(h) + len(p) - start for h, p in zip(hands, position["played"], strict=True)]
+    buying = state.to_move if state.stage == "keep_card" else None  # its card is not in its hand yet
+    position["cards_bought_total"] = [len(h) + len(p) - start + (owner == buying)
+                                      for owner, (h, p) in enumerate(zip(hands, position["played"], strict=True))]
     return position

@@ -97,7 +97,7 @@ class Lifecycle:
     forfeited: tuple[int, ...] = ()
     ai_control: tuple[tuple[int, str], ...] = ()  # (seat, "turn"|"game") played by the AI after a timeout
     undo: tuple[tuple[int, tr.State], ...] = field(default=(), compare=False)  # (version, state before)
-    acted: bool = False  # any action applied yet (a game abandoned before that is unrated)
+    acted: bool = False  # any seat acted yet, passes for forfeited seats aside (a game ended before is unrated)
     over: bool = False
 
     @classmethod
@@ -205,7 +205,8 @@ def step(state: tr.State | None, life: Lifecycle | None, type_: str, payload: di
         state = tr.apply(state, action)
         undoable = (life.settings.undo and not payload.get("auto") and action.get("type") not in CLOSES_UNDO
                     and payload.get("seat") == before.to_move)
-        life = replace(life, acted=True, undo=(*life.undo, (version, before)) if undoable else ())
+        life = replace(life, acted=life.acted or not payload.get("auto"),
+                       undo=(*life.undo, (version, before)) if undoable else ())
         return state, life.after(state, at)
     if type_ == ACTION_UNDONE:
         if not life.undo or life.undo[-1][0] != payload["undone_version"]:
