@@ -778,6 +778,6 @@ class GameService:
                 failing = False
             except Exception:  # the database away: say so once per outage, keep sweeping
                 if not failing:
-                    log.exception("deadline sweep failed; retrying every %.1f s", interval)
+                    log.exception(f"deadline sweep failed; retrying every {interval} s")
                 failing = True
             stop.wait(interval)
