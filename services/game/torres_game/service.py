@@ -643,10 +643,12 @@ class GameService:
 
     # -- use cases: online play (clocks, leaving, undo) -----------------------------------
 
-    def _result_body(self, result: AppendResult, reader: Reader) -> dict[str, Any]:
-        folded = self.current(result.game_id)
-        return {"game_id": result.game_id, "version": result.version,
-                "status": "over" if folded.over else "active", "events": redact_events(list(result.events), reader)}
+    @staticmethod
+    def _result_body(result: AppendResult, reader: Reader) -> dict[str, Any]:
+        """The 201 of resign/abandon, from the append alone, so a replay answers exactly the original body."""
+        over = any(event.type == ev.GAME_ENDED for event in result.events)
+        return {"game_id": result.game_id, "version": result.version, "status": "over" if over else "active",
+                "events": redact_events(list(result.events), reader)}
 
     def _append_retrying(
         self, info: GameInfo, make: Callable[[Folded], list[NewEvent]], command_id: str, *, abandoned: bool = False,
