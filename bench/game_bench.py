@@ -33,6 +33,7 @@ import psycopg
 
 import torres_rules as tr
 from torres_game import events as ev
+from torres_game.lifecycle import Lifecycle, Settings
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import GameRecord, GameSecret, NewEvent, StoredEvent, stamp
 from torres_game.store.hashing import GENESIS_HASH
@@ -140,7 +141,7 @@ def complete_game_events(players: int, seed: int) -> tuple[list[StoredEvent], in
         action = rng.choice(tr.legal_actions(state))
         new.append(ev.action_applied(state.to_position()["to_move"], action))
         state = tr.apply(state, action)
-    new.append(ev.game_ended(state, game_seed))
+    new.append(ev.game_ended(state, game_seed, Lifecycle(Settings(), tuple(s["kind"] for s in seats))))
     from datetime import UTC, datetime
     return stamp("bench", 1, GENESIS_HASH, new, "c", datetime.now(UTC)), game_seed
 
@@ -159,11 +160,13 @@ def bench_fold(snapshot_every: int, repeat: int) -> None:
         log, seed = complete_game_events(players, seed=players)
         full = timed(lambda log=log, seed=seed: ev.fold(log, seed), repeat)
         cut = (len(log) // snapshot_every) * snapshot_every
-        position = ev.fold(log[:cut], seed).to_position()  # type: ignore[union-attr]
+        at_cut = ev.fold_game(log[:cut], seed)
+        assert at_cut is not None
+        position, life = at_cut[0].to_position(), at_cut[1].to_json()  # what a snapshot row holds
 
         def from_snapshot(log: list[StoredEvent] = log, position: dict[str, Any] = position, cut: int = cut,
-                          seed: int = seed) -> None:
-            ev.fold(log[cut:], seed, tr.from_position(position))
+                          seed: int = seed, life: dict[str, Any] = life) -> None:
+            ev.fold_game(log[cut:], seed, (tr.from_position(position), Lifecycle.from_json(life)))
 
         report(f"fold complete {players}-player game ({len(log)} events), no snapshot", full * 1e3, "ms",
                "(target < 20 ms)")

@@ -373,6 +373,7 @@ def _play_card(state: State, action: Action) -> None:
             raise IllegalAction(building.why_not_move_block(state, frm, to))
         state.set_heights(building.with_block(building.with_block(state.heights, frm, -1), to))
     state.hands = replaced(state.hands, seat, cards.remove_one(hand, card))
+    state.played = replaced(state.played, seat, (*state.played[seat], card))
     state.card_played = True
 
 

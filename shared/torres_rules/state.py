@@ -56,6 +56,7 @@ _FIELDS = (
     "decks",
     "deck",
     "seen",
+    "played",
 )
 
 
@@ -101,6 +102,7 @@ class State:
     decks: tuple[tuple[str, ...], ...] | None
     deck: tuple[str, ...] | None
     seen: tuple[str, ...] | None
+    played: tuple[tuple[str, ...], ...]  # per seat, the cards it played, in order (public: RULES 13)
 
     def __init__(self, **fields: Any) -> None:
         for name in _FIELDS:
@@ -139,6 +141,7 @@ class State:
         new.decks = self.decks
         new.deck = self.deck
         new.seen = self.seen
+        new.played = self.played
         new._castles = self._castles
         new._key = None
         new._knights_of = self._knights_of
@@ -265,6 +268,7 @@ def to_position(state: State) -> dict[str, Any]:
         "decks": None if state.decks is None else [list(d) for d in state.decks],
         "deck": None if state.deck is None else list(state.deck),
         "seen": None if state.seen is None else list(state.seen),
+        "played": [list(p) for p in state.played],
     }
 
 
@@ -385,6 +389,9 @@ def from_position(position: dict[str, Any]) -> State:
     if len(hands) != players:
         raise InvalidPosition(f"hands must be a list of {players} lists")
     bought = tuple(sorted(_cards(p.list("bought_this_turn", []), "bought_this_turn")))
+    played = [tuple(_cards(x, f"played[{i}]")) for i, x in enumerate(p.list("played", [[]] * players))]
+    if len(played) != players:
+        raise InvalidPosition(f"played must be a list of {players} lists")
     decks_raw = p.get("decks", None)
     deck_raw = p.get("deck", None)
     seen_raw = p.get("seen", None)
@@ -409,7 +416,7 @@ def from_position(position: dict[str, Any]) -> State:
     elif seen_raw is not None:
         raise InvalidPosition("seen cards exist only during the keep_card stage")
 
-    _check_cards(players, options.deck, hands, decks, deck, seen, to_move, bought)
+    _check_cards(players, options.deck, hands, decks, deck, seen, to_move, bought, played)
 
     if stage in ("turn", "keep_card"):
         assert to_move is not None
@@ -475,6 +482,7 @@ def from_position(position: dict[str, Any]) -> State:
         decks=decks,
         deck=deck,
         seen=seen,
+        played=tuple(played),
     )
 
 
@@ -504,18 +512,22 @@ def _check_cards(
     seen: tuple[str, ...] | None,
     to_move: int | None,
     bought: tuple[str, ...],
+    played: list[tuple[str, ...]],
 ) -> None:
-    """Each player owns one card of each kind (personal, hand); a common deck holds 4 of each kind."""
+    """Each player owns one card of each kind (personal, hand); a common deck holds 4 of each kind. Played
+    cards still count: they left the game, so they are no longer in any hand or deck."""
     if mode == "common":
         counts = Counter(deck or ())
         for hand in hands:
             counts.update(hand)
+        for cards_played in played:
+            counts.update(cards_played)
         over = [kind for kind, n in counts.items() if n > COPIES_PER_KIND]
         if over:
             raise InvalidPosition(f"there are only {COPIES_PER_KIND} cards of each kind: too many {over[0]}")
         return
     for seat in range(players):
-        owned = list(hands[seat])
+        owned = list(hands[seat]) + list(played[seat])
         if decks is not None:
             owned += decks[seat]
         if seen is not None and seat == to_move:

@@ -73,6 +73,7 @@ def new_game(
         bought_this_turn=(),
         decks=decks,
         deck=deck,
+        played=((),) * players,
         seen=None,
     )
 

@@ -1,10 +1,12 @@
 """What a seat may see (RULES 13): its own hand and the cards it is looking at; of others only counts; of every
-deck only its size. Everything else is public."""
+deck only its size. Everything else is public, the cards played so far by each seat included (``played``);
+of the cards bought, only how many each seat bought (``cards_bought_total``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .names import CARD_KINDS
 from .state import State, to_position
 
 
@@ -29,4 +31,8 @@ def view(state: State, seat: int | None = None) -> dict[str, Any]:
     position["seen"] = seen if own_turn else None
     position["seen_count"] = None if seen is None else len(seen)
     position["bought_this_turn"] = bought if own_turn else None
+    start = len(CARD_KINDS) if state.options.deck == "hand" else 0  # the master version deals every card
+    buying = state.to_move if state.stage == "keep_card" else None  # its card is not in its hand yet
+    position["cards_bought_total"] = [len(h) + len(p) - start + (owner == buying)
+                                      for owner, (h, p) in enumerate(zip(hands, position["played"], strict=True))]
     return position

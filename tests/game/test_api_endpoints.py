@@ -180,7 +180,7 @@ def test_notifications_need_the_service_key(client: FlaskClient) -> None:
 def test_health_readiness_and_openapi(client: FlaskClient) -> None:
     assert client.get("/healthz").get_json() == {"status": "ok"}
     ready = client.get("/readyz").get_json()
-    assert ready == {"status": "ready", "backend": "sqlite", "migrations": [1, 2]}
+    assert ready == {"status": "ready", "backend": "sqlite", "migrations": [1, 2, 3]}
     spec = client.get("/openapi.json").get_json()
     assert spec["openapi"].startswith("3.")
     for path in ("/v1/games", "/v1/games/{game_id}/actions", "/v1/games/{game_id}/view",
@@ -198,9 +198,10 @@ def test_readyz_fails_while_a_migration_is_pending(tmp_path: Path) -> None:
     shutil.copytree(MIGRATIONS, migrations)
     application = create_app(make_config(f"sqlite:///{tmp_path / 'r.sqlite3'}", migrations_dir=migrations))
     try:
-        (migrations / "sqlite" / "0003_later.sql").write_text("CREATE TABLE later (x INTEGER);\n")
+        later = len(list((migrations / "sqlite").glob("*.sql"))) + 1
+        (migrations / "sqlite" / f"{later:04d}_later.sql").write_text("CREATE TABLE later (x INTEGER);\n")
         response = application.test_client().get("/readyz")
-        assert response.status_code == 503 and response.get_json()["pending"] == [3]
+        assert response.status_code == 503 and response.get_json()["pending"] == [later]
         application.extensions["torres_game"].store.migrate()
         assert application.test_client().get("/readyz").status_code == 200
     finally:

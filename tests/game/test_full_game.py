@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 import torres_rules as tr
 from torres_game import events as ev
+from torres_game.lifecycle import Lifecycle
 from torres_game.service import GameService
 
 from .conftest import ADMIN, API_KEY, bearer, create_game, play_one
@@ -164,8 +165,10 @@ def test_snapshot_plus_tail_equals_full_fold(client: FlaskClient, app: Flask) ->
     assert full is not None
     for snapshot in snapshots:
         assert snapshot is not None
-        from_snapshot = ev.fold(store.read(gid, after=snapshot.version), seed, tr.from_position(snapshot.position))
-        assert from_snapshot is not None and from_snapshot.to_position() == full.to_position()
+        assert snapshot.lifecycle is not None
+        base = (tr.from_position(snapshot.position), Lifecycle.from_json(snapshot.lifecycle))
+        from_snapshot = ev.fold_game(store.read(gid, after=snapshot.version), seed, base)
+        assert from_snapshot is not None and from_snapshot[0].to_position() == full.to_position()
         at_snapshot = ev.fold(store.read(gid, up_to=snapshot.version), seed)
         assert at_snapshot is not None and at_snapshot.to_position() == snapshot.position
     cold = GameService(store, service.config, service.driver)

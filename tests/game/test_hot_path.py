@@ -29,6 +29,7 @@ from torres_game.access import Credentials
 from torres_game.app import create_app
 from torres_game.http import schemas as s
 from torres_game.http.schemas import ActionRequestSchema, plain_action_request
+from torres_game.lifecycle import Lifecycle, Settings
 from torres_game.store.base import NewEvent, content_hashes, stamp
 from torres_game.store.hashing import GENESIS_HASH, chain_hash, content_hash, format_time
 from torres_service.json_provider import OrjsonProvider, dumps_bytes
@@ -236,12 +237,13 @@ def test_stored_json_is_the_standard_encoders_value(value: Any) -> None:
 def test_summary_reads_the_same_fields_as_the_position(players: int, seed: int) -> None:
     rng = random.Random(seed)
     state = tr.new_game(players=players, seed=seed)
+    life = Lifecycle(Settings(), ("human",) * players)  # untimed, nobody left: the rules decide everything
     while True:
         position, over = state.to_position(), tr.is_over(state)
-        assert ev.summary_of(state) == {
+        assert ev.summary_of(state, life) == {
             "stage": position["stage"], "phase": position["phase"], "round": position["round"],
             "to_move": None if over else position["to_move"], "scores": position["scores"],
-            "winner": tr.winner(state) if over else None,
+            "winner": tr.winner(state) if over else None, "deadline": None,
         }
         if over:
             break

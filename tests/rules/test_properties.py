@@ -140,7 +140,7 @@ def card_paths(value: object, path: str = "") -> list[str]:
 def assert_view_hides(state: tr.State, seat: int | None) -> None:
     view = tr.view(state, seat)
     full = state.to_position()
-    allowed = set()
+    allowed = {f"/played/{owner}/{i}" for owner, cards in enumerate(full["played"]) for i in range(len(cards))}
     if seat is not None:
         assert view["hand"] == full["hands"][seat]
         allowed |= {f"/hand/{i}" for i in range(len(full["hands"][seat]))}

@@ -108,14 +108,15 @@ def play_due_turn(service: GameService, game_id: str, seat: int, version: int, b
     record = service.store.get_game(game_id)
     if record is None:
         return TurnResult(Outcome.MISSING, version=version)
-    seats = record.seats
-    if not 0 <= seat < len(seats) or seats[seat].get("kind") != "ai":
+    # An AI seat, or a human seat the AI took over after a timeout (issue 15): the service says which, and at
+    # what level.
+    level = service.ai_seat_level(game_id, seat)
+    if level is None:
         service.store.complete_ai_turn(game_id, version)
         return TurnResult(Outcome.STALE, version=version)
-    level = seats[seat].get("level")
     current, state = service.state_at(game_id)
     result = TurnResult(Outcome.STALE, version=current, level=level)
-    if current < version or tr.is_over(state) or state.to_move != seat:
+    if current < version or record.status == "over" or tr.is_over(state) or state.to_move != seat:
         service.store.complete_ai_turn(game_id, version)
         return result
     if current != version:  # a redelivered or swept task of a turn under way: resume it where it stands

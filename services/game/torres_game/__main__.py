@@ -1,4 +1,4 @@
-"""Command line: ``python -m torres_game migrate`` and ``python -m torres_game serve``."""
+"""Command line: ``python -m torres_game migrate``, ``serve`` and ``enforce``."""
 
 from __future__ import annotations
 
@@ -39,6 +39,30 @@ def serve(config: Config, host: str, port: int) -> int:
     return 0
 
 
+def enforce(config: Config) -> int:
+    """A dedicated deadline enforcer (the service processes run one each as well, unless
+    ``TORRES_ENFORCER_INTERVAL=0``): sweeps due deadlines until SIGTERM/SIGINT. Any number may run at once."""
+    import signal
+    import threading
+
+    from .ai import OutboxOnlyDriver
+    from .service import GameService
+
+    store = open_store(config.database_url, migrations_dir=config.migrations_dir,
+                       pool_min=config.pool_min, pool_max=config.pool_max)
+    service = GameService(store, config, OutboxOnlyDriver())  # AI turns it makes due are played by the workers
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    interval = config.enforcer_interval or 1.0
+    print(f"deadline enforcer on {store.backend}, every {interval} s", flush=True)
+    try:
+        service.run_enforcer(stop, interval)
+    finally:
+        store.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torres_game", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -46,11 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("serve", help="development server (embedded SQLite unless DATABASE_URL is set)")
     run.add_argument("--host", default="127.0.0.1")
     run.add_argument("--port", type=int, default=8000)
+    sub.add_parser("enforce", help="sweep clock deadlines (TORRES_ENFORCER_INTERVAL seconds apart) until stopped")
     args = parser.parse_args(argv)
     configure_logging("torres_game")
     config = Config.from_env()
     if args.command == "migrate":
         return migrate(config)
+    if args.command == "enforce":
+        return enforce(config)
     return serve(config, args.host, args.port)
 
 

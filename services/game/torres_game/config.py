@@ -43,6 +43,7 @@ class Config:
     max_streams: int = 10_000  # open waits + SSE streams + WebSockets per process; past it: 503 too_many_streams
     stream_heartbeat: float = 15.0  # seconds between SSE keep-alive comments (proxies close idle connections)
     send_timeout: float = 10.0  # a stream whose client takes longer than this to accept a write is dropped
+    enforcer_interval: float = 1.0  # seconds between deadline sweeps of the in-process enforcer; 0 = off
     log_level: str = "INFO"
     json_logs: bool = True
     web_dir: Path = _REPO_WEB  # the web client's files, served at /play/ (absent directory: no /play/)
@@ -61,6 +62,7 @@ class Config:
             snapshot_every=int(env.get("SNAPSHOT_EVERY", "50")),
             ai_driver=env.get("TORRES_AI_DRIVER", "auto"),
             ai_delay=float(env.get("TORRES_AI_DELAY", "0")),
+            enforcer_interval=float(env.get("TORRES_ENFORCER_INTERVAL", "1")),
             migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
             auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
             pool_min=int(env.get("DB_POOL_MIN", "1")),

@@ -80,3 +80,29 @@ class IllegalActionError(ServiceError):
 
 class NotReady(ServiceError):
     status, code, title = 503, "not_ready", "The service is not ready"
+
+
+class TimeUp(ServiceError):
+    """The seat's clock ran out before this request: the timeout policy applies instead."""
+
+    status, code, title = 409, "time_up", "The seat's time is up"
+
+
+class UndoUnavailable(ServiceError):
+    """Nothing of this turn may be taken back (no action yet, or something hidden was revealed since)."""
+
+    status, code, title = 409, "undo_unavailable", "Nothing to undo"
+
+
+class UndoDisabled(ServiceError):
+    status, code, title = 409, "undo_disabled", "Undo is switched off for this game"
+
+
+class SeatForfeited(ServiceError):
+    """The seat resigned or forfeited on time: it takes no further part."""
+
+    status, code, title = 409, "seat_forfeited", "The seat has left the game"
+
+
+class SeatPlayedByAi(NotYourTurn):
+    code, title = "seat_played_by_ai", "The AI plays this seat after a timeout"

@@ -18,25 +18,33 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import torres_rules as tr
 
 from . import events as ev
+from . import lifecycle as lc
 from . import metrics
 from .access import Access, Credentials, GameInfo, token_hash
 from .ai import AiDriver, ai_command_id
 from .config import Config
 from .errors import (
     CommandIdReused,
+    Forbidden,
     GameNotFound,
     GameOver,
     IdempotencyKeyReused,
     IllegalActionError,
     NotFound,
     NotYourTurn,
+    SeatForfeited,
+    SeatPlayedByAi,
     ServiceError,
+    TimeUp,
     Unauthenticated,
+    UndoDisabled,
+    UndoUnavailable,
     ValidationFailed,
     VersionConflict,
 )
@@ -48,10 +56,11 @@ from .store.base import (
     GameExists,
     GameRecord,
     GameSecret,
+    NewEvent,
     Snapshot,
     StoredEvent,
 )
-from .store.hashing import canonical_json
+from .store.hashing import canonical_json, format_time
 from .verification import verify_log
 from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
 
@@ -69,22 +78,32 @@ class Submitted:
     replayed: bool = False
 
 
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class Folded:
-    """A state with its version and summary, so hot paths never recompute ``to_position()``."""
+    """A state and its lifecycle with their version and summary, so hot paths never recompute
+    ``to_position()``."""
 
     version: int
     state: tr.State
+    life: lc.Lifecycle
     summary: dict[str, Any]
 
     @classmethod
-    def of(cls, version: int, state: tr.State) -> Folded:
-        return cls(version, state, ev.summary_of(state))
+    def of(cls, version: int, state: tr.State, life: lc.Lifecycle) -> Folded:
+        return cls(version, state, life, ev.summary_of(state, life))
 
     @property
     def to_move(self) -> int | None:
         """The seat to move, None once the game is over."""
         return self.summary["to_move"]
+
+    @property
+    def over(self) -> bool:
+        return self.life.over or tr.is_over(self.state)
 
 
 class _StateCache:
@@ -129,11 +148,22 @@ class GameService:
         self._hub_key = hub_key(store)
         self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams,
                                     listen_url=getattr(store, "url", None) if store.backend == "postgres" else None)
+        self.now: Callable[[], datetime] = utcnow  # the clock every recorded event time comes from (tests set it)
+        self._enforcer: threading.Thread | None = None
+        self._stop = threading.Event()
 
     def start(self) -> None:
         self.driver.start(self)
+        if self.config.enforcer_interval > 0:
+            self._enforcer = threading.Thread(target=self.run_enforcer, args=(self._stop,), name="torres-enforcer",
+                                              daemon=True)
+            self._enforcer.start()
 
     def close(self) -> None:
+        self._stop.set()
+        if self._enforcer is not None:
+            self._enforcer.join(timeout=10)
+            self._enforcer = None
         self.driver.close()
         release_hub(self._hub_key)
         self.store.close()
@@ -166,64 +196,88 @@ class GameService:
         info = self._info(game_id)
         cached = self._states.get(game_id)
         if cached is not None:
-            base_version, base = cached.version, cached.state
+            base_version, base = cached.version, (cached.state, cached.life)
         else:
-            snapshot = self.store.latest_snapshot(game_id)
-            base_version, base = (snapshot.version, tr.from_position(snapshot.position)) if snapshot else (0, None)
+            base_version, base = self._snapshot_base(game_id, None)
         tail = self.store.read(game_id, after=base_version)
         if cached is not None and not tail:
             return cached
-        state = self._fold(tail, info.secret.seed, base)
-        if state is None:
+        game = self._fold(tail, info.secret.seed, base)
+        if game is None:
             raise NotFound(f"game {game_id} has no events")
-        folded = Folded.of(tail[-1].version if tail else base_version, state)
+        folded = Folded.of(tail[-1].version if tail else base_version, *game)
         self._states.put(game_id, folded)
         return folded
 
     @staticmethod
-    def _fold(tail: Sequence[StoredEvent], seed: int, base: tr.State | None) -> tr.State | None:
+    def _fold(
+        tail: Sequence[StoredEvent], seed: int, base: tuple[tr.State, lc.Lifecycle] | None
+    ) -> tuple[tr.State, lc.Lifecycle] | None:
         with metrics.FOLD_SECONDS.time():
-            state = ev.fold(tail, seed, base)
+            game = ev.fold_game(tail, seed, base)
         metrics.FOLD_EVENTS.observe(len(tail))
-        return state
+        return game
+
+    def _snapshot_base(
+        self, game_id: str, at_most: int | None
+    ) -> tuple[int, tuple[tr.State, lc.Lifecycle] | None]:
+        """The latest usable snapshot: one that also holds the lifecycle (older ones are folded past)."""
+        snapshot = self.store.latest_snapshot(game_id, at_most=at_most)
+        if snapshot is None or snapshot.lifecycle is None:
+            return 0, None
+        return snapshot.version, (tr.from_position(snapshot.position), lc.Lifecycle.from_json(snapshot.lifecycle))
 
     def state_at(self, game_id: str, version: int | None = None) -> tuple[int, tr.State]:
         """The state after ``version`` (default: the latest): cache or snapshot, plus a tail fold."""
+        folded = self.folded_at(game_id, version)
+        return folded.version, folded.state
+
+    def folded_at(self, game_id: str, version: int | None = None) -> Folded:
+        """State and lifecycle after ``version`` (default: the latest)."""
         if version is None:
-            folded = self.current(game_id)
-            return folded.version, folded.state
+            return self.current(game_id)
         info = self._info(game_id)
         cached = self._states.get(game_id)
-        base: tr.State | None
+        base: tuple[tr.State, lc.Lifecycle] | None
         if cached is not None and cached.version <= version:
-            base_version, base = cached.version, cached.state
+            base_version, base = cached.version, (cached.state, cached.life)
         else:
-            snapshot = self.store.latest_snapshot(game_id, at_most=version)
-            base_version, base = (snapshot.version, tr.from_position(snapshot.position)) if snapshot else (0, None)
+            base_version, base = self._snapshot_base(game_id, version)
         if base is not None and version == base_version:
-            return base_version, base
+            return Folded.of(base_version, *base)
         tail = self.store.read(game_id, after=base_version, up_to=version)
-        state = self._fold(tail, info.secret.seed, base)
+        game = self._fold(tail, info.secret.seed, base)
         last = tail[-1].version if tail else base_version
-        if state is None or last != version:
+        if game is None or last != version:
             raise NotFound(f"game {game_id} has no version {version}")
-        return last, state
+        return Folded.of(last, *game)
 
     # -- use cases: create and read -------------------------------------------------------
 
     def create_game(
         self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],
-        seats: Sequence[dict[str, Any]],
+        seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None, timeout: dict[str, Any] | None = None,
+        undo: bool | None = None,
     ) -> dict[str, Any]:
-        """A new game with a fresh id and random seat tokens: the 201 body."""
+        """A new game with a fresh id and random seat tokens: the 201 body. ``clock``, ``timeout`` and ``undo``
+        are the online-play settings (:class:`torres_game.lifecycle.Settings`)."""
         self.access.require_service(creds)
         public_seats = self._public_seats(seats)
+        online = self._online(clock, timeout, undo)
         tokens = [secrets.token_urlsafe(24) if seat["kind"] == "human" else None for seat in public_seats]
-        return self._create(str(uuid.uuid4()), edition, master, options, public_seats, tokens)
+        return self._create(str(uuid.uuid4()), edition, master, options, public_seats, tokens, online)
+
+    @staticmethod
+    def _online(clock: dict[str, Any] | None, timeout: dict[str, Any] | None, undo: bool | None) -> lc.Settings:
+        try:
+            return lc.Settings.from_request(clock, timeout, undo)
+        except ValueError as exc:
+            raise ValidationFailed(str(exc), errors={"clock": [str(exc)]}) from exc
 
     def create_game_once(
         self, creds: Credentials, idempotency_key: str, *, edition: str, master: bool, options: dict[str, Any],
-        seats: Sequence[dict[str, Any]],
+        seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None, timeout: dict[str, Any] | None = None,
+        undo: bool | None = None,
     ) -> Submitted:
         """Create a game at most once per ``Idempotency-Key``: a retry (say, after a timeout that hid the 201)
         gets the original body again, tokens included, instead of a second, orphaned game.
@@ -233,21 +287,23 @@ class GameService:
         the same body. Two concurrent requests with one key insert one game row; the other replays it."""
         self.access.require_service(creds)
         public_seats = self._public_seats(seats)
+        online = self._online(clock, timeout, undo)
         game_id = str(uuid.uuid5(_CREATION_KEYS, idempotency_key))
         tokens = [self._derived_token(game_id, seat["seat"]) if seat["kind"] == "human" else None
                   for seat in public_seats]
         try:
-            return Submitted(self._create(game_id, edition, master, options, public_seats, tokens))
+            return Submitted(self._create(game_id, edition, master, options, public_seats, tokens, online))
         except GameExists:
             pass
         record = self._record(game_id)
         secret = self.store.get_secret(game_id)
-        if (record.edition, record.master, record.options, record.seats) != (edition, master, options, public_seats):
+        created = self.store.read(game_id, up_to=1)[0]
+        if (record.edition, record.master, record.options, record.seats, lc.Settings.from_json(
+                created.payload.get("online"))) != (edition, master, options, public_seats, online):
             raise IdempotencyKeyReused("this Idempotency-Key created a game with other settings or seats")
         if secret is None or secret.token_hashes != [token_hash(t) if t else None for t in tokens]:
             raise IdempotencyKeyReused("this Idempotency-Key created a game whose seat tokens can no longer be "
                                        "derived (the admin key changed)")
-        created = self.store.read(game_id, up_to=1)[0]
         return Submitted(self._created_body(game_id, created.version, created.payload["seed_commitment"],
                                             public_seats, tokens), replayed=True)
 
@@ -271,22 +327,25 @@ class GameService:
 
     def _create(
         self, game_id: str, edition: str, master: bool, options: dict[str, Any], public_seats: list[dict[str, Any]],
-        tokens: list[str | None],
+        tokens: list[str | None], online: lc.Settings,
     ) -> dict[str, Any]:
         seed = secrets.randbits(128)
         try:
             state = tr.new_game(players=len(public_seats), seed=seed, edition=edition, master=master, **options)
         except (ValueError, TypeError) as exc:
             raise ValidationFailed(str(exc), errors={"options": [str(exc)]}) from exc
-        created = ev.game_created(edition=edition, master=master, options=options, seats=public_seats, seed=seed)
-        folded = Folded.of(1, state)
+        created = ev.game_created(edition=edition, master=master, options=options, seats=public_seats, seed=seed,
+                                  online=online)
+        now = self.now()
+        folded = Folded.of(1, *lc.step(None, None, created.type, created.payload, 1, format_time(now),
+                                       lambda _: state))
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
             seats=public_seats, status="active", summary=folded.summary,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
-        ai_turn = self._ai_turn_due(public_seats, game_id, folded)
-        result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn)
+        ai_turn = self._ai_turn_due(game_id, folded)
+        result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn, now=now)
         self._states.put(game_id, folded)
         self._after_append(game_id, folded, ai_turn)
         return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens)
@@ -316,7 +375,8 @@ class GameService:
             "master": record.master,
             "options": record.options,
             "seats": record.seats,
-            **{k: record.summary.get(k) for k in ("stage", "phase", "round", "to_move", "scores", "winner")},
+            **{k: record.summary.get(k) for k in ("stage", "phase", "round", "to_move", "scores", "winner",
+                                                   "deadline")},
             "created_at": record.created_at,
         }
 
@@ -330,8 +390,9 @@ class GameService:
     def view(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         info = self._info(game_id)
         reader_seat = self.access.optional_seat(info, creds, seat)
-        version, state = self.state_at(game_id)
-        return {"version": version, "seat": reader_seat, "view": tr.view(state, reader_seat)}
+        folded = self.current(game_id)
+        return {"version": folded.version, "seat": reader_seat, "view": tr.view(folded.state, reader_seat),
+                "lifecycle": folded.life.public(self.now())}
 
     def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         info = self._info(game_id)
@@ -339,7 +400,7 @@ class GameService:
         if reader_seat is None:
             raise Unauthenticated("send Authorization: Bearer <seat token>")
         folded = self.current(game_id)
-        mine = folded.to_move == reader_seat
+        mine = folded.to_move == reader_seat and not (creds.token is not None and folded.life.ai_plays(reader_seat))
         return {"version": folded.version, "seat": reader_seat,
                 "actions": tr.legal_actions(folded.state) if mine else []}
 
@@ -412,8 +473,30 @@ class GameService:
         expected_version: int, command_id: str,
     ) -> Submitted:
         info = self._info(game_id)
-        self.access.actor(info, creds, seat)
-        return self._submit(info, seat, action, expected_version, command_id)
+        self._actor(info, creds, seat)
+        return self._submit(info, seat, action, expected_version, command_id, by_ai=creds.token is None)
+
+    def _actor(self, info: GameInfo, creds: Credentials, seat: int) -> None:
+        """``Access.actor``, and the service key for a human seat the AI may take over after a timeout (whether
+        the AI plays it *now* is the turn check's business: :meth:`_submit`)."""
+        try:
+            self.access.actor(info, creds, seat)
+        except Forbidden:
+            if creds.token is not None or creds.api_key is None or info.seat_kind(seat) is None:
+                raise
+            self.access.require_service(creds)
+            if self.current(info.record.game_id).life.settings.timeout_policy != "ai":
+                raise
+
+    def ai_seat_level(self, game_id: str, seat: int) -> str | None:
+        """The level the AI plays ``seat`` at now: an AI seat's own, or the timeout policy's for a human seat
+        taken over; None when a human plays it."""
+        folded = self.current(game_id)
+        if not 0 <= seat < len(folded.life.kinds) or not folded.life.ai_plays(seat):
+            return None
+        if folded.life.kinds[seat] == "ai":
+            return self._info(game_id).record.seats[seat].get("level", "easy")
+        return folded.life.settings.ai_level
 
     def play_ai_turn(
         self, game_id: str, seat: int, version: int, *, choose: Callable[[list[dict[str, Any]]], dict[str, Any]]
@@ -424,11 +507,11 @@ class GameService:
         try:
             info = self._info(game_id)
             folded = self.current(game_id)
-            if folded.version != version or folded.to_move != seat or info.seat_kind(seat) != "ai":
+            if folded.version != version or folded.to_move != seat or not folded.life.ai_plays(seat):
                 result = None
             else:
                 action = choose(tr.legal_actions(folded.state))
-                result = self._submit(info, seat, action, version, ai_command_id(game_id, version))
+                result = self._submit(info, seat, action, version, ai_command_id(game_id, version), by_ai=True)
         except (VersionConflict, NotYourTurn, GameOver, CommandIdReused):
             result = None  # stale, or another process's bot played this very turn first
         self.store.complete_ai_turn(game_id, version)
@@ -442,7 +525,7 @@ class GameService:
     def _replay(self, original: AppendResult, fingerprint: str, seat: int) -> Submitted:
         if original.fingerprint != fingerprint:
             raise CommandIdReused("this command id was already used with a different request")
-        then = Folded.of(*self.state_at(original.game_id, original.version))  # exactly the original body
+        then = self.folded_at(original.game_id, original.version)  # exactly the original body
         metrics.REPLAYS.inc()
         return Submitted(self._submitted_body(original, seat, then), replayed=True)
 
@@ -462,7 +545,7 @@ class GameService:
         original = self.store.find_command(game_id, command_id)
         if original is not None:
             return self._replay(original, fingerprint, seat)
-        if not isinstance(error, VersionConflict):
+        if not isinstance(error, (VersionConflict, TimeUp)):  # time_up: the timeout itself moved the game on
             current = self.store.current_version(game_id)
             if current is not None and current != at:
                 error = VersionConflict(f"the game is at version {current}", current_version=current)
@@ -471,7 +554,8 @@ class GameService:
         raise error
 
     def _submit(
-        self, info: GameInfo, seat: int, action: dict[str, Any], expected_version: int, command_id: str
+        self, info: GameInfo, seat: int, action: dict[str, Any], expected_version: int, command_id: str,
+        *, by_ai: bool = False,
     ) -> Submitted:
         game_id = info.record.game_id
         fingerprint = self._fingerprint(seat, action, expected_version)
@@ -480,61 +564,258 @@ class GameService:
         # meanwhile (another process appended), the client is stale too, and the store's version
         # check answers 409 as it should.
         folded = cached if cached is not None and cached.version == expected_version else self.current(game_id)
-        version, state = folded.version, folded.state
-        if expected_version != version:
-            return self._refuse(game_id, command_id, fingerprint, seat, VersionConflict(
-                f"expected version {expected_version}, the game is at {version}", current_version=version), at=version)
-        if tr.is_over(state):
-            return self._refuse(game_id, command_id, fingerprint, seat, GameOver("the game is over"), at=version)
-        to_move = folded.to_move
-        if to_move != seat:
-            return self._refuse(game_id, command_id, fingerprint, seat,
-                                NotYourTurn(f"seat {to_move} is to move, not seat {seat}"), at=version)
+        version = folded.version
+        now = self.now()
+        refusal = self._turn_refusal(game_id, folded, seat, expected_version, now, by_ai=by_ai)
+        if refusal is not None:
+            return self._refuse(game_id, command_id, fingerprint, seat, refusal, at=version)
         try:
-            new_state = tr.apply(state, action)
+            plan = self._settle(info, folded, [ev.action_applied(seat, action)], now)
         except tr.IllegalAction as exc:
             return self._refuse(game_id, command_id, fingerprint, seat, IllegalActionError(str(exc)), at=version)
         except (ValueError, KeyError, TypeError) as exc:  # a malformed wire form the rules did not classify
             return self._refuse(game_id, command_id, fingerprint, seat,
                                 IllegalActionError(f"malformed action: {exc!r}"), at=version)
-        over = tr.is_over(new_state)
-        new_events = [ev.action_applied(seat, action)]
-        if over:
-            new_events.append(ev.game_ended(new_state, info.secret.seed))
-        after = Folded.of(version + len(new_events), new_state)
-        ai_turn = self._ai_turn_due(info.record.seats, game_id, after)
+        result, after = self._append(info, folded, plan, command_id, now, fingerprint=fingerprint)
+        if after is None:
+            return self._replay(result, fingerprint, seat)
+        log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
+                                          "action_type": action.get("type")})
+        return Submitted(self._submitted_body(result, seat, after))
+
+    def _turn_refusal(
+        self, game_id: str, folded: Folded, seat: int, expected_version: int, now: datetime, *, by_ai: bool
+    ) -> ServiceError | None:
+        """Why ``seat`` may not act (move or undo) at ``expected_version`` now, or None. A seat whose time is
+        up gets 409 ``time_up`` after the timeout was applied here and then (the enforcer may not have run yet)."""
+        version = folded.version
+        if expected_version != version:
+            return VersionConflict(f"expected version {expected_version}, the game is at {version}",
+                                   current_version=version)
+        if folded.over:
+            return GameOver("the game is over")
+        if seat in folded.life.forfeited:
+            return SeatForfeited(f"seat {seat} has left the game")
+        if folded.to_move != seat:
+            return NotYourTurn(f"seat {folded.to_move} is to move, not seat {seat}")
+        if folded.life.ai_plays(seat) and not by_ai:
+            return SeatPlayedByAi(f"the AI plays seat {seat} after its timeout")
+        deadline = folded.life.deadline()
+        if deadline is not None and now > deadline:
+            self.enforce_deadline(game_id, now=now)
+            return TimeUp(f"seat {seat}'s time ran out at {format_time(deadline)}")
+        return None
+
+    def _settle(
+        self, info: GameInfo, folded: Folded, events: Sequence[NewEvent], now: datetime, *, abandoned: bool = False,
+    ) -> tuple[list[NewEvent], Folded]:
+        """Fold ``events`` (raising the rules' errors) and add what follows from them in the same append: a
+        forfeited seat to move passes (:func:`lifecycle.pass_action`), and the game ends, with its result,
+        after the third scoring, when fewer than two seats are left, or when the portal abandoned it."""
+        at = format_time(now)
+        state, life, version = folded.state, folded.life, folded.version
+        new = list(events)
+
+        def initial(_: dict[str, Any]) -> tr.State:
+            raise ValueError("game_created cannot be appended")
+
+        for event in new:
+            version += 1
+            state, life = lc.step(state, life, event.type, event.payload, version, at, initial)
+        while not life.over:
+            if abandoned or tr.is_over(state) or len(life.active_seats()) < 2:
+                event = ev.game_ended(state, info.secret.seed, life, abandoned=abandoned)
+            elif state.to_move in life.forfeited:
+                event = ev.action_applied(state.to_move, lc.pass_action(state), auto="forfeit")
+            else:
+                break
+            new.append(event)
+            version += 1
+            state, life = lc.step(state, life, event.type, event.payload, version, at, initial)
+        return new, Folded.of(version, state, life)
+
+    def _append(
+        self, info: GameInfo, folded: Folded, plan: tuple[list[NewEvent], Folded], command_id: str, now: datetime,
+        *, fingerprint: str | None = None,
+    ) -> tuple[AppendResult, Folded | None]:
+        """One atomic append of a settled plan at ``folded.version``, stamped ``now``; then the cache, a
+        snapshot when due, waiters and the AI driver. ``(original, None)`` for a command id seen before."""
+        game_id = info.record.game_id
+        new_events, after = plan
+        ai_turn = self._ai_turn_due(game_id, after)
         try:
             result = self.store.append(
-                game_id, version, new_events, command_id, fingerprint=fingerprint,
-                status="over" if over else None, summary=after.summary, ai_turn=ai_turn,
-                close_ai_turns=any(seat["kind"] == "ai" for seat in info.record.seats),
+                game_id, folded.version, new_events, command_id, fingerprint=fingerprint,
+                status="over" if after.over else None, summary=after.summary, ai_turn=ai_turn,
+                close_ai_turns="ai" in after.life.kinds or after.life.settings.timeout_policy == "ai", now=now,
             )
         except VersionConflict:
             metrics.VERSION_CONFLICTS.inc()
             raise
         if result.duplicate:
-            return self._replay(result, fingerprint, seat)
-        metrics.APPENDS.labels("ai" if command_id == ai_command_id(game_id, version) else "human").inc()
+            return result, None
+        metrics.APPENDS.labels("ai" if command_id == ai_command_id(game_id, folded.version) else "human").inc()
         metrics.EVENTS.inc(len(result.events))
         self._states.put(game_id, after)
         every = self.config.snapshot_every
-        if every > 0 and result.version // every > version // every:
-            self.store.save_snapshot(Snapshot(game_id, result.version, new_state.to_position()))
+        if every > 0 and result.version // every > folded.version // every:
+            self.store.save_snapshot(Snapshot(game_id, result.version, after.state.to_position(),
+                                              lifecycle=after.life.to_json()))
         self._after_append(game_id, after, ai_turn)
-        log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
-                                          "action_type": action.get("type")})
-        return Submitted(self._submitted_body(result, seat, after))
+        return result, after
 
     @staticmethod
-    def _ai_turn_due(seats: list[dict[str, Any]], game_id: str, folded: Folded) -> AiTurn | None:
+    def _ai_turn_due(game_id: str, folded: Folded) -> AiTurn | None:
         to_move = folded.to_move
-        if to_move is not None and seats[to_move]["kind"] == "ai":
+        if to_move is not None and folded.life.ai_plays(to_move):
             return AiTurn(game_id, to_move, folded.version)
         return None
 
     def _after_append(self, game_id: str, folded: Folded, ai_turn: AiTurn | None) -> None:
         if self.hub.listener is None:  # SQLite: in-process wake-ups; PostgreSQL's come from the database
-            self.hub.publish(Notice(game_id, folded.version, "active" if folded.to_move is not None else "over",
-                                    folded.to_move))
+            self.hub.publish(Notice(game_id, folded.version, "over" if folded.over else "active", folded.to_move))
         if ai_turn is not None:
             self.driver.turn_due(ai_turn.game_id, ai_turn.seat, ai_turn.version)
+
+    # -- use cases: online play (clocks, leaving, undo) -----------------------------------
+
+    @staticmethod
+    def _result_body(result: AppendResult, reader: Reader) -> dict[str, Any]:
+        """The 201 of resign/abandon, from the append alone, so a replay answers exactly the original body."""
+        over = any(event.type == ev.GAME_ENDED for event in result.events)
+        return {"game_id": result.game_id, "version": result.version, "status": "over" if over else "active",
+                "events": redact_events(list(result.events), reader)}
+
+    def _append_retrying(
+        self, info: GameInfo, make: Callable[[Folded], list[NewEvent]], command_id: str, *, abandoned: bool = False,
+    ) -> AppendResult:
+        """Append ``make(current)`` at whatever version the game is at: a resignation or an abandonment is
+        valid at any moment, so losing a race to a move just means trying again on the new version."""
+        for _ in range(20):
+            folded = self.current(info.record.game_id)
+            now = self.now()
+            try:
+                result, _after = self._append(info, folded, self._settle(info, folded, make(folded), now,
+                                                                           abandoned=abandoned), command_id, now)
+                return result
+            except VersionConflict:
+                continue
+        raise VersionConflict("the game kept moving; try again", current_version=self.current(
+            info.record.game_id).version)
+
+    def resign(self, game_id: str, creds: Credentials, *, seat: int) -> Submitted:
+        """The seat leaves (seat token): it forfeits like a timeout does — its knights stay, it passes every
+        turn, it ranks last — and with fewer than two seats left the game ends. A retry is answered from the
+        log (command id ``resign:<game>:<seat>``)."""
+        info = self._info(game_id)
+        self.access.actor(info, creds, seat)
+        command_id = f"resign:{game_id}:{seat}"
+        original = self.store.find_command(game_id, command_id)
+        if original is not None:
+            return Submitted(self._result_body(original, Reader(seat=seat)), replayed=True)
+
+        def make(folded: Folded) -> list[NewEvent]:
+            if folded.over:
+                raise GameOver("the game is over")
+            if seat in folded.life.forfeited:
+                raise SeatForfeited(f"seat {seat} has already left the game")
+            return [ev.resigned(seat)]
+
+        result = self._append_retrying(info, make, command_id)
+        log.info("seat resigned", extra={"game_id": game_id, "seat": seat, "version": result.version})
+        return Submitted(self._result_body(result, Reader(seat=seat)), replayed=result.duplicate)
+
+    def abandon(self, game_id: str, creds: Credentials, *, reason: str) -> Submitted:
+        """The portal ends the game (service key) with a recorded reason, e.g. the matcher aborting a game whose
+        players never came. The result ranks seats by score and is unrated if nobody acted yet. Abandoning the
+        same game again answers the original result."""
+        self.access.require_service(creds)
+        info = self._info(game_id)
+        command_id = f"abandon:{game_id}"
+        original = self.store.find_command(game_id, command_id)
+        if original is not None:
+            return Submitted(self._result_body(original, Reader.spectator()), replayed=True)
+
+        def make(folded: Folded) -> list[NewEvent]:
+            if folded.over:
+                raise GameOver("the game is over")
+            return [ev.abandoned(reason)]
+
+        result = self._append_retrying(info, make, command_id, abandoned=True)
+        log.info("game abandoned", extra={"game_id": game_id, "reason": reason, "version": result.version})
+        return Submitted(self._result_body(result, Reader.spectator()), replayed=result.duplicate)
+
+    def undo(
+        self, game_id: str, creds: Credentials, *, seat: int, expected_version: int, command_id: str,
+    ) -> Submitted:
+        """Take back the seat's last action of this turn, at the current version: the state becomes the one
+        before it. Refused once something hidden was revealed since (``lifecycle.CLOSES_UNDO``)."""
+        info = self._info(game_id)
+        self.access.actor(info, creds, seat)
+        fingerprint = self._fingerprint(seat, {"type": "undo"}, expected_version)
+        folded = self.current(game_id)
+        now = self.now()
+        refusal = self._turn_refusal(game_id, folded, seat, expected_version, now, by_ai=creds.token is None)
+        if refusal is None and not folded.life.settings.undo:
+            refusal = UndoDisabled("this game was created with undo switched off")
+        if refusal is None and not folded.life.undo:
+            refusal = UndoUnavailable("nothing of this turn can be taken back: no action yet, or a card was "
+                                      "drawn or shown since")
+        if refusal is not None:
+            return self._refuse(game_id, command_id, fingerprint, seat, refusal, at=folded.version)
+        undone = folded.life.undo[-1][0]
+        plan = self._settle(info, folded, [ev.action_undone(seat, undone)], now)
+        result, after = self._append(info, folded, plan, command_id, now, fingerprint=fingerprint)
+        if after is None:
+            return self._replay(result, fingerprint, seat)
+        log.info("action undone", extra={"game_id": game_id, "seat": seat, "undone_version": undone})
+        return Submitted(self._submitted_body(result, seat, after))
+
+    def enforce_deadline(self, game_id: str, *, now: datetime | None = None) -> bool:
+        """Append the timeout of the seat to move if its deadline has passed; True if this call appended it.
+
+        Idempotent and race-free by the usual rule: the append is at the version whose deadline passed, with
+        the command id ``timeout:<game>:<version>``, so a move committed first makes it a version conflict,
+        and a second enforcer gets the first one's append back as a duplicate."""
+        folded = self.current(game_id)
+        deadline = folded.life.deadline()
+        now = now or self.now()
+        if deadline is None or now < deadline:
+            return False
+        info = self._info(game_id)
+        seat = folded.life.mover
+        assert seat is not None
+        plan = self._settle(info, folded, [ev.timed_out(seat, folded.life, format_time(deadline))], now)
+        try:
+            result, after = self._append(info, folded, plan, f"timeout:{game_id}:{folded.version}", now)
+        except VersionConflict:
+            return False
+        if after is not None:
+            log.info("seat timed out", extra={"game_id": game_id, "seat": seat, "version": result.version,
+                                              "policy": folded.life.settings.timeout_policy})
+        return after is not None
+
+    def enforce_due(self, *, limit: int = 100) -> int:
+        """One sweep: apply every passed deadline the store knows of; returns the timeouts appended."""
+        appended = 0
+        for game_id in self.store.due_games(format_time(self.now()), limit=limit):
+            try:
+                appended += self.enforce_deadline(game_id)
+            except Exception:  # one broken game must not stop the sweep; it stays due
+                log.exception("deadline enforcement failed", extra={"game_id": game_id})
+        return appended
+
+    def run_enforcer(self, stop: threading.Event, interval: float | None = None) -> None:
+        """The enforcer loop (a daemon thread of every service process, or ``python -m torres_game enforce``):
+        as many may run as there are processes, the appends keep timeouts exactly-once."""
+        interval = self.config.enforcer_interval if interval is None else interval
+        failing = False
+        while not stop.is_set():
+            try:
+                self.enforce_due()
+                failing = False
+            except Exception:  # the database away: say so once per outage, keep sweeping
+                if not failing:
+                    log.exception(f"deadline sweep failed; retrying every {interval} s")
+                failing = True
+            stop.wait(interval)

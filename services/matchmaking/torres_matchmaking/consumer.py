@@ -72,11 +72,15 @@ class RatingConsumer:
         record = self.store.client.get(self.store.keys.game(game_id))
         argv: list[Any] = [position, note["position"], game_id]
         players = []
-        if record is not None:  # only matchmade games are rated
+        payload = note["payload"]
+        # Only matchmade games are rated, and not one aborted before anybody moved ("rated": false). A game
+        # ended early ranks as its result says (forfeited seats last: "ranks").
+        rated = record is not None and payload.get("rated", True)
+        if rated:
             seats = json.loads(record)["seats"]
             humans = [s["player_id"] for s in seats if s["kind"] == "human"]
-            payload = note["payload"]
-            for r in rate_game(seats, self.book.get_many(humans), payload["scores"], payload.get("winner")):
+            for r in rate_game(seats, self.book.get_many(humans), payload["scores"], payload.get("winner"),
+                               ranks=payload.get("ranks")):
                 argv += [r.player_id, repr(r.mu), repr(r.sigma), repr(r.ordinal)]
                 players.append(r.player_id)
         else:
@@ -85,7 +89,7 @@ class RatingConsumer:
         if result[0] == 0:
             log.info("ratings position moved by another consumer", extra={"stored": result[1]})
             return None
-        applied = int(result[0] == 1 and record is not None)
+        applied = int(result[0] == 1 and rated)
         if applied:
             metrics.GAMES_RATED.inc()
             metrics.RATING_UPDATES.inc((len(argv) - 3) // 4)

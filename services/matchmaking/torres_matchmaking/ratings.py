@@ -56,8 +56,9 @@ def ranks_of(scores: Sequence[int], winner: int | None) -> list[int]:
 
 
 def rate_game(seats: Sequence[dict[str, Any]], current: dict[str, Rating], scores: Sequence[int],
-              winner: int | None) -> list[Rating]:
-    """New ratings of the human seats after one finished game (one team per seat)."""
+              winner: int | None, *, ranks: Sequence[int] | None = None) -> list[Rating]:
+    """New ratings of the human seats after one finished game (one team per seat). ``ranks``: the result's
+    own finishing order when it has one (a game ended early: seats that resigned or timed out rank last)."""
     teams = []
     for seat in seats:
         if seat["kind"] == "human":
@@ -66,7 +67,7 @@ def rate_game(seats: Sequence[dict[str, Any]], current: dict[str, Rating], score
         else:
             mu, sigma = AI_RATINGS.get(seat.get("level", "medium"), AI_RATINGS["medium"])
             teams.append([MODEL.rating(mu=mu, sigma=sigma)])
-    updated = MODEL.rate(teams, ranks=ranks_of(scores, winner))
+    updated = MODEL.rate(teams, ranks=list(ranks) if ranks is not None else ranks_of(scores, winner))
     result = []
     for seat, team in zip(seats, updated, strict=True):
         if seat["kind"] == "human":

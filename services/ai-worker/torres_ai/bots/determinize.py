@@ -5,9 +5,8 @@ sizes and every deck's size, never a deck's order. A sample keeps every visible 
 rest uniformly from the cards that could be there: each player owns one card of each kind with a
 personal deck or in the master version, and a common deck holds four of each kind.
 
-Limitation, said plainly: the view does not list cards already played, so a sample may put a card in
-a hand or deck that was in fact played earlier. The sample is still a legal position with the right
-sizes, which is all the search needs; the public event history could sharpen it later.
+Cards already played are public (RULES 13, the view's ``played``): a sample never puts one back in a
+hand or a deck. (Before the views listed them, samples did; ``docs/ai.md`` has the tournament figures.)
 """
 
 from __future__ import annotations
@@ -19,7 +18,8 @@ import torres_rules as tr
 
 from .base import View
 
-_VIEW_ONLY = ("seat", "hand", "hand_sizes", "deck_sizes", "deck_size", "seen", "seen_count", "bought_this_turn")
+_VIEW_ONLY = ("seat", "hand", "hand_sizes", "deck_sizes", "deck_size", "seen", "seen_count", "bought_this_turn",
+              "cards_bought_total")
 COPIES_PER_KIND = 4
 
 
@@ -35,6 +35,7 @@ def sample_state(view: View, rng: random.Random) -> tr.State:
     seen: list[str] | None = view.get("seen") if own_turn else None
     seen_count = view.get("seen_count") or 0
     kinds = list(tr.CARD_KINDS)
+    played: list[list[str]] = view.get("played") or [[] for _ in range(players)]
 
     hands: list[list[str]] = [[] for _ in range(players)]
     decks: list[list[str]] | None = None
@@ -44,7 +45,7 @@ def sample_state(view: View, rng: random.Random) -> tr.State:
 
     if mode == "common":
         pool = [k for k in kinds for _ in range(COPIES_PER_KIND)]
-        for card in hands[seat] + (seen or []):
+        for card in hands[seat] + (seen or []) + [c for cards in played for c in cards]:
             pool.remove(card)
         rng.shuffle(pool)
         for other in range(players):
@@ -55,7 +56,7 @@ def sample_state(view: View, rng: random.Random) -> tr.State:
         deck_sizes = view.get("deck_sizes") or [0] * players
         decks = [] if mode == "personal" else None
         for owner in range(players):
-            known = set(hands[owner]) if owner == seat else set()
+            known = set(played[owner]) | (set(hands[owner]) if owner == seat else set())
             if owner == seat and seen:
                 known |= set(seen)
             free = [k for k in kinds if k not in known]

@@ -58,6 +58,26 @@ SEAT_SPEC_DOC = {
 }
 
 
+class ClockSchema(StrictSchema):
+    """Time controls (issue 15): a limit per turn and/or a Fischer bank; seconds, so days work too."""
+
+    turn_seconds = fields.Float(validate=validate.Range(min=0.01, max=30 * 86400),
+                                metadata={"description": "limit per turn"})
+    bank_seconds = fields.Float(validate=validate.Range(min=0.01, max=90 * 86400),
+                                metadata={"description": "time bank per seat for the whole game"})
+    increment_seconds = fields.Float(validate=validate.Range(min=0, max=30 * 86400),
+                                     metadata={"description": "added to a seat's bank after each of its turns"})
+
+
+class TimeoutPolicySchema(StrictSchema):
+    policy = fields.String(required=True, validate=validate.OneOf(("forfeit", "ai")),
+                           metadata={"description": "forfeit: the seat leaves (knights stay, passes, ranks last); "
+                                                    "ai: the AI plays the seat"})
+    scope = fields.String(validate=validate.OneOf(("turn", "game")),
+                          metadata={"description": "with ai: for the rest of the turn (default) or the game"})
+    level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "with ai: the AI's level"})
+
+
 class CreateGameSchema(StrictSchema):
     edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
     master = StrictBoolean(load_default=False)
@@ -65,6 +85,9 @@ class CreateGameSchema(StrictSchema):
                                                                       "edition's (see the rules package)"})
     seats = fields.List(SeatSpec(metadata={"openapi": SEAT_SPEC_DOC}), required=True,
                         validate=validate.Length(min=2, max=4))
+    clock = fields.Nested(ClockSchema, metadata={"description": "time controls; none: an untimed game"})
+    timeout = fields.Nested(TimeoutPolicySchema, metadata={"description": "what a timeout does (default forfeit)"})
+    undo = StrictBoolean(metadata={"description": "may the seat to move take back its actions (default true)"})
 
 
 class SeatSchema(Schema):
@@ -96,6 +119,7 @@ class GameSummarySchema(Schema):
     to_move = fields.Integer(allow_none=True)
     scores = fields.List(fields.Integer())
     winner = fields.Integer(allow_none=True)
+    deadline = fields.String(allow_none=True, metadata={"description": "when the seat to move runs out of time"})
     created_at = fields.String()
 
 
@@ -233,6 +257,8 @@ class ViewSchema(Schema):
     version = fields.Integer()
     seat = fields.Integer(allow_none=True)
     view = fields.Dict()
+    lifecycle = fields.Dict(metadata={"description": "public online-play state: clock (banks, deadline of the "
+                                                     "seat to move), forfeited and AI-played seats, undo"})
 
 
 class LegalActionsSchema(Schema):

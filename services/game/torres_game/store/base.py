@@ -128,6 +128,7 @@ class Snapshot:
     game_id: str
     version: int
     position: dict[str, Any]
+    lifecycle: dict[str, Any] | None = None  # torres_game.lifecycle.Lifecycle.to_json(); None in old snapshots
 
 
 @dataclass(frozen=True)
@@ -146,10 +147,10 @@ class EventStore(Protocol):
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
     ) -> AppendResult:
         """Insert the game row, its secrets and its first events (versions 1..n) atomically; raise
-        :class:`GameExists`, writing nothing, when the game id is taken."""
+        :class:`GameExists`, writing nothing, when the game id is taken. ``now``: the events' time."""
         ...
 
     def append(
@@ -164,8 +165,12 @@ class EventStore(Protocol):
         summary: dict[str, Any] | None = None,
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
+        now: datetime | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`.
+
+        ``now`` is the time recorded on the events (default: the store's clock at the append): the service
+        passes the moment it checked the seat's deadline against, so clocks folded from the log agree with it.
 
         A command id already recorded for the game returns the original result (and its
         fingerprint) without appending, whatever ``expected_version`` says: that is what makes a
@@ -197,6 +202,11 @@ class EventStore(Protocol):
     def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None: ...
 
     def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]: ...
+
+    def due_games(self, now: str, *, limit: int = 100) -> list[str]:
+        """Active games whose summary ``deadline`` (``format_time`` text) is at or before ``now``, earliest
+        first: what the deadline enforcer sweeps."""
+        ...
 
     def complete_ai_turn(self, game_id: str, version: int) -> None: ...
 

@@ -132,9 +132,9 @@ class PostgresEventStore:
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
     ) -> AppendResult:
-        now = datetime.now(UTC)
+        now = now or datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
         with self.pool.connection() as conn, conn.transaction():
             # A concurrent insert of the same id waits for the other transaction, then inserts nothing.
@@ -168,8 +168,9 @@ class PostgresEventStore:
         summary: dict[str, Any] | None = None,
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
+        now: datetime | None = None,
     ) -> AppendResult:
-        now = datetime.now(UTC)
+        now = now or datetime.now(UTC)
         created_at = format_time(now)
         first = expected_version + 1
         hashes_sent = content_hashes(game_id, first, events, command_id, created_at)
@@ -301,19 +302,29 @@ class PostgresEventStore:
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self.pool.connection() as conn:
             conn.execute(
-                "INSERT INTO snapshots (game_id, version, position, created_at) VALUES (%s, %s, %s, now())"
-                " ON CONFLICT DO NOTHING",
-                (snapshot.game_id, snapshot.version, _jsonb(snapshot.position)),
+                "INSERT INTO snapshots (game_id, version, position, created_at, lifecycle)"
+                " VALUES (%s, %s, %s, now(), %s) ON CONFLICT DO NOTHING",
+                (snapshot.game_id, snapshot.version, _jsonb(snapshot.position),
+                 None if snapshot.lifecycle is None else _jsonb(snapshot.lifecycle)),
             )
 
     def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None:
         with self.pool.connection() as conn:
             row = conn.execute(
-                "SELECT version, position FROM snapshots WHERE game_id = %s"
+                "SELECT version, position, lifecycle FROM snapshots WHERE game_id = %s"
                 " AND (%s::int IS NULL OR version <= %s::int) ORDER BY version DESC LIMIT 1",
                 (game_id, at_most, at_most),
             ).fetchone()
-        return Snapshot(game_id, row[0], row[1]) if row else None
+        return Snapshot(game_id, row[0], row[1], row[2]) if row else None
+
+    def due_games(self, now: str, *, limit: int = 100) -> list[str]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT game_id FROM games WHERE status = 'active' AND summary->>'deadline' <= %s"
+                " ORDER BY summary->>'deadline' LIMIT %s",
+                (now, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]:
         with self.pool.connection() as conn:

@@ -128,9 +128,9 @@ class SqliteEventStore:
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
     ) -> AppendResult:
-        now = datetime.now(UTC)
+        now = now or datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
         with self._write() as conn:
             inserted = conn.execute(
@@ -163,7 +163,9 @@ class SqliteEventStore:
         summary: dict[str, Any] | None = None,
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
+        now: datetime | None = None,
     ) -> AppendResult:
+        stamp_at = now
         try:
             with self._write() as conn:
                 row = conn.execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
@@ -181,7 +183,7 @@ class SqliteEventStore:
                 prev = conn.execute(
                     "SELECT hash FROM events WHERE game_id = ? AND version = ?", (game_id, current)
                 ).fetchone()
-                now = datetime.now(UTC)
+                now = stamp_at or datetime.now(UTC)
                 stamped = stamp(game_id, current + 1, prev[0] if prev else GENESIS_HASH, events, command_id, now)
                 stored = self._insert(conn, stamped, fingerprint)
                 conn.execute(
@@ -293,18 +295,28 @@ class SqliteEventStore:
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self._write() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO snapshots (game_id, version, position, created_at) VALUES (?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO snapshots (game_id, version, position, created_at, lifecycle)"
+                " VALUES (?, ?, ?, ?, ?)",
                 (snapshot.game_id, snapshot.version, canonical_json(snapshot.position),
-                 format_time(datetime.now(UTC))),
+                 format_time(datetime.now(UTC)),
+                 None if snapshot.lifecycle is None else canonical_json(snapshot.lifecycle)),
             )
 
     def latest_snapshot(self, game_id: str, *, at_most: int | None = None) -> Snapshot | None:
         row = self._query(
-            "SELECT version, position FROM snapshots WHERE game_id = ? AND (? IS NULL OR version <= ?)"
+            "SELECT version, position, lifecycle FROM snapshots WHERE game_id = ? AND (? IS NULL OR version <= ?)"
             " ORDER BY version DESC LIMIT 1",
             (game_id, at_most, at_most),
         ).fetchone()
-        return Snapshot(game_id, row[0], json.loads(row[1])) if row else None
+        return Snapshot(game_id, row[0], json.loads(row[1]), json.loads(row[2]) if row[2] else None) if row else None
+
+    def due_games(self, now: str, *, limit: int = 100) -> list[str]:
+        rows = self._query(
+            "SELECT game_id FROM games WHERE status = 'active' AND json_extract(summary, '$.deadline') <= ?"
+            " ORDER BY json_extract(summary, '$.deadline') LIMIT ?",
+            (now, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
 
     def pending_ai_turns(self, *, limit: int = 100) -> list[AiTurn]:
         rows = self._query(

@@ -1,0 +1,90 @@
+"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move (issue 15).
+
+Kept apart from ``games.py`` (the everyday endpoints) so each stays small; each view parses, calls one
+service method, returns. The clocks need no endpoint: they are in every view (``lifecycle.clock``) and
+the service enforces them itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from torres_game.service import GameService, Submitted
+from torres_service.schemas import StrictSchema, problem_responses
+
+from . import schemas as s
+from .auth import credentials
+
+blp = Blueprint("online", __name__, url_prefix="/v1",
+                description="Online play: resign, abandon (portal), undo within a turn")
+_errors = problem_responses(blp, s.ProblemSchema)
+
+
+class ResignRequestSchema(StrictSchema):
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=3))
+
+
+class AbandonRequestSchema(StrictSchema):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
+                           metadata={"description": "why the portal ends the game (recorded in the log)"})
+
+
+class UndoRequestSchema(StrictSchema):
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=3))
+    expected_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    command_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class LifecycleResultSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    status = fields.String(metadata={"description": "\"over\" once the game has ended (with a game_ended event)"})
+    events = fields.List(fields.Nested(s.EventSchema))
+
+
+def _service() -> GameService:
+    return current_app.extensions["torres_game"]
+
+
+def _answer(result: Submitted, status: int) -> Any:
+    return result.body, status, ({"Idempotent-Replayed": "true"} if result.replayed else {})
+
+
+@blp.route("/games/<game_id>/resign", methods=["POST"])
+@blp.arguments(ResignRequestSchema())
+@blp.response(201, LifecycleResultSchema)
+@_errors(400, 401, 403, 404, 409)
+@blp.doc(security=[{"seatToken": []}])
+def resign(body: dict[str, Any], game_id: str) -> Any:
+    """The seat leaves the game: it forfeits (its knights stay, it passes every turn, it ranks last); with
+    fewer than two seats left the game ends. Allowed at any time, not only on the seat's turn; a repeat
+    answers the original 201 (``Idempotent-Replayed: true``)."""
+    return _answer(_service().resign(game_id, credentials(), seat=body["seat"]), 201)
+
+
+@blp.route("/games/<game_id>/abandon", methods=["POST"])
+@blp.arguments(AbandonRequestSchema())
+@blp.response(201, LifecycleResultSchema)
+@_errors(400, 401, 403, 404, 409)
+@blp.doc(security=[{"apiKey": []}])
+def abandon(body: dict[str, Any], game_id: str) -> Any:
+    """The portal ends the game (service key) with a recorded reason; the ``game_ended`` result is unrated
+    when no action was played yet. A repeat answers the original 201 (``Idempotent-Replayed: true``); a game
+    that ended otherwise answers 409 ``game_over``."""
+    return _answer(_service().abandon(game_id, credentials(), reason=body["reason"]), 201)
+
+
+@blp.route("/games/<game_id>/undo", methods=["POST"])
+@blp.arguments(UndoRequestSchema())
+@blp.response(201, s.ActionResultSchema)
+@_errors(400, 401, 403, 404, 409)
+@blp.doc(security=[{"seatToken": []}])
+def undo(body: dict[str, Any], game_id: str) -> Any:
+    """Take back the seat's last action of its current turn, at ``expected_version``: the state becomes the
+    one before that action. 409 ``undo_unavailable`` when nothing can be taken back (no action yet this
+    turn, or a card was drawn or shown since), ``undo_disabled`` when the game was created without undo."""
+    return _answer(_service().undo(game_id, credentials(), **body), 201)
