@@ -151,10 +151,10 @@ def test_a_timeout_with_the_ai_policy_hands_the_seat_to_the_ai(online: Flask, cl
     from torres_ai.turns import LevelBots, Outcome, play_due_turn
 
     bots = LevelBots(Settings.from_env())
-    assert play_due_turn(svc, gid, seat, folded.version, bots) == Outcome.PLAYED
+    assert play_due_turn(svc, gid, seat, folded.version, bots).outcome is Outcome.PLAYED
     while svc.current(gid).to_move == seat:  # the rest of the seat's turn
         turn = svc.store.pending_ai_turns()[0]
-        assert play_due_turn(svc, gid, turn.seat, turn.version, bots) == Outcome.PLAYED
+        assert play_due_turn(svc, gid, turn.seat, turn.version, bots).outcome is Outcome.PLAYED
     while svc.current(gid).to_move != seat:
         act(svc, game, tr.legal_actions(svc.current(gid).state)[0])
     back = svc.current(gid)

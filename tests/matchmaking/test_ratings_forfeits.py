@@ -25,10 +25,13 @@ def _matched_game(config: Config, store: Redis, clock: FakeClock, redis_client: 
     services.tickets.clock = clock
     api = create_app(config, services=services).test_client()
     games = GameServiceClient(config.game_service_url, API_KEY)
+    ids = []
     for player in players:
-        assert api.post("/v1/tickets", json={"player_id": player, "player_counts": [2]}).status_code == 201
+        created = api.post("/v1/tickets", json={"player_id": player, "player_counts": [2]})
+        assert created.status_code == 201
+        ids.append(created.get_json()["ticket_id"])
     assert Matcher(store, config, games, clock=clock).tick().created == 1
-    tickets = [api.get(f"/v1/tickets/{key.split(':')[-1]}").get_json() for key in redis_client.keys("mm:t:*")]
+    tickets = [api.get(f"/v1/tickets/{ticket_id}").get_json() for ticket_id in ids]
     return api, sorted(tickets, key=lambda t: t["seat"])
 
 

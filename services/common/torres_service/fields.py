@@ -43,8 +43,13 @@ class Kind:
         return f"a {self.name} is {self.min_length}-{self.max_length} characters: {self.rule}"
 
     def openapi(self) -> dict[str, Any]:
-        """JSON Schema of the kind (ECMA regexes have no trailing-newline ``$``, so ``^...$`` is exact there)."""
-        return {"type": "string", "pattern": f"^{self.pattern}$", "minLength": self.min_length,
+        """JSON Schema of the kind (ECMA regexes have no trailing-newline ``$``, so ``^...$`` is exact there).
+        Characters outside printable ASCII are written as ``\\uXXXX`` escapes, which ECMA, Python and Rust
+        regexes all read; the lone-surrogate range is left out of the document, as a JSON text in UTF-8 cannot
+        carry one anyway (the edge still refuses them)."""
+        pattern = self.pattern.replace(_SURROGATES, "")
+        escaped = "".join(c if " " <= c <= "~" else f"\\u{ord(c):04x}" for c in pattern)
+        return {"type": "string", "pattern": f"^{escaped}$", "minLength": self.min_length,
                 "maxLength": self.max_length}
 
 
@@ -60,7 +65,8 @@ NAME = Kind("name", "[a-z][a-z0-9_]*", 64, rule="lowercase letters, digits and _
 # Free text: any Unicode except control characters (NUL included), bidirectional embeddings, overrides and
 # isolates (text that displays other than it reads; the marks U+200E/U+200F stay allowed), lone surrogates
 # and noncharacters.
-_NOT_TEXT = "\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+_SURROGATES = "\ud800-\udfff"
+_NOT_TEXT = f"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_SURROGATES}\ufffe\uffff"
 TEXT = Kind("text", f"[^{_NOT_TEXT}]*", 500, 0,
             rule="no control characters, bidirectional overrides or lone surrogates")
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from torres_game.service import GameService, Submitted
+from torres_service.fields import COMMAND_ID, identifier, integer, text
+from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import StrictSchema, problem_responses
 
 from . import schemas as s
@@ -25,18 +26,17 @@ _errors = problem_responses(blp, s.ProblemSchema)
 
 
 class ResignRequestSchema(StrictSchema):
-    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=3))
+    seat = integer(required=True, strict=True, maximum=3)
 
 
 class AbandonRequestSchema(StrictSchema):
-    reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
-                           metadata={"description": "why the portal ends the game (recorded in the log)"})
+    reason = text(required=True, description="why the portal ends the game (recorded in the log)")
 
 
 class UndoRequestSchema(StrictSchema):
-    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=3))
-    expected_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
-    command_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    seat = integer(required=True, strict=True, maximum=3)
+    expected_version = integer(required=True, strict=True)
+    command_id = identifier(COMMAND_ID, required=True, description="repeat it to retry safely")
 
 
 class LifecycleResultSchema(Schema):
