@@ -81,7 +81,7 @@ def legal_actions(state: State) -> list[Action]:
 
 
 def _turn_actions(state: State) -> list[Action]:
-    seat = state.to_move
+    seat = state.mover()
     names = SQUARE_NAMES
     ap_left = state.ap - state.ap_spent
     out: list[Action] = []
@@ -181,7 +181,7 @@ def _turn_stack(state: State, action: Action, missing: str) -> int:
     index = action.get("stack", fixed)
     if index is None:
         raise IllegalAction(missing)
-    index = _stack_index(index, state.stacks[state.to_move], "blocks come from your stacks")
+    index = _stack_index(index, state.stacks[state.mover()], "blocks come from your stacks")
     if fixed is not None and index != fixed:
         if state.options.stack_choice == "largest":
             raise IllegalAction(f"this edition uses the largest stack automatically: stack {fixed}")
@@ -221,7 +221,7 @@ def _place_start_knight(state: State, action: Action) -> None:
     if sq not in turns.free_foundations(state):
         raise IllegalAction(f"each player places a start knight on a free foundation: {SQUARE_NAMES[sq]} is not")
     knights = list(state.knights)
-    knights[sq] = state.to_move
+    knights[sq] = state.mover()
     state.knights = tuple(knights)
     turns.after_start_knight(state)
 
@@ -239,7 +239,7 @@ def _place_king(state: State, action: Action) -> None:
 
 def _place_knight(state: State, action: Action) -> None:
     sq = _square(action, "at")
-    seat = state.to_move
+    seat = state.mover()
     if moves.reserve(state, seat) == 0:
         raise IllegalAction("all 6 of your knights are on the board: none left to place")
     if sq not in moves.placement_squares(state, seat):
@@ -265,14 +265,14 @@ def _move_knight(state: State, action: Action) -> None:
 
 def _build(state: State, action: Action) -> None:
     sq = _square(action, "at")
-    stacks = state.stacks[state.to_move]
+    stacks = state.stacks[state.mover()]
     index = _turn_stack(state, action, "the first build of a turn chooses its stack: give \"stack\" (an index)")
     if stacks[index] == 0:
         raise IllegalAction(f"stack {index} has no blocks left")
     if not building.may_build(state, sq):
         raise IllegalAction(building.why_not_build(state, sq))
     _spend(state, 1, "building a block")
-    state.take_block(state.to_move, index)
+    state.take_block(state.mover(), index)
     state.stack_chosen = index
     state.add_block(sq)
 
@@ -283,7 +283,7 @@ def _buy_card(state: State, action: Action) -> None:
         raise IllegalAction(reason)
     _spend(state, 1, "buying a card")
     state.cards_bought += 1
-    seat = state.to_move
+    seat = state.mover()
     if state.decks is not None:
         deck = state.decks[seat]
         state.seen = deck[:3]
@@ -297,7 +297,7 @@ def _buy_card(state: State, action: Action) -> None:
 
 
 def _take_card(state: State, card: str) -> None:
-    seat = state.to_move
+    seat = state.mover()
     state.hands = replaced(state.hands, seat, tuple(sorted((*state.hands[seat], card))))
     state.bought_this_turn = tuple(sorted((*state.bought_this_turn, card)))
 
@@ -316,10 +316,11 @@ def _keep_card(state: State, action: Action) -> None:
     order = action.get("order", list(others))
     if not isinstance(order, list) or sorted(order) != sorted(others):
         raise IllegalAction(f"order lists the other seen cards, top first: {', '.join(others) or 'none'}")
-    seat = state.to_move
-    deck = state.decks[seat] if state.decks is not None else ()
-    deck = (*order, *deck) if rest == "top" else (*deck, *order)
-    state.decks = replaced(state.decks, seat, tuple(deck))
+    seat = state.mover()
+    decks = state.decks
+    assert decks is not None, "keep_card follows a buy from a personal deck only"
+    deck = (*order, *decks[seat]) if rest == "top" else (*decks[seat], *order)
+    state.decks = replaced(decks, seat, tuple(deck))
     state.seen = None
     state.stage = "turn"
     _take_card(state, card)
@@ -329,7 +330,7 @@ def _play_card(state: State, action: Action) -> None:
     card = action.get("card")
     if card not in CARD_KINDS:
         raise IllegalAction(f"card must be one of {', '.join(CARD_KINDS)}, not {card!r}")
-    seat = state.to_move
+    seat = state.mover()
     hand = state.hands[seat]
     if card not in hand:
         raise IllegalAction(f"{card} is not in your hand")
@@ -379,12 +380,12 @@ def _play_card(state: State, action: Action) -> None:
 def _advance_track(state: State, action: Action) -> None:
     _spend(state, 1, "a step on the score track")
     scores = list(state.scores)
-    advance(scores, state.to_move)
+    advance(scores, state.mover())
     state.scores = tuple(scores)
 
 
 def _end_turn(state: State, action: Action) -> None:
-    stacks = state.stacks[state.to_move]
+    stacks = state.stacks[state.mover()]
     used = _turn_stack(state, action, "every turn uses up one stack: give \"stack\", the one this turn uses")
     remaining = stacks[:used] + stacks[used + 1 :]
     leftover = stacks[used]

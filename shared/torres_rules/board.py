@@ -6,6 +6,8 @@ All tables are computed once at import so the hot paths (move and build generati
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 SIZE = 8
 SQUARES = range(SIZE * SIZE)
 SQUARE_NAMES: tuple[str, ...] = tuple(f"{'ABCDEFGH'[i % SIZE]}{i // SIZE + 1}" for i in SQUARES)
@@ -73,7 +75,7 @@ def row(square: int) -> int:
     return square // SIZE
 
 
-def in_one_line(squares: list[int]) -> bool:
+def in_one_line(squares: Sequence[int]) -> bool:
     """True when all squares lie in one row, one column or one diagonal of the board."""
     xs = {column(s) for s in squares}
     ys = {row(s) for s in squares}

@@ -49,7 +49,7 @@ def why_not_buy(state: State) -> str | None:
         return "at most 2 cards may be bought per turn"
     if state.ap_left < 1:
         return "buying a card costs 1 AP and no AP is left"
-    if not own_deck(state, state.to_move):
+    if not own_deck(state, state.mover()):
         return "an empty deck cannot be bought from"
     return None
 
@@ -75,7 +75,7 @@ def playable_kinds(state: State) -> list[str]:
     """Cards in hand that may be played now: one per turn, none bought this turn (5.5)."""
     if state.card_played:
         return []
-    hand = state.hands[state.to_move]
+    hand = state.hands[state.mover()]
     bought = state.bought_this_turn
     if not bought:
         return list(dict.fromkeys(hand))
@@ -88,7 +88,7 @@ def playable_kinds(state: State) -> list[str]:
 
 def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     """Every legal use of a card for the player to move, in wire form."""
-    seat = state.to_move
+    seat = state.mover()
     names = SQUARE_NAMES
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]

@@ -64,17 +64,18 @@ class Castles:
             new.of, new.members, new.areas = self.of, self.members, self.areas
             affected: tuple[int, ...] = (square,)
         else:
-            changed = self.ground_extension(square)
-            if changed is None:  # not reachable by legal building; stay exact anyway
+            extended = self.ground_extension(square)
+            if extended is None:  # not reachable by legal building; stay exact anyway
                 return Castles(heights)
             of = list(self.of)
-            if changed == NO_CASTLE:
-                changed = len(self.members)
-                members = (*self.members, (square,))
+            grown = list(self.members)
+            if extended == NO_CASTLE:
+                changed = len(grown)
+                grown.append((square,))
             else:
-                members = list(self.members)
-                members[changed] = tuple(sorted((*members[changed], square)))
-                members = tuple(members)
+                changed = extended
+                grown[changed] = tuple(sorted((*grown[changed], square)))
+            members = tuple(grown)
             of[square] = changed
             new.of = tuple(of)
             new.members = members

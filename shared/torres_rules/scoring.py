@@ -96,30 +96,30 @@ def master_points(state: State, card: str, phase: int) -> list[int]:
     return [pay if ks and rule(state, ks) else 0 for ks in knights]
 
 
-def _castle_count(state: State, squares: list[int]) -> int | None:
+def _castle_count(state: State, squares: tuple[int, ...]) -> int | None:
     """Distinct castles holding the knights; None if one stands on the ground ([ruling])."""
     castles = {state.castles.of[sq] for sq in squares}
     return None if NO_CASTLE in castles else len(castles)
 
 
-def _levels(state: State, squares: list[int]) -> list[int]:
+def _levels(state: State, squares: tuple[int, ...]) -> list[int]:
     return [state.heights[sq] for sq in squares]
 
 
-def _different_levels(state: State, squares: list[int]) -> bool:
+def _different_levels(state: State, squares: tuple[int, ...]) -> bool:
     levels = _levels(state, squares)
     return len(set(levels)) == len(levels)
 
 
-def _same_level(state: State, squares: list[int]) -> bool:
+def _same_level(state: State, squares: tuple[int, ...]) -> bool:
     return len(set(_levels(state, squares))) == 1
 
 
-def _one_line(state: State, squares: list[int]) -> bool:
+def _one_line(state: State, squares: tuple[int, ...]) -> bool:
     return in_one_line(squares)
 
 
-def _square(state: State, squares: list[int]) -> bool:
+def _square(state: State, squares: tuple[int, ...]) -> bool:
     """Four knights at the corners of an axis-parallel square of any size ([ruling])."""
     occupied = set(squares)
     for a in squares:
@@ -132,7 +132,7 @@ def _square(state: State, squares: list[int]) -> bool:
     return False
 
 
-def _together(state: State, squares: list[int]) -> bool:
+def _together(state: State, squares: tuple[int, ...]) -> bool:
     return is_connected(set(squares))
 
 

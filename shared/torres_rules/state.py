@@ -188,6 +188,12 @@ class State:
             squares = cache[1][seat] = tuple(_indices(self.knights, seat))
         return squares
 
+    def mover(self) -> int:
+        """The seat to move, for the rules of a stage in which someone is (every stage but "over")."""
+        seat = self.to_move
+        assert seat is not None, "nobody is to move once the game is over"
+        return seat
+
     @property
     def ap_left(self) -> int:
         return self.ap - self.ap_spent
@@ -288,9 +294,9 @@ def from_position(position: dict[str, Any]) -> State:
     if unknown:
         raise InvalidPosition(f"unknown position fields: {', '.join(sorted(unknown))}")
 
-    players = p.int("players", 2, 2, 4)
+    players = p.int_field("players", 2, 2, 4)
     edition = p.choice("edition", "rio_grande", EDITIONS)
-    master = p.bool("master", False)
+    master = p.bool_field("master", False)
     raw_options = p.get("options", {})
     if not isinstance(raw_options, dict):
         raise InvalidPosition("options must be an object")
@@ -307,16 +313,16 @@ def from_position(position: dict[str, Any]) -> State:
         raise InvalidPosition("master_card is only used in the master version")
 
     stage = p.choice("stage", "turn", STAGES)
-    phase = p.int("phase", 1, 1, 3)
-    round_ = p.int("round", 1, 1, rounds_in_phase(players, phase))
-    start_player = p.int("start_player", 0, 0, players - 1)
+    phase = p.int_field("phase", 1, 1, 3)
+    round_ = p.int_field("round", 1, 1, rounds_in_phase(players, phase))
+    start_player = p.int_field("start_player", 0, 0, players - 1)
     to_move: int | None
     if stage == "over":
         to_move = p.get("to_move", None)
         if to_move is not None:
             raise InvalidPosition("nobody is to move once the game is over: to_move must be null")
     else:
-        to_move = p.int("to_move", start_player, 0, players - 1)
+        to_move = p.int_field("to_move", start_player, 0, players - 1)
 
     heights = [0] * 64
     for name, h in p.squares("heights").items():
@@ -331,9 +337,10 @@ def from_position(position: dict[str, Any]) -> State:
     king_name = p.get("king", None)
     king = NO_FIGURE
     if king_name is not None:
-        king = parse_square(king_name)
-        if king is None:
+        parsed = parse_square(king_name)
+        if parsed is None:
             raise InvalidPosition(f"king stands on no square: {king_name!r}")
+        king = parsed
         if knights[king] != NO_FIGURE:
             raise InvalidPosition(f"at most one figure per square: the king and a knight share {king_name}")
     for seat in range(players):
@@ -345,10 +352,10 @@ def from_position(position: dict[str, Any]) -> State:
     if len(positive) != len(set(positive)):
         raise InvalidPosition("no two players with a score above 0 may share a score (RULES 8)")
 
-    ap = p.int("ap", 5, 5, 7)
-    ap_spent = p.int("ap_spent", 0, 0, ap)
-    card_played = p.bool("card_played", False)
-    cards_bought = p.int("cards_bought", 0, 0, 2)
+    ap = p.int_field("ap", 5, 5, 7)
+    ap_spent = p.int_field("ap_spent", 0, 0, ap)
+    card_played = p.bool_field("card_played", False)
+    cards_bought = p.int_field("cards_bought", 0, 0, 2)
     stack_chosen = p.get("stack_chosen", None)
 
     if "stacks" in position:
@@ -362,7 +369,7 @@ def from_position(position: dict[str, Any]) -> State:
     leftover = p.int_list("leftover", [0] * players, players, 0)
 
     on_board_and_stock = sum(heights) + sum(map(sum, stacks)) + sum(leftover)
-    supply = p.int("supply", TOTAL_BLOCKS - on_board_and_stock, 0, TOTAL_BLOCKS)
+    supply = p.int_field("supply", TOTAL_BLOCKS - on_board_and_stock, 0, TOTAL_BLOCKS)
     if on_board_and_stock + supply != TOTAL_BLOCKS:
         raise InvalidPosition(
             f"blocks must add up to {TOTAL_BLOCKS}: {sum(heights)} on the board + "
@@ -381,10 +388,10 @@ def from_position(position: dict[str, Any]) -> State:
     if castles.count < MIN_CASTLES and not founding:
         raise InvalidPosition(f"there are never fewer than {MIN_CASTLES} castles; this board has {castles.count}")
 
-    hands = [tuple(sorted(_cards(h, f"hands[{i}]"))) for i, h in enumerate(p.list("hands", [[]] * players))]
+    hands = [tuple(sorted(_cards(h, f"hands[{i}]"))) for i, h in enumerate(p.list_field("hands", [[]] * players))]
     if len(hands) != players:
         raise InvalidPosition(f"hands must be a list of {players} lists")
-    bought = tuple(sorted(_cards(p.list("bought_this_turn", []), "bought_this_turn")))
+    bought = tuple(sorted(_cards(p.list_field("bought_this_turn", []), "bought_this_turn")))
     decks_raw = p.get("decks", None)
     deck_raw = p.get("deck", None)
     seen_raw = p.get("seen", None)
@@ -535,13 +542,13 @@ class _Reader:
     def get(self, key: str, default: Any) -> Any:
         return self.position.get(key, default)
 
-    def int(self, key: str, default: int, lo: int, hi: int) -> int:
+    def int_field(self, key: str, default: int, lo: int, hi: int) -> int:
         value = self.position.get(key, default)
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             raise InvalidPosition(f"{key} must be a whole number from {lo} to {hi}, not {value!r}")
         return value
 
-    def bool(self, key: str, default: bool) -> bool:
+    def bool_field(self, key: str, default: bool) -> bool:
         value = self.position.get(key, default)
         if not isinstance(value, bool):
             raise InvalidPosition(f"{key} must be true or false, not {value!r}")
@@ -551,9 +558,9 @@ class _Reader:
         value = self.position.get(key, default)
         if value not in choices:
             raise InvalidPosition(f"{key} must be one of {', '.join(choices)}, not {value!r}")
-        return value
+        return str(value)
 
-    def list(self, key: str, default: list[Any]) -> list[Any]:
+    def list_field(self, key: str, default: list[Any]) -> list[Any]:
         value = self.position.get(key, default)
         if not isinstance(value, list):
             raise InvalidPosition(f"{key} must be a list")

@@ -155,7 +155,7 @@ def begin_turn(state: State, seat: int) -> None:
 
 def end_turn(state: State, used: int, spread: list[int]) -> None:
     """Use up the turn's stack: spread its leftover (already validated), then pass the turn on."""
-    seat = state.to_move
+    seat = state.mover()
     stacks = state.stacks[seat]
     leftover = stacks[used]
     remaining = stacks[:used] + stacks[used + 1 :]
@@ -238,8 +238,7 @@ def king_squares(state: State) -> list[int]:
 
 
 def after_king_move(state: State) -> None:
-    mover = state.to_move
-    assert mover is not None
+    mover = state.mover()
     if state.master:
         state.start_player = leader_first(state)
     elif state.options.king_mover_starts:
