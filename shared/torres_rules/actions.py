@@ -127,8 +127,9 @@ def _end_turn_choices(
 # --- apply -----------------------------------------------------------------------------------------------------
 
 
-def apply(state: State, action: Action) -> State:
-    """The state after `action`; `state` itself is unchanged. Raises IllegalAction naming the broken rule."""
+def apply(state: State, action: object) -> State:
+    """The state after `action`; `state` itself is unchanged. Raises IllegalAction naming the broken rule.
+    `action` is typed `object`: anything a client sends must arrive here and get an IllegalAction."""
     if not isinstance(action, dict):
         raise IllegalAction("an action is an object with a \"type\"")
     kind = action.get("type")

@@ -22,31 +22,24 @@ class Castles:
 
     __slots__ = ("_build_squares", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights", "members", "of")
 
-    def __init__(self, heights: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        heights: tuple[int, ...],
+        of: tuple[int, ...] | None = None,
+        members: tuple[tuple[int, ...], ...] | None = None,
+    ) -> None:
+        """The castles of `heights`: found by a flood fill, or given (`of` and `members`) when derived from a
+        board one block away (`with_block`)."""
+        if of is None or members is None:
+            of, members = _flood(heights)
         self.heights = heights
+        self.of = of
+        self.members = members
+        self.areas: tuple[int, ...] = tuple([len(m) for m in members])
         self._build_squares: tuple[int, ...] | None = None
         self._lonely: tuple[int, ...] | None = None
         self._landing: tuple[int, ...] | None = None
         self._reach: dict[int, tuple[int, ...]] = {}
-        of = [NO_CASTLE] * 64
-        members: list[tuple[int, ...]] = []
-        for start in SQUARES:
-            if heights[start] == 0 or of[start] != NO_CASTLE:
-                continue
-            index = len(members)
-            of[start] = index
-            group = [start]
-            i = 0
-            while i < len(group):
-                for n in NEIGHBOURS[group[i]]:
-                    if heights[n] and of[n] == NO_CASTLE:
-                        of[n] = index
-                        group.append(n)
-                i += 1
-            members.append(tuple(sorted(group)))
-        self.of: tuple[int, ...] = tuple(of)
-        self.members: tuple[tuple[int, ...], ...] = tuple(members)
-        self.areas: tuple[int, ...] = tuple(len(m) for m in members)
         self._gate_exits: list[tuple[tuple[int, int], ...] | None] = [None] * len(members)
 
     def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
@@ -54,14 +47,9 @@ class Castles:
         fill: a block on top changes no membership; a ground block joins the one castle it touches or founds
         one (building never joins castles). Only the changed castle's tables are recomputed: castles never
         touch, so no other castle's gates or build squares depend on it."""
-        new = Castles.__new__(Castles)
-        new.heights = heights
-        new._build_squares = None
-        new._lonely = None
-        new._landing = None
         if self.heights[square]:
             changed = self.of[square]
-            new.of, new.members, new.areas = self.of, self.members, self.areas
+            new = Castles(heights, self.of, self.members)
             affected: tuple[int, ...] = (square,)
         else:
             extended = self.ground_extension(square)
@@ -77,9 +65,7 @@ class Castles:
                 grown[changed] = tuple(sorted((*grown[changed], square)))
             members = tuple(grown)
             of[square] = changed
-            new.of = tuple(of)
-            new.members = members
-            new.areas = tuple(len(m) for m in members)
+            new = Castles(heights, tuple(of), members)
             affected = (square, *NEIGHBOURS[square], *members[changed])
         new._update_build_squares(self, affected)
         exits = self._gate_exits + [None] * (len(new.members) - len(self.members))
@@ -202,6 +188,27 @@ class Castles:
             targets = tuple(sorted(found))
             self._reach[square] = targets
         return targets
+
+
+def _flood(heights: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """(castle index of each square, squares of each castle): maximal orthogonally connected castle squares."""
+    of = [NO_CASTLE] * 64
+    members: list[tuple[int, ...]] = []
+    for start in SQUARES:
+        if heights[start] == 0 or of[start] != NO_CASTLE:
+            continue
+        index = len(members)
+        of[start] = index
+        group = [start]
+        i = 0
+        while i < len(group):
+            for n in NEIGHBOURS[group[i]]:
+                if heights[n] and of[n] == NO_CASTLE:
+                    of[n] = index
+                    group.append(n)
+            i += 1
+        members.append(tuple(sorted(group)))
+    return tuple(of), tuple(members)
 
 
 @lru_cache(maxsize=8192)

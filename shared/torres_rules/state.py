@@ -26,7 +26,6 @@ from .editions import (
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS, STAGES
 
 NO_FIGURE = -1
-_new_state = object.__new__
 
 _FIELDS = (
     "players",
@@ -102,45 +101,99 @@ class State:
     deck: tuple[str, ...] | None
     seen: tuple[str, ...] | None
 
-    def __init__(self, **fields: Any) -> None:
-        for name in _FIELDS:
-            setattr(self, name, fields[name])
+    def __init__(
+        self,
+        players: int,
+        edition: str,
+        master: bool,
+        options: Options,
+        master_card: str | None,
+        stage: str,
+        phase: int,
+        round: int,
+        start_player: int,
+        to_move: int | None,
+        ap: int,
+        ap_spent: int,
+        card_played: bool,
+        cards_bought: int,
+        stack_chosen: int | None,
+        heights: tuple[int, ...],
+        knights: tuple[int, ...],
+        king: int,
+        scores: tuple[int, ...],
+        stacks: tuple[tuple[int, ...], ...],
+        leftover: tuple[int, ...],
+        supply: int,
+        hands: tuple[tuple[str, ...], ...],
+        bought_this_turn: tuple[str, ...],
+        decks: tuple[tuple[str, ...], ...] | None,
+        deck: tuple[str, ...] | None,
+        seen: tuple[str, ...] | None,
+    ) -> None:
+        self.players = players
+        self.edition = edition
+        self.master = master
+        self.options = options
+        self.master_card = master_card
+        self.stage = stage
+        self.phase = phase
+        self.round = round
+        self.start_player = start_player
+        self.to_move = to_move
+        self.ap = ap
+        self.ap_spent = ap_spent
+        self.card_played = card_played
+        self.cards_bought = cards_bought
+        self.stack_chosen = stack_chosen
+        self.heights = heights
+        self.knights = knights
+        self.king = king
+        self.scores = scores
+        self.stacks = stacks
+        self.leftover = leftover
+        self.supply = supply
+        self.hands = hands
+        self.bought_this_turn = bought_this_turn
+        self.decks = decks
+        self.deck = deck
+        self.seen = seen
         self._castles: Castles | None = None
-        self._key: tuple[Any, ...] | None = None
+        self._key: tuple[object, ...] | None = None
         self._knights_of: tuple[tuple[int, ...], dict[int, tuple[int, ...]]] | None = None
 
     def _copy(self) -> State:
         """A private, still mutable copy for `apply` to change before handing it out."""
-        new = _new_state(State)
-        new.players = self.players
-        new.edition = self.edition
-        new.master = self.master
-        new.options = self.options
-        new.master_card = self.master_card
-        new.stage = self.stage
-        new.phase = self.phase
-        new.round = self.round
-        new.start_player = self.start_player
-        new.to_move = self.to_move
-        new.ap = self.ap
-        new.ap_spent = self.ap_spent
-        new.card_played = self.card_played
-        new.cards_bought = self.cards_bought
-        new.stack_chosen = self.stack_chosen
-        new.heights = self.heights
-        new.knights = self.knights
-        new.king = self.king
-        new.scores = self.scores
-        new.stacks = self.stacks
-        new.leftover = self.leftover
-        new.supply = self.supply
-        new.hands = self.hands
-        new.bought_this_turn = self.bought_this_turn
-        new.decks = self.decks
-        new.deck = self.deck
-        new.seen = self.seen
+        new = State(
+            self.players,
+            self.edition,
+            self.master,
+            self.options,
+            self.master_card,
+            self.stage,
+            self.phase,
+            self.round,
+            self.start_player,
+            self.to_move,
+            self.ap,
+            self.ap_spent,
+            self.card_played,
+            self.cards_bought,
+            self.stack_chosen,
+            self.heights,
+            self.knights,
+            self.king,
+            self.scores,
+            self.stacks,
+            self.leftover,
+            self.supply,
+            self.hands,
+            self.bought_this_turn,
+            self.decks,
+            self.deck,
+            self.seen,
+        )
         new._castles = self._castles
-        new._key = None
         new._knights_of = self._knights_of
         return new
 
@@ -200,10 +253,39 @@ class State:
 
     # --- identity ------------------------------------------------------------------------------------------
 
-    def _identity(self) -> tuple[Any, ...]:
-        if self._key is None:
-            self._key = tuple(getattr(self, name) for name in _FIELDS)
-        return self._key
+    def _identity(self) -> tuple[object, ...]:
+        key = self._key
+        if key is None:
+            key = self._key = (
+                self.players,
+                self.edition,
+                self.master,
+                self.options,
+                self.master_card,
+                self.stage,
+                self.phase,
+                self.round,
+                self.start_player,
+                self.to_move,
+                self.ap,
+                self.ap_spent,
+                self.card_played,
+                self.cards_bought,
+                self.stack_chosen,
+                self.heights,
+                self.knights,
+                self.king,
+                self.scores,
+                self.stacks,
+                self.leftover,
+                self.supply,
+                self.hands,
+                self.bought_this_turn,
+                self.decks,
+                self.deck,
+                self.seen,
+            )
+        return key
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self._identity() == other._identity()
