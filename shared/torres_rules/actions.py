@@ -6,11 +6,12 @@ one action it is given and, when it is illegal, raises IllegalAction with the se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from . import building, cards, moves, turns
-from .board import SQUARE_NAMES, parse_square
+from .board import SQUARE_NAMES, SQUARES, parse_square
 from .editions import KNIGHTS_PER_PLAYER
 from .names import CARD_KINDS
 from .scoring import advance
@@ -24,7 +25,7 @@ class IllegalAction(ValueError):
 
 
 # Fields each action type may carry (besides "type"); a field outside these is an error, not ignored.
-_FIELDS: dict[str, frozenset[str]] = {
+_FIELDS: Final[dict[str, frozenset[str]]] = {
     "place_foundation": frozenset({"at"}),
     "place_start_knight": frozenset({"at"}),
     "place_king": frozenset({"at"}),
@@ -39,9 +40,9 @@ _FIELDS: dict[str, frozenset[str]] = {
     "move_king": frozenset({"to"}),
 }
 
-_ALLOWED = {kind: fields | {"type"} for kind, fields in _FIELDS.items()}
+_ALLOWED: Final = {kind: fields | {"type"} for kind, fields in _FIELDS.items()}
 
-_STAGE_OF = {
+_STAGE_OF: Final = {
     "place_foundation": "setup",
     "place_start_knight": "setup",
     "place_king": "setup",
@@ -49,13 +50,13 @@ _STAGE_OF = {
     "move_king": "move_king",
 }
 
-_CARD_FIELDS = {
+_CARD_FIELDS: Final = {
     "block_under_knight": frozenset({"at", "stack"}),
     "extra_block": frozenset({"at"}),
     "six_ap": frozenset(),
     "seven_ap": frozenset(),
 }
-_MOVE_FIELDS = frozenset({"from", "to"})
+_MOVE_FIELDS: Final = frozenset({"from", "to"})
 
 
 # --- legal actions ---------------------------------------------------------------------------------------------
@@ -80,28 +81,40 @@ def legal_actions(state: State) -> list[Action]:
     return []
 
 
+def _wire_table(make: Callable[[int, int], Action], rows: int) -> tuple[tuple[Action, ...], ...]:
+    return tuple(tuple(make(r, sq) for sq in SQUARES) for r in range(rows))
+
+
+# The wire form of every knight move, placement and build, made once: `_turn_actions` hands out shallow copies
+# (`dict.copy` of a small dict is one allocation and a memcpy; building one key by key costs several times that
+# in the compiled build). Their values are strings and ints, so a copy shares nothing mutable.
+_MOVE_WIRE: Final = _wire_table(lambda frm, to: {"type": "move_knight", "from": SQUARE_NAMES[frm],
+                                                  "to": SQUARE_NAMES[to]}, 64)
+_PLACE_WIRE: Final = tuple({"type": "place_knight", "at": name} for name in SQUARE_NAMES)
+_BUILD_WIRE: Final = _wire_table(lambda stack, sq: {"type": "build", "at": SQUARE_NAMES[sq], "stack": stack}, 4)
+
+
 def _turn_actions(state: State) -> list[Action]:
     seat = state.mover()
-    names = SQUARE_NAMES
     ap_left = state.ap - state.ap_spent
     out: list[Action] = []
     if ap_left >= 1:
         knights, king = state.knights, state.king
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
-            out += [{"type": "place_knight", "at": names[sq]} for sq in moves.placement_squares(state, seat)]
+            out += [_PLACE_WIRE[sq].copy() for sq in moves.placement_squares(state, seat)]
         # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
         # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py)
         reach = state.castles.reach
         for frm in own:
-            f = names[frm]
-            out += [{"type": "move_knight", "from": f, "to": names[to]}
-                    for to in reach(frm) if knights[to] == NO_FIGURE and to != king]
+            wire = _MOVE_WIRE[frm]
+            out += [wire[to].copy() for to in reach(frm) if knights[to] == NO_FIGURE and to != king]
         choices = building.stack_choices(state)
         if choices:
-            squares = [names[sq] for sq in state.castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
-            for i in choices:
-                out += [{"type": "build", "at": at, "stack": i} for at in squares]
+            squares = [sq for sq in state.castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
+            for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS)
+                wire = _BUILD_WIRE[i]
+                out += [wire[sq].copy() for sq in squares]
         if cards.why_not_buy(state) is None:
             out.append({"type": "buy_card"})
         out.append({"type": "advance_track"})
@@ -418,7 +431,7 @@ def _move_king(state: State, action: Action) -> None:
     turns.after_king_move(state)
 
 
-_HANDLERS = {
+_HANDLERS: Final = {
     "place_foundation": _place_foundation,
     "place_start_knight": _place_start_knight,
     "place_king": _place_king,

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import permutations
-from typing import Any
+from typing import Any, Final
 
 from . import building, moves
 from .board import SQUARE_NAMES
 from .state import NO_FIGURE, State
 
-KNIGHT_CARDS = {
+KNIGHT_CARDS: Final = {
     "climb_two": moves.climb_two_squares,
     "castle_gate": moves.castle_gate_squares,
     "diagonal": moves.diagonal_squares,
@@ -22,7 +22,7 @@ KNIGHT_CARDS = {
     "jump": moves.jump_squares,
 }
 
-_KNIGHT_CARD_RULES = {
+_KNIGHT_CARD_RULES: Final = {
     "climb_two": "climb_two moves a knight to an orthogonally adjacent free square exactly 2 levels higher",
     "castle_gate": "castle_gate enters a castle next to the knight and leaves onto a free square next to it",
     "diagonal": "diagonal moves a knight one square diagonally onto a free square, climbing at most 1 level",

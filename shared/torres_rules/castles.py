@@ -7,10 +7,11 @@ moves never change it) and is cached by the heights tuple.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from .board import NEIGHBOURS, SQUARES
 
-NO_CASTLE = -1
+NO_CASTLE: Final = -1
 
 
 class Castles:

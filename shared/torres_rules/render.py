@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .board import SQUARE_NAMES
 from .state import NO_FIGURE, State
 
-SEAT_MARKS = "abcd"
+SEAT_MARKS: Final = "abcd"
 
 
 def board_text(state: State | dict[str, Any]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from .board import EDGE_SQUARES, LONG_DIAGONALS, column, in_one_line, is_connected, row
 from .castles import NO_CASTLE
@@ -71,7 +72,7 @@ def phase_scoring(state: State) -> list[int]:
 
 # --- master cards (section 11) ---------------------------------------------------------------------------------
 
-_PER_PHASE = (2, 5, 10)
+_PER_PHASE: Final = (2, 5, 10)
 
 
 def master_points(state: State, card: str, phase: int) -> list[int]:
@@ -136,7 +137,7 @@ def _together(state: State, squares: tuple[int, ...]) -> bool:
     return is_connected(set(squares))
 
 
-_FINAL_CARDS = {
+_FINAL_CARDS: Final = {
     "different_levels": (_different_levels, 40),
     "same_level": (_same_level, 50),
     "one_line": (_one_line, 50),

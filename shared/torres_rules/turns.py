@@ -6,7 +6,7 @@ The functions here change a fresh copy made by `apply`; they never touch a state
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from . import building, scoring
 from .board import DIAGONAL_NEIGHBOURS, FOUNDATIONS, column, row
@@ -14,7 +14,7 @@ from .editions import AP_PER_TURN, BLOCK_STOCKS, PHASES, TOTAL_BLOCKS, make_opti
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS
 from .state import NO_FIGURE, State, replaced
 
-MASTER_FOUNDATIONS = 8
+MASTER_FOUNDATIONS: Final = 8
 
 
 def new_game(
@@ -111,7 +111,7 @@ def _too_close(sq: int) -> frozenset[int]:
     )
 
 
-FOUNDATION_SPACING: tuple[frozenset[int], ...] = tuple(_too_close(sq) for sq in range(64))
+FOUNDATION_SPACING: Final[tuple[frozenset[int], ...]] = tuple(_too_close(sq) for sq in range(64))
 
 
 def free_foundations(state: State) -> list[int]:
