@@ -6,12 +6,11 @@ one action it is given and, when it is illegal, raises IllegalAction with the se
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Final
 
-from . import building, cards, moves, turns
-from .board import SQUARE_NAMES, SQUARES, parse_square
+from . import building, cards, moves, turns, wire
+from .board import SQUARE_NAMES, parse_square
 from .editions import KNIGHTS_PER_PLAYER
 from .names import CARD_KINDS
 from .scoring import advance
@@ -81,19 +80,6 @@ def legal_actions(state: State) -> list[Action]:
     return []
 
 
-def _wire_table(make: Callable[[int, int], Action], rows: int) -> tuple[tuple[Action, ...], ...]:
-    return tuple(tuple(make(r, sq) for sq in SQUARES) for r in range(rows))
-
-
-# The wire form of every knight move, placement and build, made once: `_turn_actions` hands out shallow copies
-# (`dict.copy` of a small dict is one allocation and a memcpy; building one key by key costs several times that
-# in the compiled build). Their values are strings and ints, so a copy shares nothing mutable.
-_MOVE_WIRE: Final = _wire_table(lambda frm, to: {"type": "move_knight", "from": SQUARE_NAMES[frm],
-                                                  "to": SQUARE_NAMES[to]}, 64)
-_PLACE_WIRE: Final = tuple({"type": "place_knight", "at": name} for name in SQUARE_NAMES)
-_BUILD_WIRE: Final = _wire_table(lambda stack, sq: {"type": "build", "at": SQUARE_NAMES[sq], "stack": stack}, 4)
-
-
 def _turn_actions(state: State) -> list[Action]:
     seat = state.mover()
     ap_left = state.ap - state.ap_spent
@@ -102,19 +88,17 @@ def _turn_actions(state: State) -> list[Action]:
         knights, king = state.knights, state.king
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
-            out += [_PLACE_WIRE[sq].copy() for sq in moves.placement_squares(state, seat)]
+            out += [wire.PLACE_KNIGHT.copy(0, sq) for sq in moves.placement_squares(state, seat)]
         # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
         # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py)
         reach = state.castles.reach
         for frm in own:
-            wire = _MOVE_WIRE[frm]
-            out += [wire[to].copy() for to in reach(frm) if knights[to] == NO_FIGURE and to != king]
+            out += [wire.MOVE_KNIGHT.copy(frm, to) for to in reach(frm) if knights[to] == NO_FIGURE and to != king]
         choices = building.stack_choices(state)
         if choices:
             squares = [sq for sq in state.castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
-            for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS)
-                wire = _BUILD_WIRE[i]
-                out += [wire[sq].copy() for sq in squares]
+            for i in choices:
+                out += [wire.BUILD.copy(i, sq) for sq in squares]
         if cards.why_not_buy(state) is None:
             out.append({"type": "buy_card"})
         out.append({"type": "advance_track"})
@@ -146,7 +130,7 @@ def apply(state: State, action: object) -> State:
     if not isinstance(action, dict):
         raise IllegalAction("an action is an object with a \"type\"")
     kind = action.get("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise IllegalAction(f"unknown action type {kind!r}: expected one of {', '.join(_FIELDS)}")
     if not action.keys() <= _ALLOWED[kind]:
         extra = set(action) - _ALLOWED[kind]
@@ -328,7 +312,7 @@ def _keep_card(state: State, action: Action) -> None:
     if rest == "top" and state.options.personal_rest == "bottom":
         raise IllegalAction("in this edition the other cards go back at the bottom of the deck")
     order = action.get("order", list(others))
-    if not isinstance(order, list) or sorted(order) != sorted(others):
+    if not isinstance(order, list) or any(not isinstance(c, str) for c in order) or sorted(order) != sorted(others):
         raise IllegalAction(f"order lists the other seen cards, top first: {', '.join(others) or 'none'}")
     seat = state.mover()
     decks = state.decks

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import Any, Final
 
-from . import building, moves
+from . import building, moves, wire
 from .board import SQUARE_NAMES
+from .names import CARD_KINDS
 from .state import NO_FIGURE, State
 
 KNIGHT_CARDS: Final = {
@@ -89,29 +90,27 @@ def playable_kinds(state: State) -> list[str]:
 def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     """Every legal use of a card for the player to move, in wire form."""
     seat = state.mover()
-    names = SQUARE_NAMES
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
-        return [{"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
-                for frm in state.knight_squares(seat) for to in targets(state, frm)]
+        row = CARD_KINDS.index(card) * 64
+        return [wire.CARD_MOVE.copy(row + frm, to) for frm in state.knight_squares(seat) for to in targets(state, frm)]
     if card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
-        return [{"type": "play_card", "card": card, "at": names[at], "stack": i}
+        return [wire.BLOCK_UNDER_KNIGHT.copy(i, at)
                 for at in building.block_under_knight_squares(state, seat) for i in choices]
     if card == "extra_block":
         if state.supply == 0:
             return []
-        return [{"type": "play_card", "card": card, "at": names[at]} for at in building.build_squares(state)]
+        return [wire.EXTRA_BLOCK.copy(0, at) for at in building.build_squares(state)]
     if card in ("six_ap", "seven_ap"):
         return [{"type": "play_card", "card": card}]
     # move_block
     out = []
+    row = CARD_KINDS.index(card) * 64
     for frm in range(64):
         if state.heights[frm]:
-            f = names[frm]
-            out += [{"type": "play_card", "card": card, "from": f, "to": names[to]}
-                    for to in building.move_block_targets(state, frm)]
+            out += [wire.CARD_MOVE.copy(row + frm, to) for to in building.move_block_targets(state, frm)]
     return out
 
 

@@ -75,12 +75,12 @@ class Castles:
         # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
         # to it (gates): only the squares next to the changed castle, and the changed square, need it again
         if self._reach:
-            stale = {square}
+            stale = [False] * 64
+            stale[square] = True
             for x in new.members[changed]:
-                stale.update(NEIGHBOURS[x])
-            new._reach = {sq: t for sq, t in self._reach.items() if sq not in stale}
-        else:
-            new._reach = {}
+                for n in NEIGHBOURS[x]:
+                    stale[n] = True
+            new._reach = {sq: t for sq, t in self._reach.items() if not stale[sq]}
         return new
 
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
@@ -88,13 +88,12 @@ class Castles:
         that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
         if before._build_squares is None or self._build_squares is not None:
             return
-        squares = set(before._build_squares)
+        buildable = [False] * 64
+        for sq in before._build_squares:
+            buildable[sq] = True
         for sq in affected:
-            if self._buildable(sq):
-                squares.add(sq)
-            else:
-                squares.discard(sq)
-        self._build_squares = tuple(sorted(squares))
+            buildable[sq] = self._buildable(sq)
+        self._build_squares = tuple([sq for sq in SQUARES if buildable[sq]])
 
     @property
     def count(self) -> int:
@@ -173,20 +172,23 @@ class Castles:
         targets = self._reach.get(square)
         if targets is None:
             h = self.heights
+            of = self.of
             level = h[square]
-            found = {n for n in NEIGHBOURS[square] if h[n] <= level + 1}
-            entered: set[int] = set()
+            found = [False] * 64  # a mask, not a set: the compiled build runs this loop as plain C
+            entered: list[int] = []
             for t in NEIGHBOURS[square]:
-                c = self.of[t]
+                if h[t] <= level + 1:
+                    found[t] = True
+                c = of[t]
                 if c == NO_CASTLE or h[t] <= level or c in entered:
                     continue
-                entered.add(c)
+                entered.append(c)
                 for e_level, e in self.gate_exits(c):
                     if e_level > level:
                         break
-                    found.add(e)
-            found.discard(square)
-            targets = tuple(sorted(found))
+                    found[e] = True
+            found[square] = False
+            targets = tuple([sq for sq in SQUARES if found[sq]])
             self._reach[square] = targets
         return targets
 
