@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess
 import sys
 import time
 
-BUILDS = ("compiled", "pure")
+from engine_builds import available_builds, build_env
 
 
 def positions(count: int) -> list[object]:
@@ -52,7 +51,7 @@ def worker(count: int, seconds: float, run: int) -> None:
         started = time.perf_counter()
         bot.plan_turn(tr.view(state, seat), state, random.Random(run * 100 + index), budget, budget.deadline())
         rates.append(bot.last_iterations / (time.perf_counter() - started))
-    print(json.dumps({"build": tr.ENGINE_BUILD, "rates": rates}))
+    print(json.dumps({"build": getattr(tr, "ENGINE_BUILD", "main (no build choice)"), "rates": rates}))
 
 
 def main() -> None:
@@ -65,24 +64,23 @@ def main() -> None:
     if args.worker:
         worker(int(args.worker[0]), float(args.worker[1]), int(args.worker[2]))
         return
-    rates: dict[str, list[float]] = {build: [] for build in BUILDS}
+    builds = available_builds()
+    rates: dict[str, list[float]] = {build: [] for build in builds}
     for run in range(args.runs):
-        for build in BUILDS:
-            env = {k: v for k, v in os.environ.items() if k != "TORRES_RULES_PURE"}
-            if build == "pure":
-                env["TORRES_RULES_PURE"] = "1"
+        for build in builds:
             out = subprocess.run([sys.executable, __file__, "--worker", str(args.positions), str(args.seconds),
-                                  str(run)], env=env, check=True, capture_output=True, text=True).stdout
+                                  str(run)], env=build_env(build), check=True, capture_output=True, text=True).stdout
             result = json.loads(out)
             if result["build"] != build:
                 raise SystemExit(f"asked for the {build} build, got {result['build']} (run `make install`)")
             rates[build] += result["rates"]
-    medians = {build: statistics.median(rates[build]) for build in BUILDS}
+    medians = {build: statistics.median(rates[build]) for build in builds}
     print(f"mcts (hard) search, {args.positions} positions x {args.runs} runs, {args.seconds} s budget each")
-    for build in BUILDS:
+    for build in builds:
         print(f"{build:8} {medians[build]:8.1f} iterations/s (median; min {min(rates[build]):.1f}, "
               f"max {max(rates[build]):.1f})")
-    print(f"compiled/pure {medians['compiled'] / medians['pure']:.2f}x")
+    if len(builds) == 2 and medians["pure"] > 0:
+        print(f"compiled/pure {medians['compiled'] / medians['pure']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess
 import sys
 import time
 from typing import Any
+
+from engine_builds import available_builds, build_env
 
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "2p": ("2p rio_grande (personal deck)", dict(players=2, edition="rio_grande")),
@@ -30,8 +31,6 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "4p-master": ("4p rio_grande master (hand)", dict(players=4, edition="rio_grande", master=True)),
     "2p-master": ("2p rio_grande master (hand)", dict(players=2, edition="rio_grande", master=True)),
 }
-BUILDS = ("compiled", "pure")
-
 
 def play(config: dict[str, Any], seed: int) -> int:
     import torres_rules as tr
@@ -58,11 +57,8 @@ def worker(config_key: str, games: int, run: int) -> None:
 
 
 def measure(build: str, config_key: str, games: int, run: int) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k != "TORRES_RULES_PURE"}
-    if build == "pure":
-        env["TORRES_RULES_PURE"] = "1"
-    out = subprocess.run([sys.executable, __file__, "--worker", config_key, str(games), str(run)], env=env,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, __file__, "--worker", config_key, str(games), str(run)],
+                         env=build_env(build), check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out)
     if result["build"] != build:
         raise SystemExit(f"asked for the {build} build, got {result['build']} (run `make install` to build it)")
@@ -79,17 +75,18 @@ def main() -> None:
     if args.worker:
         worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
         return
+    builds = available_builds()
     print(f"median of {args.runs} runs of {args.games} games each per build, builds alternating, one process per run")
     print(f"{'configuration':32} {'build':8} {'games/cpu-s':>11} {'actions/cpu-s':>13} {'min..max':>13} "
           f"{'games/wall-s':>12} {'ratio':>6}")
     for key in args.configs.split(","):
         name = CONFIGS[key][0]
-        results: dict[str, list[dict[str, Any]]] = {build: [] for build in BUILDS}
+        results: dict[str, list[dict[str, Any]]] = {build: [] for build in builds}
         for run in range(args.runs):
-            for build in BUILDS:
+            for build in builds:
                 results[build].append(measure(build, key, args.games, run))
-        medians = {build: statistics.median(r["gps"] for r in results[build]) for build in BUILDS}
-        for build in BUILDS:
+        medians = {build: statistics.median(r["gps"] for r in results[build]) for build in builds}
+        for build in builds:
             gps = [r["gps"] for r in results[build]]
             ratio = f"{medians['compiled'] / medians['pure']:5.2f}x" if build == "compiled" else ""
             print(f"{name:32} {build:8} {medians[build]:11.1f} "

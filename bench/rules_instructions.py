@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from engine_builds import available_builds, build_env
+
 CONFIGS = [
     ("4p rio_grande (personal deck)", "dict(players=4, edition='rio_grande')"),
     ("4p rio_grande master (hand)", "dict(players=4, edition='rio_grande', master=True)"),
@@ -40,9 +42,7 @@ for g in range(int(sys.argv[1])):
 
 def instructions(config: str, games: int, build: str) -> int:
     """Instructions callgrind counts for a whole interpreter run that plays `games` games on `build`."""
-    env = {k: v for k, v in os.environ.items() if k != "TORRES_RULES_PURE"}
-    if build == "pure":
-        env["TORRES_RULES_PURE"] = "1"
+    env = build_env(build)
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "callgrind.out")
         run = subprocess.run(
@@ -64,11 +64,13 @@ def main() -> None:
         print("valgrind not found: no instruction counts (install valgrind to get them)")
         return
     print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted")
+    builds = available_builds()
     for name, config in CONFIGS:
         per_game = {build: (instructions(config, args.games, build) - instructions(config, 0, build)) / args.games
-                    for build in ("compiled", "pure")}
-        print(f"{name:34} compiled {per_game['compiled'] / 1e6:6.1f} M, pure {per_game['pure'] / 1e6:6.1f} M "
-              f"instructions per game: pure/compiled {per_game['pure'] / per_game['compiled']:.2f}x", flush=True)
+                    for build in builds}
+        figures = ", ".join(f"{build} {per_game[build] / 1e6:6.1f} M" for build in builds)
+        ratio = f": pure/compiled {per_game['pure'] / per_game['compiled']:.2f}x" if len(builds) == 2 else ""
+        print(f"{name:34} {figures} instructions per game{ratio}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def _reachable(address: tuple[str, int]) -> bool:
 # (script, arguments, a line fragment its report must print, servers it needs)
 CASES = [
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
+    ("ai_search_bench.py", ["--positions", "1", "--seconds", "0.5", "--runs", "1"], "iterations/s", []),
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
     ("ai_bench.py", ["--levels", "easy", "--games", "1"], "decisions/min/process", [POSTGRES, REDIS]),
