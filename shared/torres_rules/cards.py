@@ -93,7 +93,8 @@ def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
         row = CARD_KINDS.index(card) * 64
-        return [wire.CARD_MOVE.copy(row + frm, to) for frm in state.knight_squares(seat) for to in targets(state, frm)]
+        table = wire.CARD_MOVE
+        return [table.copy(row + frm, to) for frm in state.knight_squares(seat) for to in targets(state, frm)]
     if card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
@@ -108,9 +109,10 @@ def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     # move_block
     out = []
     row = CARD_KINDS.index(card) * 64
+    table = wire.CARD_MOVE
     for frm in range(64):
         if state.heights[frm]:
-            out += [wire.CARD_MOVE.copy(row + frm, to) for to in building.move_block_targets(state, frm)]
+            out += [table.copy(row + frm, to) for to in building.move_block_targets(state, frm)]
     return out
 
 

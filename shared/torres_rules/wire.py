@@ -9,7 +9,7 @@ copy shares nothing a caller could change.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from .board import SQUARE_NAMES
 from .names import CARD_KINDS
@@ -19,13 +19,15 @@ class WireTable:
     """The wire dicts of one action shape, keyed by (row, square): `make(row, square)` builds one the first
     time it is asked for."""
 
-    def __init__(self, make: Callable[[int, int], dict[str, Any]]) -> None:
+    def __init__(self, make: Callable[[int, int], dict[str, Any]], rows: int) -> None:
         self.make = make
-        self.made: dict[int, dict[str, Any]] = {}
+        self.made: list[dict[str, Any] | None] = [None] * (rows * 64)
 
     def copy(self, row: int, square: int) -> dict[str, Any]:
         key = row * 64 + square
-        wire = self.made.get(key)
+        if key >= len(self.made):  # more rows than foreseen (a position JSON may carry more stacks)
+            self.made.extend([None] * (key + 1 - len(self.made)))
+        wire = self.made[key]
         if wire is None:
             wire = self.made[key] = self.make(row, square)
         return wire.copy()
@@ -56,9 +58,9 @@ def _block_under_knight(stack: int, at: int) -> dict[str, Any]:
     return {"type": "play_card", "card": "block_under_knight", "at": SQUARE_NAMES[at], "stack": stack}
 
 
-MOVE_KNIGHT = WireTable(_move)  # row: from
-PLACE_KNIGHT = WireTable(_place)  # row: 0
-BUILD = WireTable(_build)  # row: stack index
-CARD_MOVE = WireTable(_card_move)  # row: card kind index * 64 + from
-EXTRA_BLOCK = WireTable(_extra_block)  # row: 0
-BLOCK_UNDER_KNIGHT = WireTable(_block_under_knight)  # row: stack index
+MOVE_KNIGHT: Final = WireTable(_move, 64)  # row: from
+PLACE_KNIGHT: Final = WireTable(_place, 1)  # row: 0
+BUILD: Final = WireTable(_build, 4)  # row: stack index
+CARD_MOVE: Final = WireTable(_card_move, 64 * len(CARD_KINDS))  # row: card kind index * 64 + from
+EXTRA_BLOCK: Final = WireTable(_extra_block, 1)  # row: 0
+BLOCK_UNDER_KNIGHT: Final = WireTable(_block_under_knight, 4)  # row: stack index
