@@ -89,19 +89,19 @@ def _turn_actions(state: State) -> list[Action]:
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
             place = wire.PLACE_KNIGHT
-            out += [place.copy(0, sq) for sq in moves.placement_squares(state, seat)]
+            out += [place[sq].copy() for sq in moves.placement_squares(state, seat)]
         # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
         # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py)
         castles = state.castles
-        move = wire.MOVE_KNIGHT
         for frm in own:
-            out += [move.copy(frm, to) for to in castles.reach(frm) if knights[to] == NO_FIGURE and to != king]
+            move = wire.MOVE_KNIGHT[frm]
+            out += [move[to].copy() for to in castles.reach(frm) if knights[to] == NO_FIGURE and to != king]
         choices = building.stack_choices(state)
         if choices:
             squares = [sq for sq in castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
-            build = wire.BUILD
-            for i in choices:
-                out += [build.copy(i, sq) for sq in squares]
+            for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
+                build = wire.BUILD[i]
+                out += [build[sq].copy() for sq in squares]
         if cards.why_not_buy(state) is None:
             out.append({"type": "buy_card"})
         out.append({"type": "advance_track"})

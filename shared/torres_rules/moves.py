@@ -6,7 +6,7 @@ matching `why_not_*` function for the sentence of the rule that forbids it.
 
 from __future__ import annotations
 
-from .board import DIAGONAL_NEIGHBOURS, JUMPS, NEIGHBOURS, SQUARE_NAMES, SQUARES
+from .board import DIAGONAL_NEIGHBOURS, JUMPS, NEIGHBOURS, SQUARE_NAMES
 from .castles import NO_CASTLE
 from .editions import KNIGHTS_PER_PLAYER
 from .state import NO_FIGURE, State
@@ -27,17 +27,16 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
     h = state.heights
     knights = state.knights
     king = state.king
-    found = [False] * 64
+    out: set[int] = set()
     for k in state.knight_squares(seat):
         if k == without:
             continue
         level = h[k]
         for n in NEIGHBOURS[k]:
             if h[n] <= level and (knights[n] == NO_FIGURE or n == without) and n != king:
-                found[n] = True
-    if without != NO_FIGURE:
-        found[without] = False
-    return [sq for sq in SQUARES if found[sq]]
+                out.add(n)
+    out.discard(without)
+    return sorted(out)
 
 
 def knight_destinations(state: State, square: int) -> list[int]:

@@ -16,8 +16,8 @@ from .names import CARD_KINDS
 
 
 class WireTable:
-    """The wire dicts of one action shape, keyed by (row, square): `make(row, square)` builds one the first
-    time it is asked for."""
+    """The wire dicts of one card use, keyed by (row, square): `make(row, square)` builds one the first time it
+    is asked for."""
 
     def __init__(self, make: Callable[[int, int], dict[str, Any]], rows: int) -> None:
         self.make = make
@@ -58,9 +58,12 @@ def _block_under_knight(stack: int, at: int) -> dict[str, Any]:
     return {"type": "play_card", "card": "block_under_knight", "at": SQUARE_NAMES[at], "stack": stack}
 
 
-MOVE_KNIGHT: Final = WireTable(_move, 64)  # row: from
-PLACE_KNIGHT: Final = WireTable(_place, 1)  # row: 0
-BUILD: Final = WireTable(_build, 4)  # row: stack index
+# The actions of every turn, made at import (4 096 moves, 64 placements, 4 x 64 builds): a tuple lookup and a
+# copy is the cheapest way to a fresh dict in both builds.
+MOVE_KNIGHT: Final = tuple(tuple(_move(frm, to) for to in range(64)) for frm in range(64))  # [from][to]
+PLACE_KNIGHT: Final = tuple(_place(0, at) for at in range(64))  # [at]
+BUILD: Final = tuple(tuple(_build(stack, at) for at in range(64)) for stack in range(4))  # [stack][at]
+# Card uses are rarer and many more: made on first use.
 CARD_MOVE: Final = WireTable(_card_move, 64 * len(CARD_KINDS))  # row: card kind index * 64 + from
 EXTRA_BLOCK: Final = WireTable(_extra_block, 1)  # row: 0
 BLOCK_UNDER_KNIGHT: Final = WireTable(_block_under_knight, 4)  # row: stack index
