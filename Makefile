@@ -5,6 +5,10 @@ BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
 COMPONENTS := shared services/common clients/terminal services/game services/ai-worker services/matchmaking
+# The compiled (mypyc) rules engine, built beside its sources and rebuilt whenever one of them changes; its
+# digest file is written last. torres_rules loads it only while the digest matches (shared/torres_rules/_loader.py).
+COMPILED_RULES := shared/build/compiled/SOURCES.sha256
+RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
 .PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools
 
@@ -16,7 +20,11 @@ $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps $(COMPONENTS:%=-e ./%)
 	touch $(STAMP)
 
-install: $(STAMP)
+# Exits 0 without a build where compilation is impossible (no compiler or headers): the pure build then runs.
+$(COMPILED_RULES): $(STAMP) $(RULES_SOURCES) shared/build_compiled.py
+	$(BIN)/python shared/build_compiled.py
+
+install: $(STAMP) $(COMPILED_RULES)
 
 # checkov (the Kubernetes policy check in tests/deploy) pins old releases of packages the services use, so it
 # lives in its own virtual environment, installed from its own hashed lock.
@@ -30,9 +38,12 @@ policy-tools: $(CHECKOV_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy --strict shared/torres_rules
 
-pytest: $(STAMP) $(CHECKOV_STAMP)
+# Everything on the compiled rules engine (where it could be built), then the rules suite again on the pure one.
+pytest: install $(CHECKOV_STAMP)
 	$(BIN)/pytest
+	TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q
 
 test: lint pytest
 
@@ -73,4 +84,4 @@ lock: $(STAMP)
 		infra/tools/checkov.in > infra/tools/checkov.lock
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .ruff_cache .hypothesis data
+	rm -rf $(VENV) .tools .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build

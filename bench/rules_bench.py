@@ -1,32 +1,40 @@
 """Rules-engine speed: uniformly random legal games from `new_game` to the end, on one core, through the public
-API (`legal_actions` + `apply`), as the service and bots use it.
+API (`legal_actions` + `apply`), as the service and bots use it -- for the compiled (mypyc) and the pure Python
+build side by side in one run.
 
-Prints, per configuration, full games per second and actions per second as the median of several runs, both
-per CPU-second of this process (what one core delivers: time the scheduler or the hypervisor gives to others is
-not counted) and per wall-clock second (what it delivered in this run, noise included).
-Usage: python bench/rules_bench.py [--runs 7] [--games 20]
+Each measurement runs in a fresh process (the build is chosen when torres_rules is first imported; the pure one
+with TORRES_RULES_PURE=1), and the two builds alternate run by run on the same seeds, so machine noise hits
+both alike. Prints, per configuration and build, full games and actions per CPU-second of the measuring
+process (what one core delivers: time the scheduler gives to others is not counted) as the median of the runs,
+games per wall-clock second, and the compiled/pure ratio of the medians.
+Usage: python bench/rules_bench.py [--runs 5] [--games 20] [--configs 4p,4p-master]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
+import subprocess
+import sys
 import time
+from typing import Any
 
-import torres_rules as tr
+from engine_builds import available_builds, build_env
 
-CONFIGS = [
-    ("2p rio_grande (personal deck)", dict(players=2, edition="rio_grande")),
-    ("4p rio_grande (personal deck)", dict(players=4, edition="rio_grande")),
-    ("4p ravensburger (common deck)", dict(players=4, edition="ravensburger")),
-    ("4p yucata", dict(players=4, edition="yucata")),
-    ("4p rio_grande master (hand)", dict(players=4, edition="rio_grande", master=True)),
-    ("2p rio_grande master (hand)", dict(players=2, edition="rio_grande", master=True)),
-]
+CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "2p": ("2p rio_grande (personal deck)", dict(players=2, edition="rio_grande")),
+    "4p": ("4p rio_grande (personal deck)", dict(players=4, edition="rio_grande")),
+    "4p-ravensburger": ("4p ravensburger (common deck)", dict(players=4, edition="ravensburger")),
+    "4p-yucata": ("4p yucata", dict(players=4, edition="yucata")),
+    "4p-master": ("4p rio_grande master (hand)", dict(players=4, edition="rio_grande", master=True)),
+    "2p-master": ("2p rio_grande master (hand)", dict(players=2, edition="rio_grande", master=True)),
+}
 
+def play(config: dict[str, Any], seed: int) -> int:
+    import torres_rules as tr
 
-def play(config: dict, seed: int) -> int:
     rng = random.Random(seed)
     state = tr.new_game(seed=seed, **config)
     actions = 0
@@ -36,47 +44,54 @@ def play(config: dict, seed: int) -> int:
     return actions
 
 
-def measure(config: dict, games: int, run: int) -> tuple[float, float, float]:
-    """(games per CPU-second, actions per CPU-second, games per wall-clock second) of one run."""
+def worker(config_key: str, games: int, run: int) -> None:
+    """One run in this process: prints the build that loaded and its games/actions per CPU- and wall-second."""
+    import torres_rules as tr
+
+    config = CONFIGS[config_key][1]
+    play(config, seed=10**6)  # warm the castle caches and lazy tables as a long-running process has them
     wall, cpu = time.perf_counter(), time.process_time()
     actions = sum(play(config, seed=run * 1000 + g) for g in range(games))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return games / cpu, actions / cpu, games / wall
+    print(json.dumps({"build": tr.ENGINE_BUILD, "gps": games / cpu, "aps": actions / cpu, "wall": games / wall}))
 
 
-def copy_and_hash_cost(samples: int = 20000) -> tuple[float, float]:
-    """Microseconds to copy a mid-game state (what `apply` does first) and to hash a state never hashed before
-    (search code keys tables by state)."""
-    rng = random.Random(1)
-    state = tr.new_game(4, seed=1)
-    for _ in range(120):
-        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
-    copies = [state._copy() for _ in range(samples)]  # fresh objects: no cached hash
-    start = time.perf_counter()
-    for _ in range(samples):
-        state._copy()
-    copy_us = (time.perf_counter() - start) / samples * 1e6
-    start = time.perf_counter()
-    for s in copies:
-        hash(s)
-    hash_us = (time.perf_counter() - start) / samples * 1e6
-    return copy_us, hash_us
+def measure(build: str, config_key: str, games: int, run: int) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, "--worker", config_key, str(games), str(run)],
+                         env=build_env(build), check=True, capture_output=True, text=True).stdout
+    result: dict[str, Any] = json.loads(out)
+    if result["build"] != build:
+        raise SystemExit(f"asked for the {build} build, got {result['build']} (run `make install` to build it)")
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"median of {args.runs} runs of {args.games} games each")
-    print(f"{'configuration':34} {'games/cpu-s':>11} {'actions/cpu-s':>13} {'min..max':>13} {'games/wall-s':>12}")
-    for name, config in CONFIGS:
-        results = [measure(config, args.games, run) for run in range(args.runs)]
-        gps = [g for g, _, _ in results]
-        print(f"{name:34} {statistics.median(gps):11.1f} {statistics.median(a for _, a, _ in results):13.0f} "
-              f"{min(gps):6.1f}..{max(gps):<6.1f} {statistics.median(w for _, _, w in results):12.1f}")
-    copy_us, hash_us = copy_and_hash_cost()
-    print(f"state copy {copy_us:.2f} us, first hash of a state {hash_us:.2f} us (mid-game, 4 players)")
+    if args.worker:
+        worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
+        return
+    builds = available_builds()
+    print(f"median of {args.runs} runs of {args.games} games each per build, builds alternating, one process per run")
+    print(f"{'configuration':32} {'build':8} {'games/cpu-s':>11} {'actions/cpu-s':>13} {'min..max':>13} "
+          f"{'games/wall-s':>12} {'ratio':>6}")
+    for key in args.configs.split(","):
+        name = CONFIGS[key][0]
+        results: dict[str, list[dict[str, Any]]] = {build: [] for build in builds}
+        for run in range(args.runs):
+            for build in builds:
+                results[build].append(measure(build, key, args.games, run))
+        medians = {build: statistics.median(r["gps"] for r in results[build]) for build in builds}
+        for build in builds:
+            gps = [r["gps"] for r in results[build]]
+            ratio = f"{medians['compiled'] / medians['pure']:5.2f}x" if build == "compiled" else ""
+            print(f"{name:32} {build:8} {medians[build]:11.1f} "
+                  f"{statistics.median(r['aps'] for r in results[build]):13.0f} {min(gps):6.1f}..{max(gps):<6.1f} "
+                  f"{statistics.median(r['wall'] for r in results[build]):12.1f} {ratio:>6}", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 This machine's speed drifts by +-30 % from minute to minute, so games per second (bench/rules_bench.py) cannot
 show a 10 % change reliably. Callgrind counts the instructions the interpreter executes, which is the same for
 the same code, inputs and hash seed whatever else the machine does. Each configuration is run twice, with 0
-and with N random games, so the interpreter's start-up and imports cancel out.
+and with N random games, so the interpreter's start-up and imports cancel out -- for the compiled (mypyc) and
+the pure build (TORRES_RULES_PURE=1), with their ratio.
 
     python bench/rules_instructions.py [--games 5]
 
@@ -20,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from engine_builds import available_builds, build_env
+
 CONFIGS = [
     ("4p rio_grande (personal deck)", "dict(players=4, edition='rio_grande')"),
     ("4p rio_grande master (hand)", "dict(players=4, edition='rio_grande', master=True)"),
@@ -28,6 +31,7 @@ CONFIGS = [
 PLAY = """
 import random, sys
 import torres_rules as tr
+assert tr.ENGINE_BUILD == sys.argv[2], f"asked for the {{sys.argv[2]}} build, got {{tr.ENGINE_BUILD}}"
 for g in range(int(sys.argv[1])):
     rng = random.Random(g)
     state = tr.new_game(seed=g, **{config})
@@ -36,14 +40,15 @@ for g in range(int(sys.argv[1])):
 """
 
 
-def instructions(config: str, games: int) -> int:
-    """Instructions callgrind counts for a whole interpreter run that plays `games` games."""
+def instructions(config: str, games: int, build: str) -> int:
+    """Instructions callgrind counts for a whole interpreter run that plays `games` games on `build`."""
+    env = build_env(build)
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "callgrind.out")
         run = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c",
-             PLAY.format(config=config), str(games)],
-            capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+             PLAY.format(config=config), str(games), build],
+            capture_output=True, text=True, check=True, env={**env, "PYTHONHASHSEED": "0"},
         )
     found = re.search(r"Collected : (\d+)", run.stderr)
     if not found:
@@ -59,9 +64,13 @@ def main() -> None:
         print("valgrind not found: no instruction counts (install valgrind to get them)")
         return
     print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted")
+    builds = available_builds()
     for name, config in CONFIGS:
-        per_game = (instructions(config, args.games) - instructions(config, 0)) / args.games
-        print(f"{name:34} {per_game / 1e6:8.1f} M instructions per game")
+        per_game = {build: (instructions(config, args.games, build) - instructions(config, 0, build)) / args.games
+                    for build in builds}
+        figures = ", ".join(f"{build} {per_game[build] / 1e6:6.1f} M" for build in builds)
+        ratio = f": pure/compiled {per_game['pure'] / per_game['compiled']:.2f}x" if len(builds) == 2 else ""
+        print(f"{name:34} {figures} instructions per game{ratio}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def _reachable(address: tuple[str, int]) -> bool:
 # (script, arguments, a line fragment its report must print, servers it needs)
 CASES = [  # game_bench.py appears twice: its everyday run and its worker-class comparison (issue 11)
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
+    ("ai_search_bench.py", ["--positions", "1", "--seconds", "0.5", "--runs", "1"], "iterations/s", []),
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("matchmaking_bench.py", ["--tickets", "300", "--runs", "1", "--matchers", "1,2", "--big", "0"],
      "median tickets matched/s", [REDIS]),

@@ -2,10 +2,14 @@
 
 The public API is CONTRACT.md's: `new_game`, `legal_actions`, `apply`, `IllegalAction`, `State.to_position` /
 `from_position`, `scores`, `is_over`, `winner`, `view`. Everything else is internal and may change.
+
+The same sources run compiled by mypyc (several times faster) or as plain Python; `_loader` chooses before
+any other module loads, and `ENGINE_BUILD` says which ("compiled" or "pure").
 """
 
 from __future__ import annotations
 
+from ._loader import ENGINE_BUILD as ENGINE_BUILD
 from .actions import IllegalAction, apply, legal_actions
 from .editions import EDITIONS, Options
 from .names import CARD_KINDS, MASTER_CARDS

@@ -7,9 +7,9 @@ one action it is given and, when it is illegal, raises IllegalAction with the se
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
-from . import building, cards, moves, turns
+from . import building, cards, moves, turns, wire
 from .board import SQUARE_NAMES, parse_square
 from .editions import KNIGHTS_PER_PLAYER
 from .names import CARD_KINDS
@@ -24,7 +24,7 @@ class IllegalAction(ValueError):
 
 
 # Fields each action type may carry (besides "type"); a field outside these is an error, not ignored.
-_FIELDS: dict[str, frozenset[str]] = {
+_FIELDS: Final[dict[str, frozenset[str]]] = {
     "place_foundation": frozenset({"at"}),
     "place_start_knight": frozenset({"at"}),
     "place_king": frozenset({"at"}),
@@ -39,9 +39,9 @@ _FIELDS: dict[str, frozenset[str]] = {
     "move_king": frozenset({"to"}),
 }
 
-_ALLOWED = {kind: fields | {"type"} for kind, fields in _FIELDS.items()}
+_ALLOWED: Final = {kind: fields | {"type"} for kind, fields in _FIELDS.items()}
 
-_STAGE_OF = {
+_STAGE_OF: Final = {
     "place_foundation": "setup",
     "place_start_knight": "setup",
     "place_king": "setup",
@@ -49,13 +49,13 @@ _STAGE_OF = {
     "move_king": "move_king",
 }
 
-_CARD_FIELDS = {
+_CARD_FIELDS: Final = {
     "block_under_knight": frozenset({"at", "stack"}),
     "extra_block": frozenset({"at"}),
     "six_ap": frozenset(),
     "seven_ap": frozenset(),
 }
-_MOVE_FIELDS = frozenset({"from", "to"})
+_MOVE_FIELDS: Final = frozenset({"from", "to"})
 
 
 # --- legal actions ---------------------------------------------------------------------------------------------
@@ -81,27 +81,27 @@ def legal_actions(state: State) -> list[Action]:
 
 
 def _turn_actions(state: State) -> list[Action]:
-    seat = state.to_move
-    names = SQUARE_NAMES
+    seat = state.mover()
     ap_left = state.ap - state.ap_spent
     out: list[Action] = []
     if ap_left >= 1:
         knights, king = state.knights, state.king
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
-            out += [{"type": "place_knight", "at": names[sq]} for sq in moves.placement_squares(state, seat)]
+            place = wire.PLACE_KNIGHT
+            out += [place[sq].copy() for sq in moves.placement_squares(state, seat)]
         # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
         # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py)
-        reach = state.castles.reach
+        castles = state.castles
         for frm in own:
-            f = names[frm]
-            out += [{"type": "move_knight", "from": f, "to": names[to]}
-                    for to in reach(frm) if knights[to] == NO_FIGURE and to != king]
+            move = wire.MOVE_KNIGHT[frm]
+            out += [move[to].copy() for to in castles.reach(frm) if knights[to] == NO_FIGURE and to != king]
         choices = building.stack_choices(state)
         if choices:
-            squares = [names[sq] for sq in state.castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
-            for i in choices:
-                out += [{"type": "build", "at": at, "stack": i} for at in squares]
+            squares = [sq for sq in castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
+            for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
+                build = wire.BUILD[i]
+                out += [build[sq].copy() for sq in squares]
         if cards.why_not_buy(state) is None:
             out.append({"type": "buy_card"})
         out.append({"type": "advance_track"})
@@ -127,12 +127,13 @@ def _end_turn_choices(
 # --- apply -----------------------------------------------------------------------------------------------------
 
 
-def apply(state: State, action: Action) -> State:
-    """The state after `action`; `state` itself is unchanged. Raises IllegalAction naming the broken rule."""
+def apply(state: State, action: object) -> State:
+    """The state after `action`; `state` itself is unchanged. Raises IllegalAction naming the broken rule.
+    `action` is typed `object`: anything a client sends must arrive here and get an IllegalAction."""
     if not isinstance(action, dict):
         raise IllegalAction("an action is an object with a \"type\"")
     kind = action.get("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise IllegalAction(f"unknown action type {kind!r}: expected one of {', '.join(_FIELDS)}")
     if not action.keys() <= _ALLOWED[kind]:
         extra = set(action) - _ALLOWED[kind]
@@ -181,7 +182,7 @@ def _turn_stack(state: State, action: Action, missing: str) -> int:
     index = action.get("stack", fixed)
     if index is None:
         raise IllegalAction(missing)
-    index = _stack_index(index, state.stacks[state.to_move], "blocks come from your stacks")
+    index = _stack_index(index, state.stacks[state.mover()], "blocks come from your stacks")
     if fixed is not None and index != fixed:
         if state.options.stack_choice == "largest":
             raise IllegalAction(f"this edition uses the largest stack automatically: stack {fixed}")
@@ -221,7 +222,7 @@ def _place_start_knight(state: State, action: Action) -> None:
     if sq not in turns.free_foundations(state):
         raise IllegalAction(f"each player places a start knight on a free foundation: {SQUARE_NAMES[sq]} is not")
     knights = list(state.knights)
-    knights[sq] = state.to_move
+    knights[sq] = state.mover()
     state.knights = tuple(knights)
     turns.after_start_knight(state)
 
@@ -239,7 +240,7 @@ def _place_king(state: State, action: Action) -> None:
 
 def _place_knight(state: State, action: Action) -> None:
     sq = _square(action, "at")
-    seat = state.to_move
+    seat = state.mover()
     if moves.reserve(state, seat) == 0:
         raise IllegalAction("all 6 of your knights are on the board: none left to place")
     if sq not in moves.placement_squares(state, seat):
@@ -265,14 +266,14 @@ def _move_knight(state: State, action: Action) -> None:
 
 def _build(state: State, action: Action) -> None:
     sq = _square(action, "at")
-    stacks = state.stacks[state.to_move]
+    stacks = state.stacks[state.mover()]
     index = _turn_stack(state, action, "the first build of a turn chooses its stack: give \"stack\" (an index)")
     if stacks[index] == 0:
         raise IllegalAction(f"stack {index} has no blocks left")
     if not building.may_build(state, sq):
         raise IllegalAction(building.why_not_build(state, sq))
     _spend(state, 1, "building a block")
-    state.take_block(state.to_move, index)
+    state.take_block(state.mover(), index)
     state.stack_chosen = index
     state.add_block(sq)
 
@@ -283,7 +284,7 @@ def _buy_card(state: State, action: Action) -> None:
         raise IllegalAction(reason)
     _spend(state, 1, "buying a card")
     state.cards_bought += 1
-    seat = state.to_move
+    seat = state.mover()
     if state.decks is not None:
         deck = state.decks[seat]
         state.seen = deck[:3]
@@ -297,7 +298,7 @@ def _buy_card(state: State, action: Action) -> None:
 
 
 def _take_card(state: State, card: str) -> None:
-    seat = state.to_move
+    seat = state.mover()
     state.hands = replaced(state.hands, seat, tuple(sorted((*state.hands[seat], card))))
     state.bought_this_turn = tuple(sorted((*state.bought_this_turn, card)))
 
@@ -314,12 +315,13 @@ def _keep_card(state: State, action: Action) -> None:
     if rest == "top" and state.options.personal_rest == "bottom":
         raise IllegalAction("in this edition the other cards go back at the bottom of the deck")
     order = action.get("order", list(others))
-    if not isinstance(order, list) or sorted(order) != sorted(others):
+    if not isinstance(order, list) or any(not isinstance(c, str) for c in order) or sorted(order) != sorted(others):
         raise IllegalAction(f"order lists the other seen cards, top first: {', '.join(others) or 'none'}")
-    seat = state.to_move
-    deck = state.decks[seat] if state.decks is not None else ()
-    deck = (*order, *deck) if rest == "top" else (*deck, *order)
-    state.decks = replaced(state.decks, seat, tuple(deck))
+    seat = state.mover()
+    decks = state.decks
+    assert decks is not None, "keep_card follows a buy from a personal deck only"
+    deck = (*order, *decks[seat]) if rest == "top" else (*decks[seat], *order)
+    state.decks = replaced(decks, seat, tuple(deck))
     state.seen = None
     state.stage = "turn"
     _take_card(state, card)
@@ -329,7 +331,7 @@ def _play_card(state: State, action: Action) -> None:
     card = action.get("card")
     if card not in CARD_KINDS:
         raise IllegalAction(f"card must be one of {', '.join(CARD_KINDS)}, not {card!r}")
-    seat = state.to_move
+    seat = state.mover()
     hand = state.hands[seat]
     if card not in hand:
         raise IllegalAction(f"{card} is not in your hand")
@@ -380,12 +382,12 @@ def _play_card(state: State, action: Action) -> None:
 def _advance_track(state: State, action: Action) -> None:
     _spend(state, 1, "a step on the score track")
     scores = list(state.scores)
-    advance(scores, state.to_move)
+    advance(scores, state.mover())
     state.scores = tuple(scores)
 
 
 def _end_turn(state: State, action: Action) -> None:
-    stacks = state.stacks[state.to_move]
+    stacks = state.stacks[state.mover()]
     used = _turn_stack(state, action, "every turn uses up one stack: give \"stack\", the one this turn uses")
     remaining = stacks[:used] + stacks[used + 1 :]
     leftover = stacks[used]
@@ -417,7 +419,7 @@ def _move_king(state: State, action: Action) -> None:
     turns.after_king_move(state)
 
 
-_HANDLERS = {
+_HANDLERS: Final = {
     "place_foundation": _place_foundation,
     "place_start_knight": _place_start_knight,
     "place_king": _place_king,

@@ -6,10 +6,13 @@ All tables are computed once at import so the hot paths (move and build generati
 
 from __future__ import annotations
 
-SIZE = 8
-SQUARES = range(SIZE * SIZE)
-SQUARE_NAMES: tuple[str, ...] = tuple(f"{'ABCDEFGH'[i % SIZE]}{i // SIZE + 1}" for i in SQUARES)
-SQUARE_INDEX: dict[str, int] = {name: i for i, name in enumerate(SQUARE_NAMES)}
+from collections.abc import Sequence
+from typing import Final
+
+SIZE: Final = 8
+SQUARES: Final = range(SIZE * SIZE)
+SQUARE_NAMES: Final[tuple[str, ...]] = tuple(f"{'ABCDEFGH'[i % SIZE]}{i // SIZE + 1}" for i in SQUARES)
+SQUARE_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(SQUARE_NAMES)}
 
 
 def square_name(square: int) -> str:
@@ -31,8 +34,8 @@ def _on_board(x: int, y: int) -> bool:
     return 0 <= x < SIZE and 0 <= y < SIZE
 
 
-_ORTHOGONAL = ((0, -1), (-1, 0), (1, 0), (0, 1))
-_DIAGONAL = ((-1, -1), (1, -1), (-1, 1), (1, 1))
+_ORTHOGONAL: Final = ((0, -1), (-1, 0), (1, 0), (0, 1))
+_DIAGONAL: Final = ((-1, -1), (1, -1), (-1, 1), (1, 1))
 
 
 def _around(square: int, steps: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
@@ -40,10 +43,10 @@ def _around(square: int, steps: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     return tuple((y + dy) * SIZE + x + dx for dx, dy in steps if _on_board(x + dx, y + dy))
 
 
-NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_around(s, _ORTHOGONAL) for s in SQUARES)
+NEIGHBOURS: Final[tuple[tuple[int, ...], ...]] = tuple(_around(s, _ORTHOGONAL) for s in SQUARES)
 """Orthogonal neighbours, in a stable order (up, left, right, down)."""
 
-DIAGONAL_NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_around(s, _DIAGONAL) for s in SQUARES)
+DIAGONAL_NEIGHBOURS: Final[tuple[tuple[int, ...], ...]] = tuple(_around(s, _DIAGONAL) for s in SQUARES)
 
 
 def _jumps(square: int) -> tuple[tuple[int, int], ...]:
@@ -55,14 +58,16 @@ def _jumps(square: int) -> tuple[tuple[int, int], ...]:
     )
 
 
-JUMPS: tuple[tuple[tuple[int, int], ...], ...] = tuple(_jumps(s) for s in SQUARES)
+JUMPS: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(_jumps(s) for s in SQUARES)
 """For each square, (square jumped over, landing square) in each straight orthogonal direction."""
 
-FOUNDATIONS: tuple[int, ...] = tuple(SQUARE_INDEX[n] for n in ("D1", "C3", "F3", "H4", "A5", "C6", "F6", "E8"))
+FOUNDATIONS: Final[tuple[int, ...]] = tuple(SQUARE_INDEX[n] for n in ("D1", "C3", "F3", "H4", "A5", "C6", "F6", "E8"))
 """The 8 marked foundation squares of BOARD.md."""
 
-EDGE_SQUARES: frozenset[int] = frozenset(s for s in SQUARES if _xy(s)[0] in (0, 7) or _xy(s)[1] in (0, 7))
-LONG_DIAGONALS: frozenset[int] = frozenset(s for s in SQUARES if _xy(s)[0] == _xy(s)[1] or _xy(s)[0] + _xy(s)[1] == 7)
+EDGE_SQUARES: Final[frozenset[int]] = frozenset(s for s in SQUARES if _xy(s)[0] in (0, 7) or _xy(s)[1] in (0, 7))
+LONG_DIAGONALS: Final[frozenset[int]] = frozenset(
+    s for s in SQUARES if _xy(s)[0] == _xy(s)[1] or _xy(s)[0] + _xy(s)[1] == 7
+)
 
 
 def column(square: int) -> int:
@@ -73,7 +78,7 @@ def row(square: int) -> int:
     return square // SIZE
 
 
-def in_one_line(squares: list[int]) -> bool:
+def in_one_line(squares: Sequence[int]) -> bool:
     """True when all squares lie in one row, one column or one diagonal of the board."""
     xs = {column(s) for s in squares}
     ys = {row(s) for s in squares}

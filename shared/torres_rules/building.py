@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .board import NEIGHBOURS, SQUARE_NAMES, is_connected
 from .castles import NO_CASTLE, Castles, analyse
 from .editions import MIN_CASTLES, STACK_CAP
@@ -57,14 +59,14 @@ def turn_stack(state: State) -> int | None:
     """The stack this turn builds from: the chosen one, the automatic one (Yucata), or None if still open."""
     if state.stack_chosen is not None:
         return state.stack_chosen
-    if state.options.stack_choice == "largest" and state.stacks[state.to_move]:
-        return automatic_stack(state.stacks[state.to_move])
+    if state.options.stack_choice == "largest" and state.stacks[state.mover()]:
+        return automatic_stack(state.stacks[state.mover()])
     return None
 
 
 def stack_choices(state: State) -> list[int]:
     """Stacks a build may still come from: the turn's stack, or one index per distinct height while open."""
-    stacks = state.stacks[state.to_move]
+    stacks = state.stacks[state.mover()]
     fixed = turn_stack(state)
     if fixed is not None:
         return [fixed] if stacks[fixed] > 0 else []
@@ -163,7 +165,7 @@ def move_block_targets(state: State, frm: int) -> list[int]:
     castles = state.castles
     if heights[frm] > 1:  # the square stays a castle square: membership and areas are unchanged
         count = castles.count
-        targets = castles.landing_squares() if count >= MIN_CASTLES else castles.lonely_squares()
+        targets: Sequence[int] = castles.landing_squares() if count >= MIN_CASTLES else castles.lonely_squares()
     else:
         c = castles.of[frm]
         rest = set(castles.members[c])

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import permutations
-from typing import Any
+from typing import Any, Final
 
-from . import building, moves
+from . import building, moves, wire
 from .board import SQUARE_NAMES
+from .names import CARD_KINDS
 from .state import NO_FIGURE, State
 
-KNIGHT_CARDS = {
+KNIGHT_CARDS: Final = {
     "climb_two": moves.climb_two_squares,
     "castle_gate": moves.castle_gate_squares,
     "diagonal": moves.diagonal_squares,
@@ -22,7 +23,7 @@ KNIGHT_CARDS = {
     "jump": moves.jump_squares,
 }
 
-_KNIGHT_CARD_RULES = {
+_KNIGHT_CARD_RULES: Final = {
     "climb_two": "climb_two moves a knight to an orthogonally adjacent free square exactly 2 levels higher",
     "castle_gate": "castle_gate enters a castle next to the knight and leaves onto a free square next to it",
     "diagonal": "diagonal moves a knight one square diagonally onto a free square, climbing at most 1 level",
@@ -49,7 +50,7 @@ def why_not_buy(state: State) -> str | None:
         return "at most 2 cards may be bought per turn"
     if state.ap_left < 1:
         return "buying a card costs 1 AP and no AP is left"
-    if not own_deck(state, state.to_move):
+    if not own_deck(state, state.mover()):
         return "an empty deck cannot be bought from"
     return None
 
@@ -75,7 +76,7 @@ def playable_kinds(state: State) -> list[str]:
     """Cards in hand that may be played now: one per turn, none bought this turn (5.5)."""
     if state.card_played:
         return []
-    hand = state.hands[state.to_move]
+    hand = state.hands[state.mover()]
     bought = state.bought_this_turn
     if not bought:
         return list(dict.fromkeys(hand))
@@ -88,30 +89,30 @@ def playable_kinds(state: State) -> list[str]:
 
 def card_uses(state: State, card: str) -> list[dict[str, Any]]:
     """Every legal use of a card for the player to move, in wire form."""
-    seat = state.to_move
-    names = SQUARE_NAMES
+    seat = state.mover()
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
-        return [{"type": "play_card", "card": card, "from": names[frm], "to": names[to]}
-                for frm in state.knight_squares(seat) for to in targets(state, frm)]
+        row = CARD_KINDS.index(card) * 64
+        table = wire.CARD_MOVE
+        return [table.copy(row + frm, to) for frm in state.knight_squares(seat) for to in targets(state, frm)]
     if card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
-        return [{"type": "play_card", "card": card, "at": names[at], "stack": i}
+        return [wire.BLOCK_UNDER_KNIGHT.copy(i, at)
                 for at in building.block_under_knight_squares(state, seat) for i in choices]
     if card == "extra_block":
         if state.supply == 0:
             return []
-        return [{"type": "play_card", "card": card, "at": names[at]} for at in building.build_squares(state)]
+        return [wire.EXTRA_BLOCK.copy(0, at) for at in building.build_squares(state)]
     if card in ("six_ap", "seven_ap"):
         return [{"type": "play_card", "card": card}]
     # move_block
     out = []
+    row = CARD_KINDS.index(card) * 64
+    table = wire.CARD_MOVE
     for frm in range(64):
         if state.heights[frm]:
-            f = names[frm]
-            out += [{"type": "play_card", "card": card, "from": f, "to": names[to]}
-                    for to in building.move_block_targets(state, frm)]
+            out += [table.copy(row + frm, to) for to in building.move_block_targets(state, frm)]
     return out
 
 

@@ -7,10 +7,11 @@ moves never change it) and is cached by the heights tuple.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from .board import NEIGHBOURS, SQUARES
 
-NO_CASTLE = -1
+NO_CASTLE: Final = -1
 
 
 class Castles:
@@ -22,31 +23,24 @@ class Castles:
 
     __slots__ = ("_build_squares", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights", "members", "of")
 
-    def __init__(self, heights: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        heights: tuple[int, ...],
+        of: tuple[int, ...] | None = None,
+        members: tuple[tuple[int, ...], ...] | None = None,
+    ) -> None:
+        """The castles of `heights`: found by a flood fill, or given (`of` and `members`) when derived from a
+        board one block away (`with_block`)."""
+        if of is None or members is None:
+            of, members = _flood(heights)
         self.heights = heights
+        self.of = of
+        self.members = members
+        self.areas: tuple[int, ...] = tuple([len(m) for m in members])
         self._build_squares: tuple[int, ...] | None = None
         self._lonely: tuple[int, ...] | None = None
         self._landing: tuple[int, ...] | None = None
         self._reach: dict[int, tuple[int, ...]] = {}
-        of = [NO_CASTLE] * 64
-        members: list[tuple[int, ...]] = []
-        for start in SQUARES:
-            if heights[start] == 0 or of[start] != NO_CASTLE:
-                continue
-            index = len(members)
-            of[start] = index
-            group = [start]
-            i = 0
-            while i < len(group):
-                for n in NEIGHBOURS[group[i]]:
-                    if heights[n] and of[n] == NO_CASTLE:
-                        of[n] = index
-                        group.append(n)
-                i += 1
-            members.append(tuple(sorted(group)))
-        self.of: tuple[int, ...] = tuple(of)
-        self.members: tuple[tuple[int, ...], ...] = tuple(members)
-        self.areas: tuple[int, ...] = tuple(len(m) for m in members)
         self._gate_exits: list[tuple[tuple[int, int], ...] | None] = [None] * len(members)
 
     def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
@@ -54,31 +48,25 @@ class Castles:
         fill: a block on top changes no membership; a ground block joins the one castle it touches or founds
         one (building never joins castles). Only the changed castle's tables are recomputed: castles never
         touch, so no other castle's gates or build squares depend on it."""
-        new = Castles.__new__(Castles)
-        new.heights = heights
-        new._build_squares = None
-        new._lonely = None
-        new._landing = None
         if self.heights[square]:
             changed = self.of[square]
-            new.of, new.members, new.areas = self.of, self.members, self.areas
+            new = Castles(heights, self.of, self.members)
             affected: tuple[int, ...] = (square,)
         else:
-            changed = self.ground_extension(square)
-            if changed is None:  # not reachable by legal building; stay exact anyway
+            extended = self.ground_extension(square)
+            if extended is None:  # not reachable by legal building; stay exact anyway
                 return Castles(heights)
             of = list(self.of)
-            if changed == NO_CASTLE:
-                changed = len(self.members)
-                members = (*self.members, (square,))
+            grown = list(self.members)
+            if extended == NO_CASTLE:
+                changed = len(grown)
+                grown.append((square,))
             else:
-                members = list(self.members)
-                members[changed] = tuple(sorted((*members[changed], square)))
-                members = tuple(members)
+                changed = extended
+                grown[changed] = tuple(sorted((*grown[changed], square)))
+            members = tuple(grown)
             of[square] = changed
-            new.of = tuple(of)
-            new.members = members
-            new.areas = tuple(len(m) for m in members)
+            new = Castles(heights, tuple(of), members)
             affected = (square, *NEIGHBOURS[square], *members[changed])
         new._update_build_squares(self, affected)
         exits = self._gate_exits + [None] * (len(new.members) - len(self.members))
@@ -87,12 +75,12 @@ class Castles:
         # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
         # to it (gates): only the squares next to the changed castle, and the changed square, need it again
         if self._reach:
-            stale = {square}
+            stale = [False] * 64
+            stale[square] = True
             for x in new.members[changed]:
-                stale.update(NEIGHBOURS[x])
-            new._reach = {sq: t for sq, t in self._reach.items() if sq not in stale}
-        else:
-            new._reach = {}
+                for n in NEIGHBOURS[x]:
+                    stale[n] = True
+            new._reach = {sq: t for sq, t in self._reach.items() if not stale[sq]}
         return new
 
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
@@ -100,13 +88,12 @@ class Castles:
         that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
         if before._build_squares is None or self._build_squares is not None:
             return
-        squares = set(before._build_squares)
+        buildable = [False] * 64
+        for sq in before._build_squares:
+            buildable[sq] = True
         for sq in affected:
-            if self._buildable(sq):
-                squares.add(sq)
-            else:
-                squares.discard(sq)
-        self._build_squares = tuple(sorted(squares))
+            buildable[sq] = self._buildable(sq)
+        self._build_squares = tuple([sq for sq in SQUARES if buildable[sq]])
 
     @property
     def count(self) -> int:
@@ -185,22 +172,46 @@ class Castles:
         targets = self._reach.get(square)
         if targets is None:
             h = self.heights
+            of = self.of
             level = h[square]
-            found = {n for n in NEIGHBOURS[square] if h[n] <= level + 1}
-            entered: set[int] = set()
+            found = [False] * 64  # a mask, not a set: the compiled build runs this loop as plain C
+            entered: list[int] = []
             for t in NEIGHBOURS[square]:
-                c = self.of[t]
+                if h[t] <= level + 1:
+                    found[t] = True
+                c = of[t]
                 if c == NO_CASTLE or h[t] <= level or c in entered:
                     continue
-                entered.add(c)
+                entered.append(c)
                 for e_level, e in self.gate_exits(c):
                     if e_level > level:
                         break
-                    found.add(e)
-            found.discard(square)
-            targets = tuple(sorted(found))
+                    found[e] = True
+            found[square] = False
+            targets = tuple([sq for sq in SQUARES if found[sq]])
             self._reach[square] = targets
         return targets
+
+
+def _flood(heights: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """(castle index of each square, squares of each castle): maximal orthogonally connected castle squares."""
+    of = [NO_CASTLE] * 64
+    members: list[tuple[int, ...]] = []
+    for start in SQUARES:
+        if heights[start] == 0 or of[start] != NO_CASTLE:
+            continue
+        index = len(members)
+        of[start] = index
+        group = [start]
+        i = 0
+        while i < len(group):
+            for n in NEIGHBOURS[group[i]]:
+                if heights[n] and of[n] == NO_CASTLE:
+                    of[n] = index
+                    group.append(n)
+            i += 1
+        members.append(tuple(sorted(group)))
+    return tuple(of), tuple(members)
 
 
 @lru_cache(maxsize=8192)

@@ -7,9 +7,9 @@ Like python-chess variants, an edition only changes the rules that differ; every
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Final
 
-EDITIONS = ("rio_grande", "ravensburger", "yucata")
+EDITIONS: Final = ("rio_grande", "ravensburger", "yucata")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Options:
         }
 
 
-_CHOICES: dict[str, tuple[Any, ...]] = {
+_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "deck": ("personal", "common", "hand"),
     "personal_rest": ("top_or_bottom", "bottom"),
     "carry_over_blocks": (True, False),
@@ -60,7 +60,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "stack_choice": ("player", "largest"),
 }
 
-PRESETS: dict[str, Options] = {
+PRESETS: Final[dict[str, Options]] = {
     "rio_grande": Options(),
     "ravensburger": Options(
         deck="common",
@@ -73,7 +73,7 @@ PRESETS: dict[str, Options] = {
     "yucata": Options(start_player="random", stack_choice="largest"),
 }
 
-OPTION_NAMES = tuple(f.name for f in fields(Options))
+OPTION_NAMES: Final = tuple(f.name for f in fields(Options))
 
 
 def make_options(edition: str, master: bool, overrides: dict[str, Any] | None = None) -> Options:
@@ -95,19 +95,19 @@ def make_options(edition: str, master: bool, overrides: dict[str, Any] | None = 
 
 
 # Block stocks per phase (BOARD.md): stack heights, one stack used per turn. One table, one place.
-BLOCK_STOCKS: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {
+BLOCK_STOCKS: Final[dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]] = {
     2: ((3, 3, 3, 3), (3, 3, 3, 3), (3, 3, 3, 3)),
     3: ((3, 3, 2, 2), (3, 3, 2), (3, 3, 2)),
     4: ((2, 2, 2, 2), (2, 2, 2), (2, 2, 2)),
 }
 
-TOTAL_BLOCKS = 92
-KNIGHTS_PER_PLAYER = 6
-AP_PER_TURN = 5
-STACK_CAP = 3
-MIN_CASTLES = 6
-PHASES = 3
-KING_BONUS = (5, 10, 15)  # at level 1 / 2 / 3 at the end of phase 1 / 2 / 3
+TOTAL_BLOCKS: Final = 92
+KNIGHTS_PER_PLAYER: Final = 6
+AP_PER_TURN: Final = 5
+STACK_CAP: Final = 3
+MIN_CASTLES: Final = 6
+PHASES: Final = 3
+KING_BONUS: Final = (5, 10, 15)  # at level 1 / 2 / 3 at the end of phase 1 / 2 / 3
 
 
 def rounds_in_phase(players: int, phase: int) -> int:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-CARD_KINDS: tuple[str, ...] = (
+from typing import Final
+
+CARD_KINDS: Final[tuple[str, ...]] = (
     "climb_two",
     "block_under_knight",
     "extra_block",
@@ -14,9 +16,9 @@ CARD_KINDS: tuple[str, ...] = (
     "reposition_knight",
     "jump",
 )
-COPIES_PER_KIND = 4  # 40 action cards = 4 colours x the same 10 kinds
+COPIES_PER_KIND: Final = 4  # 40 action cards = 4 colours x the same 10 kinds
 
-MASTER_CARDS: tuple[str, ...] = (
+MASTER_CARDS: Final[tuple[str, ...]] = (
     "different_levels",
     "same_level",
     "one_line",
@@ -27,9 +29,9 @@ MASTER_CARDS: tuple[str, ...] = (
     "together",
 )
 
-STAGES: tuple[str, ...] = ("setup", "turn", "keep_card", "move_king", "over")
+STAGES: Final[tuple[str, ...]] = ("setup", "turn", "keep_card", "move_king", "over")
 
-ACTION_TYPES: tuple[str, ...] = (
+ACTION_TYPES: Final[tuple[str, ...]] = (
     "place_foundation",
     "place_start_knight",
     "place_king",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .board import SQUARE_NAMES
 from .state import NO_FIGURE, State
 
-SEAT_MARKS = "abcd"
+SEAT_MARKS: Final = "abcd"
 
 
 def board_text(state: State | dict[str, Any]) -> str:
@@ -51,7 +51,7 @@ def status_text(state: State | dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def action_text(action: dict) -> str:
+def action_text(action: dict[str, Any]) -> str:
     """A short human form of a wire action, e.g. "move_knight D4-D5" or "end_turn stack 1 spread [1, 0]"."""
     parts = [action["type"]]
     if "card" in action:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from .board import EDGE_SQUARES, LONG_DIAGONALS, column, in_one_line, is_connected, row
 from .castles import NO_CASTLE
@@ -71,7 +72,7 @@ def phase_scoring(state: State) -> list[int]:
 
 # --- master cards (section 11) ---------------------------------------------------------------------------------
 
-_PER_PHASE = (2, 5, 10)
+_PER_PHASE: Final = (2, 5, 10)
 
 
 def master_points(state: State, card: str, phase: int) -> list[int]:
@@ -96,30 +97,30 @@ def master_points(state: State, card: str, phase: int) -> list[int]:
     return [pay if ks and rule(state, ks) else 0 for ks in knights]
 
 
-def _castle_count(state: State, squares: list[int]) -> int | None:
+def _castle_count(state: State, squares: tuple[int, ...]) -> int | None:
     """Distinct castles holding the knights; None if one stands on the ground ([ruling])."""
     castles = {state.castles.of[sq] for sq in squares}
     return None if NO_CASTLE in castles else len(castles)
 
 
-def _levels(state: State, squares: list[int]) -> list[int]:
+def _levels(state: State, squares: tuple[int, ...]) -> list[int]:
     return [state.heights[sq] for sq in squares]
 
 
-def _different_levels(state: State, squares: list[int]) -> bool:
+def _different_levels(state: State, squares: tuple[int, ...]) -> bool:
     levels = _levels(state, squares)
     return len(set(levels)) == len(levels)
 
 
-def _same_level(state: State, squares: list[int]) -> bool:
+def _same_level(state: State, squares: tuple[int, ...]) -> bool:
     return len(set(_levels(state, squares))) == 1
 
 
-def _one_line(state: State, squares: list[int]) -> bool:
+def _one_line(state: State, squares: tuple[int, ...]) -> bool:
     return in_one_line(squares)
 
 
-def _square(state: State, squares: list[int]) -> bool:
+def _square(state: State, squares: tuple[int, ...]) -> bool:
     """Four knights at the corners of an axis-parallel square of any size ([ruling])."""
     occupied = set(squares)
     for a in squares:
@@ -132,11 +133,11 @@ def _square(state: State, squares: list[int]) -> bool:
     return False
 
 
-def _together(state: State, squares: list[int]) -> bool:
+def _together(state: State, squares: tuple[int, ...]) -> bool:
     return is_connected(set(squares))
 
 
-_FINAL_CARDS = {
+_FINAL_CARDS: Final = {
     "different_levels": (_different_levels, 40),
     "same_level": (_same_level, 50),
     "one_line": (_one_line, 50),

@@ -8,7 +8,7 @@ tuple hash -- search code creates millions of states.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 from .board import SQUARE_NAMES, parse_square
 from .castles import Castles, analyse
@@ -25,10 +25,9 @@ from .editions import (
 )
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS, STAGES
 
-NO_FIGURE = -1
-_new_state = object.__new__
+NO_FIGURE: Final = -1
 
-_FIELDS = (
+_FIELDS: Final = (
     "players",
     "edition",
     "master",
@@ -104,46 +103,102 @@ class State:
     seen: tuple[str, ...] | None
     played: tuple[tuple[str, ...], ...]  # per seat, the cards it played, in order (public: RULES 13)
 
-    def __init__(self, **fields: Any) -> None:
-        for name in _FIELDS:
-            setattr(self, name, fields[name])
+    def __init__(
+        self,
+        players: int,
+        edition: str,
+        master: bool,
+        options: Options,
+        master_card: str | None,
+        stage: str,
+        phase: int,
+        round: int,
+        start_player: int,
+        to_move: int | None,
+        ap: int,
+        ap_spent: int,
+        card_played: bool,
+        cards_bought: int,
+        stack_chosen: int | None,
+        heights: tuple[int, ...],
+        knights: tuple[int, ...],
+        king: int,
+        scores: tuple[int, ...],
+        stacks: tuple[tuple[int, ...], ...],
+        leftover: tuple[int, ...],
+        supply: int,
+        hands: tuple[tuple[str, ...], ...],
+        bought_this_turn: tuple[str, ...],
+        decks: tuple[tuple[str, ...], ...] | None,
+        deck: tuple[str, ...] | None,
+        seen: tuple[str, ...] | None,
+        played: tuple[tuple[str, ...], ...],
+    ) -> None:
+        self.players = players
+        self.edition = edition
+        self.master = master
+        self.options = options
+        self.master_card = master_card
+        self.stage = stage
+        self.phase = phase
+        self.round = round
+        self.start_player = start_player
+        self.to_move = to_move
+        self.ap = ap
+        self.ap_spent = ap_spent
+        self.card_played = card_played
+        self.cards_bought = cards_bought
+        self.stack_chosen = stack_chosen
+        self.heights = heights
+        self.knights = knights
+        self.king = king
+        self.scores = scores
+        self.stacks = stacks
+        self.leftover = leftover
+        self.supply = supply
+        self.hands = hands
+        self.bought_this_turn = bought_this_turn
+        self.decks = decks
+        self.deck = deck
+        self.seen = seen
+        self.played = played
         self._castles: Castles | None = None
-        self._key: tuple[Any, ...] | None = None
+        self._key: tuple[object, ...] | None = None
         self._knights_of: tuple[tuple[int, ...], dict[int, tuple[int, ...]]] | None = None
 
     def _copy(self) -> State:
         """A private, still mutable copy for `apply` to change before handing it out."""
-        new = _new_state(State)
-        new.players = self.players
-        new.edition = self.edition
-        new.master = self.master
-        new.options = self.options
-        new.master_card = self.master_card
-        new.stage = self.stage
-        new.phase = self.phase
-        new.round = self.round
-        new.start_player = self.start_player
-        new.to_move = self.to_move
-        new.ap = self.ap
-        new.ap_spent = self.ap_spent
-        new.card_played = self.card_played
-        new.cards_bought = self.cards_bought
-        new.stack_chosen = self.stack_chosen
-        new.heights = self.heights
-        new.knights = self.knights
-        new.king = self.king
-        new.scores = self.scores
-        new.stacks = self.stacks
-        new.leftover = self.leftover
-        new.supply = self.supply
-        new.hands = self.hands
-        new.bought_this_turn = self.bought_this_turn
-        new.decks = self.decks
-        new.deck = self.deck
-        new.seen = self.seen
-        new.played = self.played
+        new = State(
+            self.players,
+            self.edition,
+            self.master,
+            self.options,
+            self.master_card,
+            self.stage,
+            self.phase,
+            self.round,
+            self.start_player,
+            self.to_move,
+            self.ap,
+            self.ap_spent,
+            self.card_played,
+            self.cards_bought,
+            self.stack_chosen,
+            self.heights,
+            self.knights,
+            self.king,
+            self.scores,
+            self.stacks,
+            self.leftover,
+            self.supply,
+            self.hands,
+            self.bought_this_turn,
+            self.decks,
+            self.deck,
+            self.seen,
+            self.played,
+        )
         new._castles = self._castles
-        new._key = None
         new._knights_of = self._knights_of
         return new
 
@@ -191,16 +246,52 @@ class State:
             squares = cache[1][seat] = tuple(_indices(self.knights, seat))
         return squares
 
+    def mover(self) -> int:
+        """The seat to move, for the rules of a stage in which someone is (every stage but "over")."""
+        seat = self.to_move
+        assert seat is not None, "nobody is to move once the game is over"
+        return seat
+
     @property
     def ap_left(self) -> int:
         return self.ap - self.ap_spent
 
     # --- identity ------------------------------------------------------------------------------------------
 
-    def _identity(self) -> tuple[Any, ...]:
-        if self._key is None:
-            self._key = tuple(getattr(self, name) for name in _FIELDS)
-        return self._key
+    def _identity(self) -> tuple[object, ...]:
+        key = self._key
+        if key is None:
+            key = self._key = (
+                self.players,
+                self.edition,
+                self.master,
+                self.options,
+                self.master_card,
+                self.stage,
+                self.phase,
+                self.round,
+                self.start_player,
+                self.to_move,
+                self.ap,
+                self.ap_spent,
+                self.card_played,
+                self.cards_bought,
+                self.stack_chosen,
+                self.heights,
+                self.knights,
+                self.king,
+                self.scores,
+                self.stacks,
+                self.leftover,
+                self.supply,
+                self.hands,
+                self.bought_this_turn,
+                self.decks,
+                self.deck,
+                self.seen,
+                self.played,
+            )
+        return key
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self._identity() == other._identity()
@@ -224,15 +315,8 @@ def replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]
 
 
 def _indices(values: tuple[int, ...], wanted: int) -> list[int]:
-    """Positions of `wanted` in `values` (tuple.index runs in C: faster than a Python loop over 64 squares)."""
-    out = []
-    i = -1
-    try:
-        while True:
-            i = values.index(wanted, i + 1)
-            out.append(i)
-    except ValueError:
-        return out
+    """Positions of `wanted` in `values`."""
+    return [i for i, value in enumerate(values) if value == wanted]
 
 
 # --- position JSON ---------------------------------------------------------------------------------------
@@ -292,9 +376,9 @@ def from_position(position: dict[str, Any]) -> State:
     if unknown:
         raise InvalidPosition(f"unknown position fields: {', '.join(sorted(unknown))}")
 
-    players = p.int("players", 2, 2, 4)
+    players = p.int_field("players", 2, 2, 4)
     edition = p.choice("edition", "rio_grande", EDITIONS)
-    master = p.bool("master", False)
+    master = p.bool_field("master", False)
     raw_options = p.get("options", {})
     if not isinstance(raw_options, dict):
         raise InvalidPosition("options must be an object")
@@ -311,16 +395,16 @@ def from_position(position: dict[str, Any]) -> State:
         raise InvalidPosition("master_card is only used in the master version")
 
     stage = p.choice("stage", "turn", STAGES)
-    phase = p.int("phase", 1, 1, 3)
-    round_ = p.int("round", 1, 1, rounds_in_phase(players, phase))
-    start_player = p.int("start_player", 0, 0, players - 1)
+    phase = p.int_field("phase", 1, 1, 3)
+    round_ = p.int_field("round", 1, 1, rounds_in_phase(players, phase))
+    start_player = p.int_field("start_player", 0, 0, players - 1)
     to_move: int | None
     if stage == "over":
         to_move = p.get("to_move", None)
         if to_move is not None:
             raise InvalidPosition("nobody is to move once the game is over: to_move must be null")
     else:
-        to_move = p.int("to_move", start_player, 0, players - 1)
+        to_move = p.int_field("to_move", start_player, 0, players - 1)
 
     heights = [0] * 64
     for name, h in p.squares("heights").items():
@@ -335,9 +419,10 @@ def from_position(position: dict[str, Any]) -> State:
     king_name = p.get("king", None)
     king = NO_FIGURE
     if king_name is not None:
-        king = parse_square(king_name)
-        if king is None:
+        parsed = parse_square(king_name)
+        if parsed is None:
             raise InvalidPosition(f"king stands on no square: {king_name!r}")
+        king = parsed
         if knights[king] != NO_FIGURE:
             raise InvalidPosition(f"at most one figure per square: the king and a knight share {king_name}")
     for seat in range(players):
@@ -349,10 +434,10 @@ def from_position(position: dict[str, Any]) -> State:
     if len(positive) != len(set(positive)):
         raise InvalidPosition("no two players with a score above 0 may share a score (RULES 8)")
 
-    ap = p.int("ap", 5, 5, 7)
-    ap_spent = p.int("ap_spent", 0, 0, ap)
-    card_played = p.bool("card_played", False)
-    cards_bought = p.int("cards_bought", 0, 0, 2)
+    ap = p.int_field("ap", 5, 5, 7)
+    ap_spent = p.int_field("ap_spent", 0, 0, ap)
+    card_played = p.bool_field("card_played", False)
+    cards_bought = p.int_field("cards_bought", 0, 0, 2)
     stack_chosen = p.get("stack_chosen", None)
 
     if "stacks" in position:
@@ -366,7 +451,7 @@ def from_position(position: dict[str, Any]) -> State:
     leftover = p.int_list("leftover", [0] * players, players, 0)
 
     on_board_and_stock = sum(heights) + sum(map(sum, stacks)) + sum(leftover)
-    supply = p.int("supply", TOTAL_BLOCKS - on_board_and_stock, 0, TOTAL_BLOCKS)
+    supply = p.int_field("supply", TOTAL_BLOCKS - on_board_and_stock, 0, TOTAL_BLOCKS)
     if on_board_and_stock + supply != TOTAL_BLOCKS:
         raise InvalidPosition(
             f"blocks must add up to {TOTAL_BLOCKS}: {sum(heights)} on the board + "
@@ -385,11 +470,11 @@ def from_position(position: dict[str, Any]) -> State:
     if castles.count < MIN_CASTLES and not founding:
         raise InvalidPosition(f"there are never fewer than {MIN_CASTLES} castles; this board has {castles.count}")
 
-    hands = [tuple(sorted(_cards(h, f"hands[{i}]"))) for i, h in enumerate(p.list("hands", [[]] * players))]
+    hands = [tuple(sorted(_cards(h, f"hands[{i}]"))) for i, h in enumerate(p.list_field("hands", [[]] * players))]
     if len(hands) != players:
         raise InvalidPosition(f"hands must be a list of {players} lists")
-    bought = tuple(sorted(_cards(p.list("bought_this_turn", []), "bought_this_turn")))
-    played = [tuple(_cards(x, f"played[{i}]")) for i, x in enumerate(p.list("played", [[]] * players))]
+    bought = tuple(sorted(_cards(p.list_field("bought_this_turn", []), "bought_this_turn")))
+    played = [tuple(_cards(x, f"played[{i}]")) for i, x in enumerate(p.list_field("played", [[]] * players))]
     if len(played) != players:
         raise InvalidPosition(f"played must be a list of {players} lists")
     decks_raw = p.get("decks", None)
@@ -547,13 +632,13 @@ class _Reader:
     def get(self, key: str, default: Any) -> Any:
         return self.position.get(key, default)
 
-    def int(self, key: str, default: int, lo: int, hi: int) -> int:
+    def int_field(self, key: str, default: int, lo: int, hi: int) -> int:
         value = self.position.get(key, default)
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             raise InvalidPosition(f"{key} must be a whole number from {lo} to {hi}, not {value!r}")
         return value
 
-    def bool(self, key: str, default: bool) -> bool:
+    def bool_field(self, key: str, default: bool) -> bool:
         value = self.position.get(key, default)
         if not isinstance(value, bool):
             raise InvalidPosition(f"{key} must be true or false, not {value!r}")
@@ -563,9 +648,9 @@ class _Reader:
         value = self.position.get(key, default)
         if value not in choices:
             raise InvalidPosition(f"{key} must be one of {', '.join(choices)}, not {value!r}")
-        return value
+        return str(value)
 
-    def list(self, key: str, default: list[Any]) -> list[Any]:
+    def list_field(self, key: str, default: list[Any]) -> list[Any]:
         value = self.position.get(key, default)
         if not isinstance(value, list):
             raise InvalidPosition(f"{key} must be a list")

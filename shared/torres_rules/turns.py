@@ -6,7 +6,7 @@ The functions here change a fresh copy made by `apply`; they never touch a state
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from . import building, scoring
 from .board import DIAGONAL_NEIGHBOURS, FOUNDATIONS, column, row
@@ -14,7 +14,7 @@ from .editions import AP_PER_TURN, BLOCK_STOCKS, PHASES, TOTAL_BLOCKS, make_opti
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS
 from .state import NO_FIGURE, State, replaced
 
-MASTER_FOUNDATIONS = 8
+MASTER_FOUNDATIONS: Final = 8
 
 
 def new_game(
@@ -112,7 +112,7 @@ def _too_close(sq: int) -> frozenset[int]:
     )
 
 
-FOUNDATION_SPACING: tuple[frozenset[int], ...] = tuple(_too_close(sq) for sq in range(64))
+FOUNDATION_SPACING: Final[tuple[frozenset[int], ...]] = tuple(_too_close(sq) for sq in range(64))
 
 
 def free_foundations(state: State) -> list[int]:
@@ -156,7 +156,7 @@ def begin_turn(state: State, seat: int) -> None:
 
 def end_turn(state: State, used: int, spread: list[int]) -> None:
     """Use up the turn's stack: spread its leftover (already validated), then pass the turn on."""
-    seat = state.to_move
+    seat = state.mover()
     stacks = state.stacks[seat]
     leftover = stacks[used]
     remaining = stacks[:used] + stacks[used + 1 :]
@@ -239,8 +239,7 @@ def king_squares(state: State) -> list[int]:
 
 
 def after_king_move(state: State) -> None:
-    mover = state.to_move
-    assert mover is not None
+    mover = state.mover()
     if state.master:
         state.start_player = leader_first(state)
     elif state.options.king_mover_starts:

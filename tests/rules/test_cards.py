@@ -555,6 +555,8 @@ def test_keep_card_illegal_choices():
         tr.apply(s, {"type": "keep_card", "card": "jump", "rest": "top", "order": ["six_ap", "jump"]})
     with pytest.raises(tr.IllegalAction, match="top"):
         tr.apply(s, {"type": "keep_card", "card": "jump", "rest": "middle", "order": ["six_ap", "diagonal"]})
+    with pytest.raises(tr.IllegalAction, match="order"):  # not a TypeError from sorting None beside a str
+        tr.apply(s, {"type": "keep_card", "card": "jump", "rest": "top", "order": [None, "six_ap"]})
 
 
 def test_ravensburger_personal_variant_puts_the_rest_at_the_bottom_only():

@@ -82,7 +82,8 @@ def test_actions_in_any_order_and_mix():
 def test_unknown_or_malformed_actions_are_rejected():
     s = pos(knights=knights("C3", "H1"), king="D1")
     for action in ({"type": "fly"}, {"type": "advance_track", "extra": 1}, "end_turn",
-                   {"type": "build", "at": "Z9", "stack": 0}, {"type": "build", "at": "C2", "stack": 9}):
+                   {"type": "build", "at": "Z9", "stack": 0}, {"type": "build", "at": "C2", "stack": 9},
+                   {"type": ["build"]}, {"type": None}):  # an unhashable type is an IllegalAction, not a TypeError
         with pytest.raises(tr.IllegalAction):
             tr.apply(s, action)
 

@@ -8,7 +8,7 @@ Positions persist between phases, so boards are weighted a little more while sco
 cards and knights still in reserve are worth a little (future AP and future castles).
 
 Speed matters more than finesse here (the planners call it thousands of times per decision), so it
-reads the State's documented fields directly and caches castle membership per board.
+reads the State's documented fields directly and asks the engine's `search` queries for the board.
 """
 
 from __future__ import annotations
@@ -16,19 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torres_rules as tr
+from torres_rules import search
 
-NO_FIGURE = -1
 KNIGHTS_PER_PLAYER = 6
-KING_BONUS = (5, 10, 15)
-_NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        r * 8 + c
-        for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-        if 0 <= r < 8 and 0 <= c < 8
-    )
-    for row in range(8)
-    for col in range(8)
-)
 
 
 @dataclass(frozen=True)
@@ -44,71 +34,10 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-class _CastleCache:
-    """Castle id per square and area per castle for a board (heights tuple), computed once per board."""
-
-    def __init__(self, size: int = 50_000) -> None:
-        self._size = size
-        self._items: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
-
-    def get(self, heights: tuple[int, ...]) -> tuple[list[int], list[int]]:
-        found = self._items.get(heights)
-        if found is None:
-            if len(self._items) >= self._size:
-                self._items.clear()
-            found = self._items[heights] = _castles(heights)
-        return found
-
-
-def _castles(heights: tuple[int, ...]) -> tuple[list[int], list[int]]:
-    castle_of = [-1] * 64
-    areas: list[int] = []
-    for start in range(64):
-        if heights[start] and castle_of[start] < 0:
-            cid = len(areas)
-            castle_of[start] = cid
-            todo = [start]
-            area = 0
-            while todo:
-                sq = todo.pop()
-                area += 1
-                for n in _NEIGHBOURS[sq]:
-                    if heights[n] and castle_of[n] < 0:
-                        castle_of[n] = cid
-                        todo.append(n)
-            areas.append(area)
-    return castle_of, areas
-
-
-CASTLES = _CastleCache()
-
-
 def board_points(state: tr.State) -> list[int]:
-    """Per seat: castle points plus the current phase's king bonus, as if the phase were scored now."""
-    heights = state.heights
-    castle_of, areas = CASTLES.get(heights)
-    best: list[dict[int, int]] = [{} for _ in range(state.players)]
-    for sq, owner in enumerate(state.knights):
-        if owner != NO_FIGURE:
-            cid = castle_of[sq]
-            if cid >= 0:
-                level = heights[sq]
-                mine = best[owner]
-                if mine.get(cid, 0) < level:
-                    mine[cid] = level
-    points = [sum(areas[cid] * level for cid, level in mine.items()) for mine in best]
-    king = state.king
-    phase = state.phase
-    if king != NO_FIGURE and castle_of[king] >= 0 and phase <= 3:
-        king_castle = castle_of[king]
-        owners = {
-            owner
-            for sq, owner in enumerate(state.knights)
-            if owner != NO_FIGURE and castle_of[sq] == king_castle and heights[sq] == phase
-        }
-        for owner in owners:
-            points[owner] += KING_BONUS[phase - 1]
-    return points
+    """Per seat: castle points plus the current phase's king bonus, as if the phase were scored now.
+    Asked of the engine (compiled with it, from the State's cached castles): this is the evaluation's cost."""
+    return search.board_points(state)
 
 
 def projections(state: tr.State, weights: Weights = DEFAULT_WEIGHTS) -> list[float]:
@@ -119,14 +48,7 @@ def projections(state: tr.State, weights: Weights = DEFAULT_WEIGHTS) -> list[flo
     board = board_points(state)
     scorings_after = 3 - state.phase
     board_weight = 1.0 + weights.future_board * max(0, scorings_after)
-    on_board = [0] * state.players
-    ground = [0] * state.players
-    heights = state.heights
-    for sq, owner in enumerate(state.knights):
-        if owner != NO_FIGURE:
-            on_board[owner] += 1
-            if heights[sq] == 0:
-                ground[owner] += 1
+    on_board, ground = search.knight_counts(state)
     out = []
     for seat in range(state.players):
         value = scores[seat] + board_weight * board[seat]
