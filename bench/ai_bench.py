@@ -84,7 +84,7 @@ def stack(db_url: str, store: PostgresEventStore, workers: int, fifo: bool = Fal
         for n in range(workers)]
     driver = CeleryDriver(settings)
     config = Config(database_url=db_url, api_key=API_KEY, admin_key=API_KEY, ai_driver="none", json_logs=True,
-                    log_level="WARNING", wait_poll_interval=0.02)
+                    log_level="WARNING")
     service = GameService(store, config, driver)
     service.start()
     try:

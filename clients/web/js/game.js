@@ -112,7 +112,9 @@ export class LiveGame {
 
   refreshSoon() { setTimeout(() => this.refresh(), 150); }
 
-  /** The push channel: one `version` event per change; reopened after a stream timeout until the game ends. */
+  /** The push channel: one `version` event per change. The stream closes with `game-over` (done), or with
+   * `timeout` / `shutdown` (the stream's own time ran out, or the server drains): then it is reopened from the
+   * version we hold, until the game ends. Closing it ourselves keeps EventSource from reconnecting on its own. */
   listen() {
     if (this.closed || this.summary.status === 'over') return;
     const source = new EventSource(this.api.streamUrl(this.id, this.version));
@@ -121,10 +123,11 @@ export class LiveGame {
       const data = JSON.parse(e.data);
       if (data.version > this.version) this.refresh();
     });
-    source.addEventListener('end', () => {
+    const ended = () => {
       source.close();
       this.refresh().then(() => { if (this.summary.status !== 'over') setTimeout(() => this.listen(), 500); });
-    });
+    };
+    for (const name of ['game-over', 'timeout', 'shutdown']) source.addEventListener(name, ended);
   }
 
   // -- acting ----------------------------------------------------------------------------------------------
