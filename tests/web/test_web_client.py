@@ -291,3 +291,26 @@ def test_a_matchmaking_ticket_turns_into_a_game(stack: dict[str, str], new_page:
     page.click("text=Lobby")
     page.wait_for_selector(f"#my-games code:has-text('{game_id[:8]}')")
     assert console.unexpected() == []
+
+
+def test_a_clocked_game_from_the_lobby_shows_its_clock(stack: dict[str, str], new_page: Any,
+                                                        console: Console) -> None:
+    """The lobby's clock fields create a timed game (issue 15), and the page shows the time left of the seat to
+    move, as the view's public lifecycle says."""
+    page = new_page()
+    page.goto(stack["play"])
+    page.fill("#turn-seconds", "600")
+    page.select_option("select[name='on-timeout']", "ai-turn")
+    page.click("#start-game")
+    page.wait_for_selector("svg.board")
+    settled(page)
+    game_id = re.search(r"game=([0-9a-f-]+)", page.url)[1]
+    token = re.search(r"token=([^&]+)", page.url)[1]
+    view = httpx.get(f"{stack['game']}/v1/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).json()
+    life = view["lifecycle"]
+    assert life["clock"]["turn_seconds"] == 600 and life["timeout_policy"] == {
+        "policy": "ai", "scope": "turn", "level": "easy"}
+    page.wait_for_function("() => /clock: \\d+ s left for seat \\d/.test(document.getElementById('turn').textContent)")
+    left = int(re.search(r"clock: (\d+) s left", page.inner_text("#turn"))[1])
+    assert 0 < left <= 600
+    assert console.unexpected() == []

@@ -79,12 +79,22 @@ function newGameForm() {
   };
   players.addEventListener('change', drawSeats);
   drawSeats();
+  // Time controls (issue 15): a limit per turn and/or a Fischer bank; all blank is an untimed game.
+  const seconds = (name, label) => h('input', { type: 'number', min: '0', step: 'any', name, id: name, 'aria-label': label, size: 6 });
+  const turnSeconds = seconds('turn-seconds', 'Seconds per turn');
+  const bankSeconds = seconds('bank-seconds', 'Time bank per seat, seconds');
+  const increment = seconds('increment-seconds', 'Increment per turn, seconds');
+  const onTimeout = select('on-timeout', [['forfeit', 'the seat forfeits'], ['ai-turn', 'the AI plays that turn'],
+    ['ai-game', 'the AI plays the rest of the game']], 'forfeit', 'When time runs out');
+  const clockBox = h('fieldset', { class: 'clock-spec' }, h('legend', {}, 'Clock (blank: none)'),
+    h('label', {}, 'per turn ', turnSeconds, ' s'), h('label', {}, ' bank ', bankSeconds, ' s'),
+    h('label', {}, ' + ', increment, ' s a turn'), h('label', {}, ' when time runs out: ', onTimeout));
   const result = h('div', { id: 'created' });
   const form = h('form', { class: 'card-box', id: 'new-game', 'aria-labelledby': 'new-game-title' },
     h('h3', { id: 'new-game-title' }, 'New game against the AI'),
     h('label', {}, 'Service key ', key, h('small', {}, ' (a portal creates games with it; `make run` prints a /play/ link that fills it in)')),
     h('label', {}, 'Players ', players), seatsBox,
-    h('label', {}, 'Edition ', edition), h('label', {}, master, ' master version'),
+    h('label', {}, 'Edition ', edition), h('label', {}, master, ' master version'), clockBox,
     h('button', { type: 'submit', id: 'start-game' }, 'Start game'), result);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -95,7 +105,17 @@ function newGameForm() {
       ? { kind: 'ai', level: form.elements[`level${i}`].value }
       : { kind: 'human', player_id: kind === 'me' ? 'me' : `guest-${i}` }));
     try {
-      const game = await api.post('/v1/games', { edition: edition.value, master: master.checked, seats }, { key: keys.service });
+      const body = { edition: edition.value, master: master.checked, seats };
+      const clock = {};
+      if (turnSeconds.value) clock.turn_seconds = Number(turnSeconds.value);
+      if (bankSeconds.value) clock.bank_seconds = Number(bankSeconds.value);
+      if (increment.value) clock.increment_seconds = Number(increment.value);
+      if (Object.keys(clock).length) {
+        body.clock = clock;
+        body.timeout = onTimeout.value === 'forfeit' ? { policy: 'forfeit' }
+          : { policy: 'ai', scope: onTimeout.value === 'ai-game' ? 'game' : 'turn', level: 'easy' };
+      }
+      const game = await api.post('/v1/games', body, { key: keys.service });
       const mine = kinds.indexOf('me');
       for (const seat of game.seats.filter((s) => s.token)) rememberGame({ id: game.game_id, seat: seat.seat, token: seat.token, mine: seat.seat === mine });
       const own = game.seats.find((s) => s.seat === mine);

@@ -4,7 +4,7 @@
 import { commandId } from './api.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
-import { logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
+import { clockLine, logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
 import { actionWords, cardName } from './words.js';
 
 const AT_TYPES = new Set(['place_foundation', 'place_start_knight', 'place_king', 'place_knight', 'build']);
@@ -97,6 +97,7 @@ export class LiveGame {
     const old = this.pos;
     this.summary = summary;
     this.pos = view.view;
+    this.life = view.lifecycle || null;
     this.seat = view.seat;
     this.version = view.version;
     // legal actions belong to one version: keep them only when they describe the view we show
@@ -226,7 +227,8 @@ export class LiveGame {
     });
     this.changed = new Set();
     renderTrack(this.trackBox, this.pos.scores);
-    this.turnBox.textContent = turnLine(this.pos, this.summary.seats, this.seat);
+    const clock = clockLine(this.life);
+    this.turnBox.textContent = turnLine(this.pos, this.summary.seats, this.seat) + (clock ? ` · ${clock}` : '');
     this.turnBox.prepend(this.seat !== null ? seatBadge(this.seat) : '', ' ');
     const playable = new Set(this.myTurn() ? this.legal.filter((a) => a.type === 'play_card').map((a) => a.card) : []);
     this.seatsBox.replaceChildren(seatsPanel(this.pos, this.summary.seats, this.seat, {

@@ -61,3 +61,18 @@ export function logEntry(event, onClick = null) {
   return h('li', { 'data-version': event.version },
     onClick ? h('button', { class: 'linklike', onclick: () => onClick(event.version) }, ...body) : body);
 }
+
+
+/** The clock and the seats that left, from the view's public `lifecycle` (issue 15); '' for an untimed game. */
+export function clockLine(life) {
+  if (!life) return '';
+  const parts = [];
+  const clock = life.clock;
+  if (clock && clock.to_move !== null && clock.seconds_left !== null) {
+    parts.push(`clock: ${Math.ceil(clock.seconds_left)} s left for seat ${clock.to_move}`);
+  }
+  if (clock && clock.banks) parts.push(`banks ${clock.banks.map((b) => `${Math.ceil(b)} s`).join(' / ')}`);
+  if (life.forfeited && life.forfeited.length) parts.push(`left the game: seat ${life.forfeited.join(', ')}`);
+  if (life.ai_controlled && life.ai_controlled.length) parts.push(`AI plays for seat ${life.ai_controlled.join(', ')}`);
+  return parts.join(' · ');
+}
