@@ -28,7 +28,9 @@ from .conftest import REDIS_URL, SERVICE, PrivateRedis, make_service, wait_until
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
 
 # A deterministic hard bot: an iteration budget and a time limit it never reaches (see bots.base.Budget).
-DETERMINISTIC_HARD = {"TORRES_AI_HARD_ITERATIONS": "300", "TORRES_AI_HARD_SECONDS": "120"}
+# A fixed iteration count (not a time budget) makes the hard bot deterministic; enough of them that its first
+# decision lasts a few seconds even on the compiled engine, so an outage can be started while it runs.
+DETERMINISTIC_HARD = {"TORRES_AI_HARD_ITERATIONS": "10000", "TORRES_AI_HARD_SECONDS": "120"}
 RANDOM_FALLBACK = "bot failed; playing a random legal action"
 
 
@@ -75,7 +77,7 @@ def test_redis_outage_while_a_hard_bot_decides_is_retried_and_the_bot_plays_its_
     app.send_task(TASK_PLAY, args=(gid, 1, version), queue=settings.queue, task_id="the-turn")
     wait_until(lambda: "the-turn" in worker.log_path.read_text(errors="replace"), 30, "the worker to take the turn",
                worker.log)
-    private_redis.stop()  # mid-decision: the search is ~300 rollouts, the replayed plan reads Redis too
+    private_redis.stop()  # mid-decision: the search is 10 000 iterations, the replayed plan reads Redis too
     wait_until(lambda: bool(worker.records("AI decision hit an infrastructure error; retrying")), 30,
                "the decision to meet the outage", worker.log)
     time.sleep(1.0)
