@@ -68,9 +68,13 @@ migrate: $(STAMP)
 cluster: $(STAMP)
 	$(BIN)/python infra/local_cluster.py $(ARGS)
 
-bench: $(STAMP)
+# Every benchmark but bench/card_history_bench.py (a long AI-strength match; its command is in performance.md).
+bench: install
 	$(BIN)/python bench/rules_bench.py
 	$(BIN)/python bench/rules_instructions.py
+	$(BIN)/python bench/ai_search_bench.py
+	$(BIN)/python bench/ai_bench.py throughput
+	$(BIN)/python bench/ai_bench.py latency
 	$(BIN)/python bench/game_bench.py
 	$(BIN)/python bench/game_bench.py --only http --compare-worker-classes 2
 	$(BIN)/python bench/push_bench.py
