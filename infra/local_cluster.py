@@ -212,11 +212,12 @@ class Cluster:
                                   "-n", f"ai-{i}-{self.namespace}@%h", "--without-gossip", "--without-mingle",
                                   "--without-heartbeat"], TORRES_AI_METRICS_PORT="0")
         self._add("sweeper", [str(BIN / "python"), "-m", "torres_ai.sweeper", "--interval", "2"])
+        game_urls = self.game_urls
         port = free_port()
+        # its /readyz asks the game service too (matching cannot work without it)
         self._add("matchmaking", [*gunicorn, "torres_matchmaking.wsgi:app"], port=port,
                   health=f"http://127.0.0.1:{port}/readyz", PORT=str(port),
-                  PROMETHEUS_MULTIPROC_DIR=str(self.run_dir / "metrics-matchmaking"))
-        game_urls = self.game_urls
+                  PROMETHEUS_MULTIPROC_DIR=str(self.run_dir / "metrics-matchmaking"), GAME_SERVICE_URL=game_urls[0])
         for i in range(1, self.matchers + 1):
             port = free_port()
             self._add(f"matcher-{i}", [str(BIN / "python"), "-m", "torres_matchmaking", "matcher", "--no-ratings"],
