@@ -44,7 +44,7 @@ def test_gunicorn_game_service_drains_an_in_flight_request_on_sigterm(
 
 
 def test_celery_worker_finishes_the_running_decision_on_sigterm(cluster_env: Cluster) -> None:
-    """Both seats are AI at a level whose decision takes 3 s; SIGTERM mid-decision: the decision is appended
+    """Both seats are AI and every decision takes 3 s; SIGTERM mid-decision: the decision is appended
     (exactly once), the next turn is left queued for another worker, and the worker exits 0."""
     from torres_ai.config import Settings
     from torres_ai.driver import CeleryDriver
@@ -52,10 +52,12 @@ def test_celery_worker_finishes_the_running_decision_on_sigterm(cluster_env: Clu
     from torres_game.service import Credentials, GameService
     from torres_game.store import open_store
 
-    env = cluster_env.env(TORRES_AI_EASY="mcts", TORRES_AI_EASY_SECONDS="3", TORRES_AI_EASY_ITERATIONS="1000000",
-                          TORRES_AI_SWEEP_AFTER="3600")
+    # TORRES_AI_DELAY paces every AI action in the worker (issue 13): a decision that lasts 3 s whatever the
+    # engine's speed (a set-up search by the compiled engine takes milliseconds).
+    env = cluster_env.env(TORRES_AI_DELAY="3", TORRES_AI_SWEEP_AFTER="3600")
     worker = Proc("ai-graceful", [str(BIN / "celery"), "-A", "torres_ai.celery_app", "worker", "--loglevel=INFO",
-                                  "--pool=prefork", "--concurrency=1", "-Q", cluster_env.queue,
+                                  "--pool=prefork", "--concurrency=1",
+                                  "-Q", f"{cluster_env.queue},{cluster_env.queue}-bulk",  # a bot-only game: bulk
                                   "-n", f"graceful-{cluster_env.namespace}@%h", "--without-gossip",
                                   "--without-mingle", "--without-heartbeat"], env, cluster_env.run_dir)
     worker.start()
