@@ -154,6 +154,9 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     version = page.evaluate("() => document.querySelector('main').dataset.version")
     page.locator("input.spread").first.fill("1")
     click_and_wait(page, page.locator("#end-turn"))
+    # the refusal (or, wrongly, a new version) may land a moment after the page is idle again
+    page.wait_for_function("(v) => document.getElementById('alert').textContent.trim() !== ''"
+                           " || document.querySelector('main').dataset.version !== v", arg=version, timeout=15_000)
     alert = page.inner_text("#alert")
     assert "refused" in alert and "stack above 3" in alert and "422" in alert, alert
     assert page.evaluate("() => document.querySelector('main').dataset.version") == version  # nothing changed
