@@ -199,7 +199,14 @@ class Client:
 def drive_game(port: int, api_key: str, stop: threading.Event, accepted: list[int], latencies: list[float],
                seed: int) -> None:
     client = Client(port)
-    rng = random.Random(seed)
+    try:
+        play_games(client, api_key, stop, accepted, latencies, random.Random(seed))
+    finally:
+        client.conn.close()  # an open keep-alive connection would hold a gthread worker's graceful shutdown
+
+
+def play_games(client: Client, api_key: str, stop: threading.Event, accepted: list[int], latencies: list[float],
+               rng: random.Random) -> None:
     while not stop.is_set():
         status, game = client.call("POST", "/v1/games", {"seats": [{"kind": "human"}, {"kind": "human"}]},
                                    {"X-API-Key": api_key})
@@ -315,7 +322,7 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
         return total / elapsed
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        server.wait(30)
+        server.wait(60)  # past graceful_timeout (35 s), so a slow drain is seen as one, not as a crash
 
 
 def main() -> int:

@@ -10,6 +10,7 @@ import inspect
 import json
 import random
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -232,6 +233,53 @@ def test_the_stream_cap_answers_503_and_frees_its_slots(tmp_path: Path) -> None:
         assert app.extensions["torres_game"].hub.open_count == 0
     finally:
         app.extensions["torres_game"].close()
+
+
+def open_push_connections(server: Server) -> float:
+    """The server's own count of open waits and streams (``torres_open_push_connections`` on /metrics)."""
+    text = server.client.get("/metrics").get_data(as_text=True)
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("torres_open_push_connections{"))
+
+
+def test_a_client_that_stops_reading_is_dropped_while_a_reading_one_stays(tmp_path: Path) -> None:
+    """Back-pressure: the server holds at most the one message it is writing for a client. A stream whose client
+    stops reading fills the socket buffers, its next write waits past the send timeout and the stream is dropped
+    (its slot freed); a client that keeps reading the same stream stays. Heartbeats every millisecond stand in
+    for a busy game, so the buffers fill in seconds."""
+    env = {"TORRES_STREAM_HEARTBEAT": "0.001", "TORRES_SEND_TIMEOUT": "0.5", "TORRES_STREAM_SEND_BUFFER": "16384"}
+    with gunicorn(f"sqlite:///{tmp_path / 'slow.sqlite3'}", extra_env=env) as server:
+        gid = create_game(server.client)["game_id"]
+        path = f"/v1/games/{gid}/stream?version=1&timeout=120"
+        slow = socket.socket()
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: the window stays small
+        slow.connect(("127.0.0.1", server.port))
+        slow.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        reader = open_sse(server.port, path)
+        received = [0]
+
+        def keep_reading() -> None:
+            with contextlib.suppress(OSError, ValueError):
+                while chunk := reader.read1(65536):
+                    received[0] += len(chunk)
+
+        thread = threading.Thread(target=keep_reading, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 40  # the streams themselves last 120 s
+        while open_push_connections(server) != 1:  # the slow one dropped, the reading one still open
+            assert time.monotonic() < deadline, f"{open_push_connections(server)} streams still open after 40 s"
+            time.sleep(0.2)
+        slow.settimeout(10)
+        buffered = 0
+        while chunk := slow.recv(65536):  # what the buffers held, then the end: the server closed it
+            buffered += len(chunk)
+        slow.close()
+        before = received[0]
+        time.sleep(1)
+        assert received[0] > before, "the reading client was cut off too"
+        assert thread.is_alive() and open_push_connections(server) == 1
+        assert buffered < 8 * 1024 * 1024, f"{buffered} bytes were buffered for a client that did not read"
+        reader.close()
 
 
 # -- WebSocket and hidden information --------------------------------------------------------------

@@ -88,6 +88,9 @@ def instrument(app: Flask, service: str, *, collectors: Iterable[Collector] = ()
     @app.after_request
     def _count(response: Response) -> Response:
         path = route()
+        push = g.pop("metrics_push", None)
+        if push is not None:  # open until the server closes the response: a stream's body outlives the view
+            response.call_on_close(lambda: OPEN_PUSH.labels(service, push).dec())
         if path != "/metrics":
             labels = (service, request.method, path, str(response.status_code))
             REQUESTS.labels(*labels).inc()
@@ -96,7 +99,7 @@ def instrument(app: Flask, service: str, *, collectors: Iterable[Collector] = ()
 
     @app.teardown_request
     def _closed(_: BaseException | None) -> None:
-        # A streamed response (stream_with_context) tears down only when its generator ends.
+        # Only when no response was made (an exception that Flask did not turn into one).
         path = g.pop("metrics_push", None)
         if path is not None:
             OPEN_PUSH.labels(service, path).dec()

@@ -43,6 +43,7 @@ class Config:
     max_streams: int = 10_000  # open waits + SSE streams + WebSockets per process; past it: 503 too_many_streams
     stream_heartbeat: float = 15.0  # seconds between SSE keep-alive comments (proxies close idle connections)
     send_timeout: float = 10.0  # a stream whose client takes longer than this to accept a write is dropped
+    stream_send_buffer: int = 65_536  # bytes the kernel may hold for one stream's client (SO_SNDBUF); 0 = its own
     enforcer_interval: float = 1.0  # seconds between deadline sweeps of the in-process enforcer; 0 = off
     log_level: str = "INFO"
     json_logs: bool = True
@@ -70,6 +71,7 @@ class Config:
             max_streams=int(env.get("TORRES_MAX_STREAMS", "10000")),
             stream_heartbeat=float(env.get("TORRES_STREAM_HEARTBEAT", "15")),
             send_timeout=float(env.get("TORRES_SEND_TIMEOUT", "10")),
+            stream_send_buffer=int(env.get("TORRES_STREAM_SEND_BUFFER", "65536")),
             log_level=env.get("LOG_LEVEL", "INFO"),
             json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
             web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),

@@ -9,6 +9,8 @@ everything else comes from the notices. The HTTP layer renders the steps as SSE 
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -78,9 +80,24 @@ def sse(step: Step) -> bytes:
 SSE_OPENING = b": connected\nretry: 2000\n\n"
 
 
-def set_send_timeout(environ: dict[str, Any], seconds: float) -> None:
-    """Bound how long one write may wait for a slow client: past it the socket raises and the stream is dropped,
-    so nothing is buffered for it without bound (the server only holds the one message being written)."""
+@contextlib.contextmanager
+def slow_client_limits(environ: dict[str, Any], seconds: float, send_buffer: int) -> Iterator[None]:
+    """Drop a client that stops reading instead of buffering for it. Two bounds: the socket's send buffer is fixed
+    at ``send_buffer`` bytes (left alone, Linux grows it up to ``tcp_wmem``'s 4 MiB per connection: 40 GiB for
+    10 000 stalled streams), and one write may wait at most ``seconds`` for room in it, past which the socket
+    raises and the stream ends. The connection's own timeout comes back afterwards: the server reads the next
+    keep-alive request with it."""
     sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
-    if sock is not None and seconds > 0:
-        sock.settimeout(seconds)
+    if sock is None or seconds <= 0:
+        yield
+        return
+    before = sock.gettimeout()
+    with contextlib.suppress(OSError):
+        if send_buffer > 0:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+    sock.settimeout(seconds)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            sock.settimeout(before)

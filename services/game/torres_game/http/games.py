@@ -12,7 +12,7 @@ from webargs.core import parse_json
 from webargs.flaskparser import is_json_request
 
 from torres_game.errors import ValidationFailed
-from torres_game.push import SSE_OPENING, follow, notice_of, set_send_timeout, sse
+from torres_game.push import SSE_OPENING, follow, notice_of, slow_client_limits, sse
 from torres_game.service import GameService
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses, sse_event
@@ -233,14 +233,15 @@ def stream(args: dict[str, Any], game_id: str) -> Response:
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
-    set_send_timeout(request.environ, svc.config.send_timeout)
     deadline = time.monotonic() + args["timeout"]
+    environ = request.environ
 
     def generate() -> Iterator[bytes]:
-        yield SSE_OPENING
-        for step in follow(sub, lambda: notice_of(svc.game_summary(game_id)), first, seen, deadline=deadline,
-                           heartbeat=svc.config.stream_heartbeat):
-            yield sse(step)
+        with slow_client_limits(environ, svc.config.send_timeout, svc.config.stream_send_buffer):
+            yield SSE_OPENING
+            for step in follow(sub, lambda: notice_of(svc.game_summary(game_id)), first, seen, deadline=deadline,
+                               heartbeat=svc.config.stream_heartbeat):
+                yield sse(step)
 
     response = Response(generate(), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

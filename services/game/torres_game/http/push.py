@@ -24,7 +24,7 @@ from flask import Flask, g, request
 from flask_sock import Sock
 
 from torres_game.errors import ValidationFailed
-from torres_game.push import follow, notice_of, set_send_timeout
+from torres_game.push import follow, notice_of, slow_client_limits
 from torres_service.problems import ProblemBlueprint as Blueprint
 
 from .auth import credentials
@@ -85,25 +85,25 @@ def game_socket(ws: Any, game_id: str) -> None:
     svc = service()
     sub, first, seen, creds, with_events = g.push
     try:
-        set_send_timeout(request.environ, svc.config.send_timeout)
-        read = lambda: notice_of(svc.game_summary(game_id))  # noqa: E731
-        pending: list[dict[str, Any]] = []
-        for step in follow(sub, read, first, seen, deadline=math.inf, heartbeat=svc.config.stream_heartbeat):
-            if not ws.connected:
-                return
-            if step.kind == "heartbeat":
-                continue  # simple-websocket pings on its own schedule
-            message: dict[str, Any] = {"type": step.kind, **step.body()}
-            if step.kind == "version" and with_events:
-                if not pending or pending[0]["version"] != step.version:
-                    page = svc.events(game_id, creds, after=step.version - 1, limit=500)
-                    pending = [e for e in page["events"] if e["version"] <= step.latest.version]
-                message["events"] = [e for e in pending if e["version"] == step.version]
-                pending = [e for e in pending if e["version"] > step.version]
-            ws.send(orjson.dumps(message).decode())
-            if step.kind in ("game-over", "shutdown"):
-                ws.close(reason=1000 if step.kind == "game-over" else 1001, message=step.kind)
-                return
+        with slow_client_limits(request.environ, svc.config.send_timeout, svc.config.stream_send_buffer):
+            read = lambda: notice_of(svc.game_summary(game_id))  # noqa: E731
+            pending: list[dict[str, Any]] = []
+            for step in follow(sub, read, first, seen, deadline=math.inf, heartbeat=svc.config.stream_heartbeat):
+                if not ws.connected:
+                    return
+                if step.kind == "heartbeat":
+                    continue  # simple-websocket pings on its own schedule
+                message: dict[str, Any] = {"type": step.kind, **step.body()}
+                if step.kind == "version" and with_events:
+                    if not pending or pending[0]["version"] != step.version:
+                        page = svc.events(game_id, creds, after=step.version - 1, limit=500)
+                        pending = [e for e in page["events"] if e["version"] <= step.latest.version]
+                    message["events"] = [e for e in pending if e["version"] == step.version]
+                    pending = [e for e in pending if e["version"] > step.version]
+                ws.send(orjson.dumps(message).decode())
+                if step.kind in ("game-over", "shutdown"):
+                    ws.close(reason=1000 if step.kind == "game-over" else 1001, message=step.kind)
+                    return
     except OSError:
         return  # the client is gone or too slow to take a message (send timeout): drop it
     finally:
