@@ -91,6 +91,17 @@ def url_quote(value: str) -> str:
     return quote(value.encode("utf-8", "surrogatepass"), safe="")
 
 
+# Routes that hold the request open until something happens or their ``timeout`` (query) passes.
+HELD_OPEN = ("/wait", "/stream")
+
+
+def shorten_held_open(case: Any) -> None:
+    """A schemathesis case on a long-poll or stream asks for a short ``timeout``, or one case would hold the
+    run for a minute."""
+    if case.path.endswith(HELD_OPEN) and isinstance(case.query, dict):
+        case.query["timeout"] = 0.05
+
+
 def hostile_request(slot: Slot, value: str, *, path_values: dict[str, str], body: dict[str, Any]) -> tuple[
         str, str, bytes | None]:
     """(method, url, body bytes) of a request that is well-formed except for ``value`` in ``slot``."""
@@ -100,6 +111,8 @@ def hostile_request(slot: Slot, value: str, *, path_values: dict[str, str], body
                                                        else real))
     if slot.where == "query":
         url += f"?{slot.name}={url_quote(value)}"
+    if slot.path.endswith(HELD_OPEN) and slot.name != "timeout":
+        url += ("&" if "?" in url else "?") + "timeout=0.01"  # a long-poll or stream must not hold the run
     data = None
     if slot.method in ("post", "put", "patch"):
         sent = dict(body)
