@@ -108,6 +108,18 @@ def card_code(kind: int, payload: int) -> int:
     return PLAY_CARD_BASE[kind] + payload
 
 
+def card_use(code: int) -> tuple[int, int, int]:
+    """(card kind, first, second) of a play_card code: from and to squares, at and stack (block_under_knight),
+    at and 0 (extra_block), 0 and 0 (six_ap, seven_ap)."""
+    kind = len(CARD_KINDS) - 1
+    while PLAY_CARD_BASE[kind] > code:
+        kind -= 1
+    payload = code - PLAY_CARD_BASE[kind]
+    if kind == BLOCK_UNDER_KNIGHT:
+        return kind, payload & 63, payload >> 6
+    return kind, payload >> 6 if kind in FROM_TO_CARDS else payload, payload & 63 if kind in FROM_TO_CARDS else 0
+
+
 def keep_card_code(card: int, rest: int, order: tuple[int, ...]) -> int:
     """card and order as CARD_KINDS indices (order: at most 2, top first), rest 0 = top, 1 = bottom."""
     first = order[0] + 1 if len(order) > 0 else 0

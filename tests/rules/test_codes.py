@@ -39,6 +39,7 @@ def play_checking(edition: str, master: bool, deck: str | None, players: int, se
         assert len(set(legal_codes)) == len(legal_codes), "two listed actions share a code"
         assert all(0 <= c < tr.NUM_CODES for c in legal_codes)
         assert [tr.decode(state, c) for c in legal_codes] == legal
+        probe_unlisted(state, legal_codes, rng)
         i = rng.randrange(len(legal))
         assert tr.encode(state, legal[i]) == legal_codes[i]
         after = tr.apply_code(state, legal_codes[i])
@@ -46,6 +47,33 @@ def play_checking(edition: str, master: bool, deck: str | None, players: int, se
         state = after
         actions += 1
     return actions
+
+
+def probe_unlisted(state: tr.State, legal_codes: list[int], rng: random.Random) -> None:
+    """A random code near a listed one (same kind, other squares or stack) and one from anywhere: apply_code
+    refuses it, or it is a legal variant of a listed action (a stack of the same height), and agrees with apply
+    of its wire form."""
+    near = rng.choice(legal_codes) ^ rng.choice((1, 2, 8, 64, 128))
+    for code in (near, rng.randrange(codes.KEEP_CARD_END)):
+        try:
+            after: tr.State | str = tr.apply_code(state, code)
+        except tr.IllegalAction as exc:
+            after = str(exc)
+        try:
+            wire = codes.wire_of(code)
+        except codes.NoCode:
+            assert isinstance(after, str)
+            continue
+        try:
+            assert after == tr.apply(state, wire)
+        except tr.IllegalAction as exc:
+            assert after == str(exc)
+        if code in legal_codes or isinstance(after, str):
+            continue
+        stack = wire.get("stack")
+        stacks = state.stacks[state.to_move]
+        assert wire["type"] in ("build", "end_turn", "play_card") and isinstance(stack, int)
+        assert any(stacks[i] == stacks[stack] for i in range(stack)), f"unlisted {wire} applied"
 
 
 @pytest.mark.parametrize(("edition", "master", "deck"), CONFIGS)
@@ -111,13 +139,15 @@ def test_variants_map_to_the_canonical_code_or_are_refused() -> None:
     # stack 1 has the same height as stack 0: apply takes it, but no code stands for it
     later = dict(build, stack=1)
     tr.apply(state, later)
-    with pytest.raises(tr.IllegalAction, match="no action code"):
+    with pytest.raises(tr.IllegalAction, match="no listed action code"):
         tr.encode(state, later)
+    # apply_code takes the code of that variant, as apply takes the wire form
+    assert tr.apply_code(state, codes.code_of(later)) == tr.apply(state, later)
     # another legal spread: apply takes it, encode refuses it
     assert end["spread"] == [1, 0, 0]
     other = dict(end, spread=[0, 0, 1])
     tr.apply(built, other)
-    with pytest.raises(tr.IllegalAction, match="no action code"):
+    with pytest.raises(tr.IllegalAction, match="no listed action code"):
         tr.encode(built, other)
     # illegal actions get the rule's message, unknown codes a clear one
     with pytest.raises(tr.IllegalAction, match="free square"):
