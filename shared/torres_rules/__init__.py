@@ -2,8 +2,8 @@
 
 The public API is CONTRACT.md's: `new_game`, `legal_actions`, `apply`, `IllegalAction`, `State.to_position` /
 `from_position`, `scores`, `is_over`, `winner`, `view`; and the integer action codes the engine runs on
-(`codes.py`: `legal_codes`, `apply_code`, `encode`, `decode`, `NUM_CODES`), which bots and OpenSpiel use to
-avoid wire dicts. Everything else is internal and may change.
+(`codes.py`: `legal_codes`, `apply_code`, `encode`, `decode`, `action_type`, `NUM_CODES`), which bots and
+OpenSpiel use to avoid wire dicts. Everything else is internal and may change.
 
 The same sources run compiled by mypyc (several times faster) or as plain Python; `_loader` chooses before
 any other module loads, and `ENGINE_BUILD` says which ("compiled" or "pure").
@@ -12,7 +12,7 @@ any other module loads, and `ENGINE_BUILD` says which ("compiled" or "pure").
 from __future__ import annotations
 
 from ._loader import ENGINE_BUILD as ENGINE_BUILD
-from .actions import IllegalAction, apply, apply_code, decode, encode, legal_actions, legal_codes
+from .actions import IllegalAction, action_type, apply, apply_code, decode, encode, legal_actions, legal_codes
 from .codes import NUM_CODES
 from .editions import EDITIONS, Options
 from .names import CARD_KINDS, MASTER_CARDS
@@ -49,6 +49,7 @@ __all__ = [
     "Options",
     "State",
     "action_text",
+    "action_type",
     "apply",
     "apply_code",
     "board_text",

@@ -10,7 +10,7 @@ stands for (an `end_turn` with another spread), which take the same core functio
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from . import building, cards, codes, moves, turns
 from .board import SQUARE_NAMES, parse_square
@@ -18,6 +18,7 @@ from .codes import (
     ADVANCE_TRACK,
     BUILD,
     BUY_CARD,
+    CODES,
     END_TURN,
     KEEP_CARD,
     KEEP_CARD_END,
@@ -84,56 +85,64 @@ def legal_codes(state: State) -> list[int]:
     same actions in the same order). Where choices are many (spreads, stack indices of equal height) the
     canonical one is listed and `apply` accepts every legal variant."""
     stage = state.stage
+    out: list[object]  # ints from codes.CODES, which saves an int object per code (see there)
     if stage == "turn":
-        return _turn_codes(state)
-    if stage == "keep_card":
-        return cards.keep_card_codes(state)
-    if stage == "setup":
+        out = _turn_codes(state)
+    elif stage == "keep_card":
+        out = cards.keep_card_codes(state)
+    elif stage == "setup":
         step = turns.setup_step(state)
         if step == "place_foundation":
-            return list(turns.foundation_squares(state))  # codes.PLACE_FOUNDATION is 0
-        base = PLACE_START_KNIGHT if step == "place_start_knight" else PLACE_KING
-        return [base + sq for sq in turns.free_foundations(state)]
-    if stage == "move_king":
-        out = [MOVE_KING_STAY]
-        out += [MOVE_KING + sq for sq in turns.king_squares(state)]
-        return out
-    return []
+            out = [CODES[sq] for sq in turns.foundation_squares(state)]  # codes.PLACE_FOUNDATION is 0
+        else:
+            base = PLACE_START_KNIGHT if step == "place_start_knight" else PLACE_KING
+            out = [CODES[base + sq] for sq in turns.free_foundations(state)]
+    elif stage == "move_king":
+        out = [CODES[MOVE_KING_STAY]]
+        out += [CODES[MOVE_KING + sq] for sq in turns.king_squares(state)]
+    else:
+        out = []
+    return cast("list[int]", out)
 
 
-def _turn_codes(state: State) -> list[int]:
+def _turn_codes(state: State) -> list[object]:
     seat = state.mover()
     ap_left = state.ap - state.ap_spent
-    out: list[int] = []
+    out: list[object] = []
     if ap_left >= 1:
         knights, king = state.knights, state.king
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
-            out += [PLACE_KNIGHT + sq for sq in moves.placement_squares(state, seat)]
+            for sq in moves.placement_squares(state, seat):
+                out.append(CODES[PLACE_KNIGHT + sq])
         # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
-        # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py)
+        # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py). Appending
+        # one by one: a comprehension would make (and free) a list per knight, which costs the compiled build more.
         castles = state.castles
         for frm in own:
             base = MOVE_KNIGHT + frm * 64
-            out += [base + to for to in castles.reach(frm) if knights[to] == NO_FIGURE and to != king]
+            for to in castles.reach(frm):
+                if knights[to] == NO_FIGURE and to != king:
+                    out.append(CODES[base + to])
         choices = building.stack_choices(state)
         if choices:
             squares = [sq for sq in castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
             for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
                 base = BUILD + i * 64
-                out += [base + sq for sq in squares]
+                for sq in squares:
+                    out.append(CODES[base + sq])
         if cards.why_not_buy(state) is None:
-            out.append(BUY_CARD)
-        out.append(ADVANCE_TRACK)
+            out.append(CODES[BUY_CARD])
+        out.append(CODES[ADVANCE_TRACK])
     if not state.card_played and state.hands[seat]:
         for kind in cards.playable_kinds(state):
             out += cards.card_codes(state, kind)
     fixed = building.turn_stack(state)
     if fixed is not None:
-        out.append(END_TURN + fixed)
+        out.append(CODES[END_TURN + fixed])
     else:
         stacks = state.stacks[seat]
-        out += [END_TURN + i for i, h in enumerate(stacks) if h not in stacks[:i]]
+        out += [CODES[END_TURN + i] for i, h in enumerate(stacks) if h not in stacks[:i]]
     return out
 
 
@@ -254,18 +263,23 @@ def apply_code(state: State, code: int) -> State:
     return new
 
 
-# The action type of each range of codes, in code order (`_range_of` finds the range).
-_RANGE_STARTS: Final = (0, PLACE_START_KNIGHT, PLACE_KING, PLACE_KNIGHT, MOVE_KNIGHT, BUILD, BUY_CARD,
-                        ADVANCE_TRACK, END_TURN, MOVE_KING_STAY, PLAY_CARD, KEEP_CARD)
-_TYPE_OF_RANGE: Final = ("place_foundation", "place_start_knight", "place_king", "place_knight", "move_knight",
-                         "build", "buy_card", "advance_track", "end_turn", "move_king", "play_card", "keep_card")
+_TYPE_OF_RANGE: Final[tuple[str, ...]] = (  # the action type of each range of codes, in code order
+    "place_foundation", "place_start_knight", "place_king", "place_knight", "move_knight", "build", "buy_card",
+    "advance_track", "end_turn", "move_king", "play_card", "keep_card")
 
 
 def _range_of(code: int) -> int:
-    i = len(_RANGE_STARTS) - 1
-    while _RANGE_STARTS[i] > code:
-        i -= 1
-    return i
+    """The index of the code's range in _TYPE_OF_RANGE. Comparisons, not a table of range starts: mypyc keeps a
+    fixed-length tuple of ints unboxed and boxes all of it again for every indexing."""
+    if code < MOVE_KNIGHT:
+        return 0 if code < PLACE_START_KNIGHT else 1 if code < PLACE_KING else 2 if code < PLACE_KNIGHT else 3
+    if code < BUY_CARD:
+        return 4 if code < BUILD else 5
+    if code < END_TURN:
+        return 6 if code == BUY_CARD else 7
+    if code < PLAY_CARD:
+        return 8 if code < MOVE_KING_STAY else 9
+    return 10 if code < KEEP_CARD else 11
 
 
 def action_type(code: int) -> str:

@@ -54,11 +54,11 @@ def why_not_buy(state: State) -> str | None:
     return None
 
 
-def keep_card_codes(state: State) -> list[int]:
-    """Every (card kept, where the rest go, their order) after a personal-deck buy."""
+def keep_card_codes(state: State) -> list[object]:
+    """Every (card kept, where the rest go, their order) after a personal-deck buy, as codes (codes.CODES)."""
     seen = state.seen or ()
     rests = (1,) if state.options.personal_rest == "bottom" else (0, 1)  # codes.RESTS: top 0, bottom 1
-    out = []
+    out: list[object] = []
     for i, card in enumerate(seen):
         if card in seen[:i]:
             continue
@@ -67,7 +67,7 @@ def keep_card_codes(state: State) -> list[int]:
         kept = CARD_KINDS.index(card)
         for rest in rests:
             for order in orders:
-                out.append(codes.keep_card_code(kept, rest, tuple(CARD_KINDS.index(c) for c in order)))
+                out.append(codes.CODES[codes.keep_card_code(kept, rest, tuple(CARD_KINDS.index(c) for c in order))])
     return out
 
 
@@ -89,34 +89,32 @@ def playable_kinds(state: State) -> list[str]:
     return out
 
 
-def card_codes(state: State, card: str) -> list[int]:
-    """The codes of every legal use of a card for the player to move."""
+def card_codes(state: State, card: str) -> list[object]:
+    """The codes (from codes.CODES) of every legal use of a card for the player to move."""
     seat = state.mover()
     kind = CARD_KINDS.index(card)
     base = codes.PLAY_CARD_BASE[kind]
+    table = codes.CODES
+    out: list[object] = []
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
-        out = []
         for frm in state.knight_squares(seat):
             row = base + frm * 64
-            out += [row + to for to in targets(state, frm)]
-        return out
-    if card == "block_under_knight":
+            out += [table[row + to] for to in targets(state, frm)]
+    elif card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
-        return [base + i * 64 + at for at in building.block_under_knight_squares(state, seat) for i in choices]
-    if card == "extra_block":
-        if state.supply == 0:
-            return []
-        return [base + at for at in building.build_squares(state)]
-    if card in ("six_ap", "seven_ap"):
-        return [base]
-    # move_block
-    out = []
-    for frm in range(64):
-        if state.heights[frm]:
-            row = base + frm * 64
-            out += [row + to for to in building.move_block_targets(state, frm)]
+        out = [table[base + i * 64 + at] for at in building.block_under_knight_squares(state, seat) for i in choices]
+    elif card == "extra_block":
+        if state.supply > 0:
+            out = [table[base + at] for at in building.build_squares(state)]
+    elif card in ("six_ap", "seven_ap"):
+        out = [table[base]]
+    else:  # move_block
+        for frm in range(64):
+            if state.heights[frm]:
+                row = base + frm * 64
+                out += [table[row + to] for to in building.move_block_targets(state, frm)]
     return out
 
 

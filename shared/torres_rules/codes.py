@@ -61,6 +61,12 @@ KEEP_CARD: Final = 29577
 KEEP_CARD_END: Final = 31997  # first unused code
 NUM_CODES: Final = 32768  # fixed upper bound: every code is in range(NUM_CODES)
 
+# Every code as a ready-made int object, for the lists of codes the engine hands out. CPython caches only the
+# ints -5..256, so building a list of codes from arithmetic allocates (and later frees) one int object per code:
+# in the compiled build that was the largest single cost of `legal_codes`. Typed `object` so that mypyc hands the
+# object over as it is instead of unboxing it to a C integer and boxing it again.
+CODES: Final[tuple[object, ...]] = tuple(range(KEEP_CARD_END))
+
 # Card kinds by how their uses are coded (indices into CARD_KINDS).
 CLIMB_TWO: Final = 0
 BLOCK_UNDER_KNIGHT: Final = 1
@@ -72,7 +78,7 @@ SEVEN_AP: Final = 6
 MOVE_BLOCK: Final = 7
 REPOSITION_KNIGHT: Final = 8
 JUMP: Final = 9
-FROM_TO_CARDS: Final = (CLIMB_TWO, CASTLE_GATE, DIAGONAL, MOVE_BLOCK, REPOSITION_KNIGHT, JUMP)
+FROM_TO_CARDS: Final[tuple[int, ...]] = (CLIMB_TWO, CASTLE_GATE, DIAGONAL, MOVE_BLOCK, REPOSITION_KNIGHT, JUMP)
 
 
 def _card_sizes() -> tuple[int, ...]:
@@ -100,7 +106,7 @@ def _card_bases() -> tuple[int, ...]:
 
 
 PLAY_CARD_BASE: Final[tuple[int, ...]] = _card_bases()  # [card kind index] -> first code of its uses
-RESTS: Final = ("top", "bottom")
+RESTS: Final[tuple[str, ...]] = ("top", "bottom")  # typed variable-length: mypyc boxes fixed ones per use
 
 
 def card_code(kind: int, payload: int) -> int:
