@@ -258,18 +258,20 @@ def _make(code: int) -> dict[str, Any]:
     raise NoCode(f"action codes are 0..{KEEP_CARD_END - 1}, not {code}")
 
 
-_WIRE: Final[list[dict[str, Any] | None]] = [None] * KEEP_CARD_END  # made on first use
+# The wire dict of every code, made on first use by `wire_of`. Each distinct action's dict is made once and handed
+# out as a copy: one allocation and a memcpy, the cheapest fresh dict in both builds. Only the dicts without a
+# list (all but keep_card) may be handed out by a plain `.copy()`, as `actions.legal_actions` does.
+WIRE: Final[list[dict[str, Any] | None]] = [None] * KEEP_CARD_END
 
 
 def wire_of(code: int) -> dict[str, Any]:
-    """A fresh wire form of a code (`end_turn` without its spread, which the position gives). Each distinct
-    action's dict is made once and handed out as a copy: one allocation and a memcpy, the cheapest fresh dict
-    in both builds. Raises NoCode outside the code space."""
+    """A fresh wire form of a code (`end_turn` without its spread, which the position gives). Raises NoCode
+    outside the code space."""
     if not 0 <= code < KEEP_CARD_END:
         raise NoCode(f"action codes are 0..{KEEP_CARD_END - 1}, not {code}")
-    made = _WIRE[code]
+    made = WIRE[code]
     if made is None:
-        made = _WIRE[code] = _make(code)
+        made = WIRE[code] = _make(code)
     out = made.copy()
     if code >= KEEP_CARD:
         out["order"] = list(made["order"])  # the only list a listed action carries besides end_turn's spread
