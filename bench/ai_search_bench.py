@@ -7,17 +7,26 @@ same budget; we print the median iterations per second of budget and the ratio. 
 time is what a faster engine buys the bot; its win rate against greedy at equal time comes from
 `python -m torres_ai.tournament` (see docs/performance.md).
 
-Usage: python bench/ai_search_bench.py [--positions 8] [--seconds 1.0] [--runs 3]
+With `--instructions N` it counts instead, with callgrind, the CPU instructions of one search iteration: each
+build searches the same positions with an iteration budget (and no time limit, so the search is the same every
+time) of N and of 0 iterations, and the difference divided by the iterations run is the cost of one iteration,
+a figure this shared machine's load does not move.
+
+Usage: python bench/ai_search_bench.py [--positions 8] [--seconds 1.0] [--runs 3] [--instructions 20]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from engine_builds import available_builds, build_env
@@ -54,17 +63,66 @@ def worker(count: int, seconds: float, run: int) -> None:
     print(json.dumps({"build": getattr(tr, "ENGINE_BUILD", "main (no build choice)"), "rates": rates}))
 
 
+def count_worker(count: int, iterations: int) -> None:
+    """Search every position with an iteration budget and no time limit; print the iterations run."""
+    import torres_rules as tr
+    from torres_ai.bots import Budget, MctsBot
+
+    total = 0
+    for index, state in enumerate(positions(count)):
+        assert isinstance(state, tr.State)
+        bot = MctsBot()
+        budget = Budget(iterations=iterations, seconds=10.0**6)
+        bot.plan_turn(tr.view(state, state.to_move), state, random.Random(index), budget, budget.deadline())
+        total += bot.last_iterations
+    print(json.dumps({"build": getattr(tr, "ENGINE_BUILD", "main (no build choice)"), "iterations": total}))
+
+
+def instructions(build: str, count: int, iterations: int) -> tuple[int, int]:
+    """(instructions callgrind counts, iterations run) of a count_worker process."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "callgrind.out")
+        run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
+                              "--count-worker", str(count), str(iterations)], capture_output=True, text=True,
+                             check=True, env={**build_env(build), "PYTHONHASHSEED": "0"})
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if not found:
+        raise RuntimeError(f"callgrind printed no total:\n{run.stderr[-2000:]}")
+    result = json.loads(run.stdout)
+    if result["build"] != build:
+        raise SystemExit(f"asked for the {build} build, got {result['build']} (run `make install`)")
+    return int(found.group(1)), int(result["iterations"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--instructions", type=int, default=None, metavar="N",
+                        help="count instructions per iteration with callgrind (N iterations per position)")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--count-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(int(args.worker[0]), float(args.worker[1]), int(args.worker[2]))
         return
+    if args.count_worker:
+        count_worker(int(args.count_worker[0]), int(args.count_worker[1]))
+        return
     builds = available_builds()
+    if args.instructions is not None:
+        if shutil.which("valgrind") is None:
+            print("valgrind not found: no instruction counts (install valgrind to get them)")
+            return
+        print(f"mcts (hard) search, {args.positions} positions, {args.instructions} iterations each, callgrind, "
+              f"PYTHONHASHSEED=0: instructions per iteration (the same searches with 0 iterations subtracted)")
+        for build in builds:
+            full, iterations = instructions(build, args.positions, args.instructions)
+            base, _ = instructions(build, args.positions, 0)
+            print(f"{build:8} {(full - base) / iterations / 1e6:8.2f} M instructions per iteration "
+                  f"({iterations} iterations)", flush=True)
+        return
     rates: dict[str, list[float]] = {build: [] for build in builds}
     for run in range(args.runs):
         for build in builds:

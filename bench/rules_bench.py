@@ -1,13 +1,14 @@
-"""Rules-engine speed: uniformly random legal games from `new_game` to the end, on one core, through the public
-API (`legal_actions` + `apply`), as the service and bots use it -- for the compiled (mypyc) and the pure Python
-build side by side in one run.
+"""Rules-engine speed: uniformly random legal games from `new_game` to the end, on one core, through the engine's
+main API, the integer action codes (`legal_codes` + `apply_code`, as the bots use it), or with `--api wire`
+through the wire forms (`legal_actions` + `apply`, as the game service uses it) -- for the compiled (mypyc) and
+the pure Python build side by side in one run.
 
 Each measurement runs in a fresh process (the build is chosen when torres_rules is first imported; the pure one
 with TORRES_RULES_PURE=1), and the two builds alternate run by run on the same seeds, so machine noise hits
 both alike. Prints, per configuration and build, full games and actions per CPU-second of the measuring
 process (what one core delivers: time the scheduler gives to others is not counted) as the median of the runs,
 games per wall-clock second, and the compiled/pure ratio of the medians.
-Usage: python bench/rules_bench.py [--runs 5] [--games 20] [--configs 4p,4p-master]
+Usage: python bench/rules_bench.py [--runs 5] [--games 20] [--configs 4p,4p-master] [--api codes|wire]
 """
 
 from __future__ import annotations
@@ -32,32 +33,37 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "2p-master": ("2p rio_grande master (hand)", dict(players=2, edition="rio_grande", master=True)),
 }
 
-def play(config: dict[str, Any], seed: int) -> int:
+def play(config: dict[str, Any], seed: int, api: str) -> int:
     import torres_rules as tr
 
     rng = random.Random(seed)
     state = tr.new_game(seed=seed, **config)
     actions = 0
-    while not tr.is_over(state):
-        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
-        actions += 1
+    if api == "codes":
+        while not tr.is_over(state):
+            state = tr.apply_code(state, rng.choice(tr.legal_codes(state)))
+            actions += 1
+    else:
+        while not tr.is_over(state):
+            state = tr.apply(state, rng.choice(tr.legal_actions(state)))
+            actions += 1
     return actions
 
 
-def worker(config_key: str, games: int, run: int) -> None:
+def worker(config_key: str, games: int, run: int, api: str) -> None:
     """One run in this process: prints the build that loaded and its games/actions per CPU- and wall-second."""
     import torres_rules as tr
 
     config = CONFIGS[config_key][1]
-    play(config, seed=10**6)  # warm the castle caches and lazy tables as a long-running process has them
+    play(config, 10**6, api)  # warm the castle caches and lazy tables as a long-running process has them
     wall, cpu = time.perf_counter(), time.process_time()
-    actions = sum(play(config, seed=run * 1000 + g) for g in range(games))
+    actions = sum(play(config, run * 1000 + g, api) for g in range(games))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(json.dumps({"build": tr.ENGINE_BUILD, "gps": games / cpu, "aps": actions / cpu, "wall": games / wall}))
 
 
-def measure(build: str, config_key: str, games: int, run: int) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, __file__, "--worker", config_key, str(games), str(run)],
+def measure(build: str, config_key: str, games: int, run: int, api: str) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, "--worker", config_key, str(games), str(run), api],
                          env=build_env(build), check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out)
     if result["build"] != build:
@@ -70,13 +76,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--configs", default=",".join(CONFIGS))
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--api", choices=("codes", "wire"), default="codes")
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
+        worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), args.worker[3])
         return
     builds = available_builds()
-    print(f"median of {args.runs} runs of {args.games} games each per build, builds alternating, one process per run")
+    player = "codes (legal_codes + apply_code)" if args.api == "codes" else "wire forms (legal_actions + apply)"
+    print(f"median of {args.runs} runs of {args.games} games each per build, builds alternating, one process per run; "
+          f"random player on the {player}")
     print(f"{'configuration':32} {'build':8} {'games/cpu-s':>11} {'actions/cpu-s':>13} {'min..max':>13} "
           f"{'games/wall-s':>12} {'ratio':>6}")
     for key in args.configs.split(","):
@@ -84,7 +93,7 @@ def main() -> None:
         results: dict[str, list[dict[str, Any]]] = {build: [] for build in builds}
         for run in range(args.runs):
             for build in builds:
-                results[build].append(measure(build, key, args.games, run))
+                results[build].append(measure(build, key, args.games, run, args.api))
         medians = {build: statistics.median(r["gps"] for r in results[build]) for build in builds}
         for build in builds:
             gps = [r["gps"] for r in results[build]]

@@ -6,7 +6,10 @@ the same code, inputs and hash seed whatever else the machine does. Each configu
 and with N random games, so the interpreter's start-up and imports cancel out -- for the compiled (mypyc) and
 the pure build (TORRES_RULES_PURE=1), with their ratio.
 
-    python bench/rules_instructions.py [--games 5]
+The random player uses the engine's main API, the integer action codes (`legal_codes` + `apply_code`), or with
+`--api wire` the wire forms (`legal_actions` + `apply`).
+
+    python bench/rules_instructions.py [--games 5] [--api codes|wire]
 
 Needs valgrind on PATH (it is on this project's machines); prints a note and exits 0 without it.
 """
@@ -36,18 +39,22 @@ for g in range(int(sys.argv[1])):
     rng = random.Random(g)
     state = tr.new_game(seed=g, **{config})
     while not tr.is_over(state):
-        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
+        state = {step}
 """
+STEP = {
+    "codes": "tr.apply_code(state, rng.choice(tr.legal_codes(state)))",
+    "wire": "tr.apply(state, rng.choice(tr.legal_actions(state)))",
+}
 
 
-def instructions(config: str, games: int, build: str) -> int:
+def instructions(config: str, games: int, build: str, api: str) -> int:
     """Instructions callgrind counts for a whole interpreter run that plays `games` games on `build`."""
     env = build_env(build)
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "callgrind.out")
         run = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c",
-             PLAY.format(config=config), str(games), build],
+             PLAY.format(config=config, step=STEP[api]), str(games), build],
             capture_output=True, text=True, check=True, env={**env, "PYTHONHASHSEED": "0"},
         )
     found = re.search(r"Collected : (\d+)", run.stderr)
@@ -59,14 +66,17 @@ def instructions(config: str, games: int, build: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--api", choices=tuple(STEP), default="codes")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("valgrind not found: no instruction counts (install valgrind to get them)")
         return
-    print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted")
+    print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted, "
+          f"random player: {STEP[args.api]}")
     builds = available_builds()
     for name, config in CONFIGS:
-        per_game = {build: (instructions(config, args.games, build) - instructions(config, 0, build)) / args.games
+        per_game = {build: (instructions(config, args.games, build, args.api)
+                            - instructions(config, 0, build, args.api)) / args.games
                     for build in builds}
         figures = ", ".join(f"{build} {per_game[build] / 1e6:6.1f} M" for build in builds)
         ratio = f": pure/compiled {per_game['pure'] / per_game['compiled']:.2f}x" if len(builds) == 2 else ""

@@ -32,6 +32,7 @@ def _reachable(address: tuple[str, int]) -> bool:
 # (script, arguments, a line fragment its report must print, servers it needs)
 CASES = [  # game_bench.py appears twice: its everyday run and its worker-class comparison (issue 11)
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
+    ("rules_bench.py", ["--runs", "1", "--games", "1", "--configs", "2p", "--api", "wire"], "wire forms", []),
     ("ai_search_bench.py", ["--positions", "1", "--seconds", "0.5", "--runs", "1"], "iterations/s", []),
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("matchmaking_bench.py", ["--tickets", "300", "--runs", "1", "--matchers", "1,2", "--big", "0"],
@@ -64,3 +65,11 @@ def test_instruction_count_benchmark_runs() -> None:
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
     assert run.stdout.count("M instructions per game") == 2
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_search_instruction_count_benchmark_runs() -> None:
+    run = subprocess.run([sys.executable, str(BENCH / "ai_search_bench.py"), "--positions", "1", "--instructions", "1"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    assert "M instructions per iteration" in run.stdout

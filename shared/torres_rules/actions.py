@@ -1,16 +1,35 @@
-"""Actions in wire form: the generator of legal actions and `apply`, which validates and carries one out.
+"""Actions: the generator of legal actions and `apply`, which validates and carries one out.
 
-`legal_actions` generates moves rather than filtering candidates (as python-chess does). `apply` checks the
-one action it is given and, when it is illegal, raises IllegalAction with the sentence of the rule it breaks.
+The engine runs on integer action codes (codes.py): `legal_codes` generates them rather than filtering
+candidates (as python-chess does) and `apply_code` checks the one code it is given and carries it out, raising
+IllegalAction with the sentence of the rule it breaks. The wire forms are a thin edge over that one path:
+`legal_actions` is `legal_codes` with each code's dict copied from a table, and `apply` parses a wire dict
+(field names, squares, types) into the same core functions `apply_code` calls -- plus the variants no code
+stands for (an `end_turn` with another spread), which take the same core function with their spread.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from . import building, cards, moves, turns, wire
+from . import building, cards, codes, moves, turns
 from .board import SQUARE_NAMES, parse_square
+from .codes import (
+    ADVANCE_TRACK,
+    BUILD,
+    BUY_CARD,
+    CODES,
+    END_TURN,
+    KEEP_CARD,
+    KEEP_CARD_END,
+    MOVE_KING,
+    MOVE_KING_STAY,
+    MOVE_KNIGHT,
+    PLACE_KING,
+    PLACE_KNIGHT,
+    PLACE_START_KNIGHT,
+    PLAY_CARD,
+)
 from .editions import KNIGHTS_PER_PLAYER
 from .names import CARD_KINDS
 from .scoring import advance
@@ -58,78 +77,232 @@ _CARD_FIELDS: Final = {
 _MOVE_FIELDS: Final = frozenset({"from", "to"})
 
 
-# --- legal actions ---------------------------------------------------------------------------------------------
+# --- legal codes and actions -----------------------------------------------------------------------------------
 
 
-def legal_actions(state: State) -> list[Action]:
-    """Every legal action of the player to move, in a stable order. Where choices are many (spreads, stack
-    indices of equal height) the canonical one is listed and `apply` accepts every legal variant."""
+def legal_codes(state: State) -> list[int]:
+    """The codes of every legal action of the player to move, in a stable order (`legal_actions` lists the
+    same actions in the same order). Where choices are many (spreads, stack indices of equal height) the
+    canonical one is listed and `apply` accepts every legal variant."""
     stage = state.stage
+    out: list[object]  # ints from codes.CODES, which saves an int object per code (see there)
     if stage == "turn":
-        return _turn_actions(state)
-    if stage == "keep_card":
-        return list(cards.keep_card_choices(state))
-    if stage == "setup":
+        out = _turn_codes(state)
+    elif stage == "keep_card":
+        out = cards.keep_card_codes(state)
+    elif stage == "setup":
         step = turns.setup_step(state)
-        squares = turns.foundation_squares(state) if step == "place_foundation" else turns.free_foundations(state)
-        return [{"type": step, "at": SQUARE_NAMES[sq]} for sq in squares]
-    if stage == "move_king":
-        out: list[Action] = [{"type": "move_king", "to": None}]
-        out.extend({"type": "move_king", "to": SQUARE_NAMES[sq]} for sq in turns.king_squares(state))
-        return out
-    return []
+        if step == "place_foundation":
+            out = [CODES[sq] for sq in turns.foundation_squares(state)]  # codes.PLACE_FOUNDATION is 0
+        else:
+            base = PLACE_START_KNIGHT if step == "place_start_knight" else PLACE_KING
+            out = [CODES[base + sq] for sq in turns.free_foundations(state)]
+    elif stage == "move_king":
+        out = [CODES[MOVE_KING_STAY]]
+        out += [CODES[MOVE_KING + sq] for sq in turns.king_squares(state)]
+    else:
+        out = []
+    return cast("list[int]", out)
 
 
-def _turn_actions(state: State) -> list[Action]:
+def _turn_codes(state: State) -> list[object]:
     seat = state.mover()
     ap_left = state.ap - state.ap_spent
-    out: list[Action] = []
+    out: list[object] = []
     if ap_left >= 1:
         knights, king = state.knights, state.king
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
-            place = wire.PLACE_KNIGHT
-            out += [place[sq].copy() for sq in moves.placement_squares(state, seat)]
+            for sq in moves.placement_squares(state, seat):
+                out.append(CODES[PLACE_KNIGHT + sq])
         # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
-        # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py)
+        # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py). Appending
+        # one by one: a comprehension would make (and free) a list per knight, which costs the compiled build more.
         castles = state.castles
         for frm in own:
-            move = wire.MOVE_KNIGHT[frm]
-            out += [move[to].copy() for to in castles.reach(frm) if knights[to] == NO_FIGURE and to != king]
+            base = MOVE_KNIGHT + frm * 64
+            for to in castles.reach(frm):
+                if knights[to] == NO_FIGURE and to != king:
+                    out.append(CODES[base + to])
         choices = building.stack_choices(state)
         if choices:
             squares = [sq for sq in castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
             for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
-                build = wire.BUILD[i]
-                out += [build[sq].copy() for sq in squares]
+                base = BUILD + i * 64
+                for sq in squares:
+                    out.append(CODES[base + sq])
         if cards.why_not_buy(state) is None:
-            out.append({"type": "buy_card"})
-        out.append({"type": "advance_track"})
+            out.append(CODES[BUY_CARD])
+        out.append(CODES[ADVANCE_TRACK])
     if not state.card_played and state.hands[seat]:
         for kind in cards.playable_kinds(state):
-            out += cards.card_uses(state, kind)
+            out += cards.card_codes(state, kind)
     fixed = building.turn_stack(state)
-    for used, spread in _end_turn_choices(state.stacks[seat], fixed, building.spread_is_capped(state)):
-        out.append({"type": "end_turn", "stack": used, "spread": list(spread)})
+    if fixed is not None:
+        out.append(CODES[END_TURN + fixed])
+    else:
+        stacks = state.stacks[seat]
+        out += [CODES[END_TURN + i] for i, h in enumerate(stacks) if h not in stacks[:i]]
     return out
 
 
-@lru_cache(maxsize=1024)
-def _end_turn_choices(
-    stacks: tuple[int, ...], fixed: int | None, capped: bool
-) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """(stack used, default spread) of each distinct way to end the turn: a handful of stock shapes recur all game."""
-    candidates = [fixed] if fixed is not None else [i for i, h in enumerate(stacks) if h not in stacks[:i]]
-    return tuple((used, tuple(building.default_spread(stacks[:used] + stacks[used + 1 :], stacks[used], capped)))
-                 for used in candidates)
+def legal_actions(state: State) -> list[Action]:
+    """Every legal action of the player to move in wire form, in a stable order: `legal_codes`, decoded. The
+    common codes are copied straight from the table of wire dicts (a function call per action costs the pure build
+    a third more per game); end_turn (its spread), keep_card (its list) and first uses go through `_wire`."""
+    table = codes.WIRE
+    out: list[Action] = []
+    for code in legal_codes(state):
+        made = table[code]
+        if made is not None and (code < END_TURN or MOVE_KING_STAY <= code < KEEP_CARD):
+            out.append(made.copy())
+        else:
+            out.append(_wire(state, code))
+    return out
+
+
+def decode(state: State, code: int) -> Action:
+    """The canonical wire form of a code in this position (end_turn gets its default spread)."""
+    try:
+        return _wire(state, code)
+    except codes.NoCode as exc:
+        raise IllegalAction(str(exc)) from None
+
+
+def _wire(state: State, code: int) -> Action:
+    action = codes.wire_of(code)
+    if END_TURN <= code < MOVE_KING_STAY:
+        stacks = state.stacks[state.to_move] if state.stage == "turn" and state.to_move is not None else ()
+        used = code - END_TURN
+        if used < len(stacks):
+            action["spread"] = _default_spread(state, stacks, used)
+    return action
+
+
+def _default_spread(state: State, stacks: tuple[int, ...], used: int) -> list[int]:
+    return list(_default_spread_of(stacks, used, building.spread_is_capped(state)))
+
+
+_SPREADS: Final[dict[tuple[tuple[int, ...], int, bool], tuple[int, ...]]] = {}
+
+
+def _default_spread_of(stacks: tuple[int, ...], used: int, capped: bool) -> tuple[int, ...]:
+    """A handful of stock shapes recur all game: their default spreads are made once."""
+    key = (stacks, used, capped)
+    spread = _SPREADS.get(key)
+    if spread is None:
+        spread = tuple(building.default_spread(stacks[:used] + stacks[used + 1 :], stacks[used], capped))
+        if len(_SPREADS) < 4096:
+            _SPREADS[key] = spread
+    return spread
+
+
+def encode(state: State, action: object) -> int:
+    """The code of a listed action. Variants `apply` accepts that mean a listed action (build/end_turn without
+    "stack" once the turn's stack is fixed, keep_card without "rest" where only the bottom is allowed, or
+    without "order") get the listed action's code; an illegal action, and a legal variant no listed code
+    stands for (end_turn with another spread, a later stack of the same height as a listed one), raise
+    IllegalAction."""
+    if not isinstance(action, dict):
+        raise IllegalAction("an action is an object with a \"type\"")
+    canonical = dict(action)
+    kind = canonical.get("type")
+    if kind in ("build", "end_turn") and "stack" not in canonical and state.stage == "turn":
+        canonical["stack"] = building.turn_stack(state)
+    if kind == "keep_card" and state.stage == "keep_card":
+        if "rest" not in canonical and state.options.personal_rest == "bottom":
+            canonical["rest"] = "bottom"
+        seen = state.seen or ()
+        if "order" not in canonical and canonical.get("card") in seen:
+            canonical["order"] = list(cards.remove_one(seen, canonical["card"]))
+    try:
+        code = codes.code_of(canonical)
+    except codes.NoCode as exc:
+        apply(state, action)  # raises the rule's IllegalAction if the action is illegal
+        raise IllegalAction(f"no action code stands for {action!r}: {exc}") from None
+    if code not in legal_codes(state) or (kind == "end_turn" and "spread" in canonical
+                                          and canonical["spread"] != decode(state, code)["spread"]):
+        apply(state, action)
+        raise IllegalAction(f"{action!r} is legal but no listed action code stands for it (see codes.py)")
+    return code
 
 
 # --- apply -----------------------------------------------------------------------------------------------------
 
 
+def apply_code(state: State, code: int) -> State:
+    """The state after the action `code` stands for; `state` itself is unchanged. Raises IllegalAction naming
+    the broken rule. Every code of `legal_codes(state)` applies; so does any other code whose action the rules
+    allow here (e.g. a build from a later stack of the same height as a listed one)."""
+    if not 0 <= code < KEEP_CARD_END:
+        raise IllegalAction(f"action codes are 0..{KEEP_CARD_END - 1}, not {code}")
+    kind = _TYPE_OF_RANGE[_range_of(code)]
+    _check_stage(state, kind)
+    new = state._copy()
+    if code < PLACE_START_KNIGHT:
+        _place_foundation(new, code)
+    elif code < PLACE_KING:
+        _place_start_knight(new, code - PLACE_START_KNIGHT)
+    elif code < PLACE_KNIGHT:
+        _place_king(new, code - PLACE_KING)
+    elif code < MOVE_KNIGHT:
+        _place_knight(new, code - PLACE_KNIGHT)
+    elif code < BUILD:
+        _move_knight(new, (code - MOVE_KNIGHT) >> 6, (code - MOVE_KNIGHT) & 63)
+    elif code < BUY_CARD:
+        _build(new, (code - BUILD) & 63, (code - BUILD) >> 6)
+    elif code == BUY_CARD:
+        _buy_card(new)
+    elif code == ADVANCE_TRACK:
+        _advance_track(new)
+    elif code < MOVE_KING_STAY:
+        _end_turn(new, code - END_TURN, None)
+    elif code == MOVE_KING_STAY:
+        _move_king(new, NO_FIGURE)
+    elif code < PLAY_CARD:
+        _move_king(new, code - MOVE_KING)
+    elif code < KEEP_CARD:
+        card, first, second = codes.card_use(code)
+        _play_card(new, card, first, second)
+    else:
+        try:
+            action = codes.wire_of(code)
+        except codes.NoCode as exc:
+            raise IllegalAction(str(exc)) from None
+        _keep_card(new, action["card"], action["rest"], action["order"])
+    return new
+
+
+_TYPE_OF_RANGE: Final[tuple[str, ...]] = (  # the action type of each range of codes, in code order
+    "place_foundation", "place_start_knight", "place_king", "place_knight", "move_knight", "build", "buy_card",
+    "advance_track", "end_turn", "move_king", "play_card", "keep_card")
+
+
+def _range_of(code: int) -> int:
+    """The index of the code's range in _TYPE_OF_RANGE. Comparisons, not a table of range starts: mypyc keeps a
+    fixed-length tuple of ints unboxed and boxes all of it again for every indexing."""
+    if code < MOVE_KNIGHT:
+        return 0 if code < PLACE_START_KNIGHT else 1 if code < PLACE_KING else 2 if code < PLACE_KNIGHT else 3
+    if code < BUY_CARD:
+        return 4 if code < BUILD else 5
+    if code < END_TURN:
+        return 6 if code == BUY_CARD else 7
+    if code < PLAY_CARD:
+        return 8 if code < MOVE_KING_STAY else 9
+    return 10 if code < KEEP_CARD else 11
+
+
+def action_type(code: int) -> str:
+    """The wire `type` of the action a code stands for (the bots sort plans by it without decoding)."""
+    if not 0 <= code < KEEP_CARD_END:
+        raise IllegalAction(f"action codes are 0..{KEEP_CARD_END - 1}, not {code}")
+    return _TYPE_OF_RANGE[_range_of(code)]
+
+
 def apply(state: State, action: object) -> State:
-    """The state after `action`; `state` itself is unchanged. Raises IllegalAction naming the broken rule.
-    `action` is typed `object`: anything a client sends must arrive here and get an IllegalAction."""
+    """The state after `action` (wire form); `state` itself is unchanged. Raises IllegalAction naming the broken
+    rule. `action` is typed `object`: anything a client sends must arrive here and get an IllegalAction. The
+    fields are parsed here; the rules are checked and carried out by the functions `apply_code` calls."""
     if not isinstance(action, dict):
         raise IllegalAction("an action is an object with a \"type\"")
     kind = action.get("type")
@@ -138,6 +311,52 @@ def apply(state: State, action: object) -> State:
     if not action.keys() <= _ALLOWED[kind]:
         extra = set(action) - _ALLOWED[kind]
         raise IllegalAction(f"{kind} has no field {', '.join(sorted(extra))}")
+    _check_stage(state, kind)
+    new = state._copy()
+    if kind == "move_knight":
+        _move_knight(new, _square(action, "from"), _square(action, "to"))
+    elif kind == "build":
+        at = _square(action, "at")
+        index = _turn_stack(state, action, "the first build of a turn chooses its stack: give \"stack\" (an index)")
+        _build(new, at, index)
+    elif kind == "end_turn":
+        used = _turn_stack(state, action, "every turn uses up one stack: give \"stack\", the one this turn uses")
+        spread = action.get("spread")
+        if "spread" in action and (not isinstance(spread, list)
+                                   or any(not isinstance(v, int) or isinstance(v, bool) for v in spread)):
+            raise IllegalAction("spread is a list of whole numbers, one per remaining stack")
+        _end_turn(new, used, spread)
+    elif kind == "place_knight":
+        _place_knight(new, _square(action, "at"))
+    elif kind == "buy_card":
+        _buy_card(new)
+    elif kind == "advance_track":
+        _advance_track(new)
+    elif kind == "play_card":
+        _play_card_wire(new, action)
+    elif kind == "keep_card":
+        _keep_card(new, action.get("card"), action.get("rest", _DEFAULT), action.get("order", _DEFAULT))
+    elif kind == "move_king":
+        if "to" not in action:
+            raise IllegalAction("move_king needs \"to\": a square, or null to leave the king where it stands")
+        target = action["to"]
+        sq = NO_FIGURE
+        if target is not None:
+            parsed = parse_square(target)
+            if parsed is None:
+                raise IllegalAction(f"to must be a square \"A1\"..\"H8\" or null, not {target!r}")
+            sq = parsed
+        _move_king(new, sq)
+    elif kind == "place_foundation":
+        _place_foundation(new, _square(action, "at"))
+    elif kind == "place_start_knight":
+        _place_start_knight(new, _square(action, "at"))
+    else:  # place_king
+        _place_king(new, _square(action, "at"))
+    return new
+
+
+def _check_stage(state: State, kind: str) -> None:
     stage = state.stage
     if stage == "over":
         raise IllegalAction("the game is over: no more actions")
@@ -146,9 +365,6 @@ def apply(state: State, action: object) -> State:
         raise IllegalAction(_wrong_stage(state, kind))
     if stage == "setup" and turns.setup_step(state) != kind:
         raise IllegalAction(f"setup goes foundations, start knights, king: now is {turns.setup_step(state)}")
-    new = state._copy()
-    _HANDLERS[kind](new, action)
-    return new
 
 
 def _wrong_stage(state: State, kind: str) -> str:
@@ -159,6 +375,9 @@ def _wrong_stage(state: State, kind: str) -> str:
     if state.stage == "setup":
         return f"the game is still in setup: {turns.setup_step(state)} is due"
     return f"{kind} is not part of a turn"
+
+
+# wire fields ---------------------------------------------------------------------------------------------------
 
 
 def _square(action: Action, field: str) -> int:
@@ -178,11 +397,43 @@ def _stack_index(index: object, stacks: tuple[int, ...], what: str) -> int:
 
 def _turn_stack(state: State, action: Action, missing: str) -> int:
     """The stack a build or end_turn names, or the turn's stack when it names none: one stack per turn (5.3)."""
-    fixed = building.turn_stack(state)
-    index = action.get("stack", fixed)
+    index = action.get("stack", building.turn_stack(state))
     if index is None:
         raise IllegalAction(missing)
-    index = _stack_index(index, state.stacks[state.mover()], "blocks come from your stacks")
+    return _stack_index(index, state.stacks[state.mover()], "blocks come from your stacks")
+
+
+def _play_card_wire(state: State, action: Action) -> None:
+    card = action.get("card")
+    if not isinstance(card, str) or card not in CARD_KINDS:
+        raise IllegalAction(f"card must be one of {', '.join(CARD_KINDS)}, not {card!r}")
+    _check_card(state, card)
+    allowed = _CARD_FIELDS.get(card, _MOVE_FIELDS)
+    extra = set(action) - allowed - {"type", "card"}
+    if extra:
+        raise IllegalAction(f"play_card {card} has no field {', '.join(sorted(extra))}")
+    kind = CARD_KINDS.index(card)
+    if card == "block_under_knight":
+        at = _square(action, "at")
+        index = _stack_index(action.get("stack"), state.stacks[state.mover()],
+                             "block_under_knight takes a block from one of your stacks")
+        _play_card(state, kind, at, index)
+    elif card == "extra_block":
+        _play_card(state, kind, _square(action, "at"), 0)
+    elif card in ("six_ap", "seven_ap"):
+        _play_card(state, kind, 0, 0)
+    else:
+        _play_card(state, kind, _square(action, "from"), _square(action, "to"))
+
+
+# the rules of each action, on a fresh copy: called by apply_code and apply alike ----------------------------------
+
+
+def _turn_stack_index(state: State, index: int) -> int:
+    """A stack index a build or end_turn gives: one of the mover's stacks, and the turn's one (5.3)."""
+    stacks = state.stacks[state.mover()]
+    _stack_index(index, stacks, "blocks come from your stacks")
+    fixed = building.turn_stack(state)
     if fixed is not None and index != fixed:
         if state.options.stack_choice == "largest":
             raise IllegalAction(f"this edition uses the largest stack automatically: stack {fixed}")
@@ -204,8 +455,7 @@ def _own_knight(state: State, sq: int, what: str) -> None:
 # setup --------------------------------------------------------------------------------------------------------
 
 
-def _place_foundation(state: State, action: Action) -> None:
-    sq = _square(action, "at")
+def _place_foundation(state: State, sq: int) -> None:
     if sq not in turns.foundation_squares(state):
         raise IllegalAction(
             f"a foundation goes on free ground with at least two empty squares to any foundation in its row or "
@@ -217,8 +467,7 @@ def _place_foundation(state: State, action: Action) -> None:
     turns.after_foundation(state)
 
 
-def _place_start_knight(state: State, action: Action) -> None:
-    sq = _square(action, "at")
+def _place_start_knight(state: State, sq: int) -> None:
     if sq not in turns.free_foundations(state):
         raise IllegalAction(f"each player places a start knight on a free foundation: {SQUARE_NAMES[sq]} is not")
     knights = list(state.knights)
@@ -227,8 +476,7 @@ def _place_start_knight(state: State, action: Action) -> None:
     turns.after_start_knight(state)
 
 
-def _place_king(state: State, action: Action) -> None:
-    sq = _square(action, "at")
+def _place_king(state: State, sq: int) -> None:
     if sq not in turns.free_foundations(state):
         raise IllegalAction(f"the king is placed on a free foundation: {SQUARE_NAMES[sq]} is not")
     state.king = sq
@@ -238,8 +486,7 @@ def _place_king(state: State, action: Action) -> None:
 # turn ---------------------------------------------------------------------------------------------------------
 
 
-def _place_knight(state: State, action: Action) -> None:
-    sq = _square(action, "at")
+def _place_knight(state: State, sq: int) -> None:
     seat = state.mover()
     if moves.reserve(state, seat) == 0:
         raise IllegalAction("all 6 of your knights are on the board: none left to place")
@@ -254,21 +501,17 @@ def _place_knight(state: State, action: Action) -> None:
     state.knights = tuple(knights)
 
 
-def _move_knight(state: State, action: Action) -> None:
-    frm = _square(action, "from")
-    to = _square(action, "to")
+def _move_knight(state: State, frm: int, to: int) -> None:
     _own_knight(state, frm, "move_knight")
-    if to not in moves.knight_destinations(state, frm):
+    if to not in state.castles.reach(frm) or not state.is_free(to):
         raise IllegalAction(moves.why_not_move(state, frm, to))
     _spend(state, 1, "a knight's step or gate move")
     cards.move_knight(state, frm, to)
 
 
-def _build(state: State, action: Action) -> None:
-    sq = _square(action, "at")
-    stacks = state.stacks[state.mover()]
-    index = _turn_stack(state, action, "the first build of a turn chooses its stack: give \"stack\" (an index)")
-    if stacks[index] == 0:
+def _build(state: State, sq: int, index: int) -> None:
+    _turn_stack_index(state, index)
+    if state.stacks[state.mover()][index] == 0:
         raise IllegalAction(f"stack {index} has no blocks left")
     if not building.may_build(state, sq):
         raise IllegalAction(building.why_not_build(state, sq))
@@ -278,7 +521,7 @@ def _build(state: State, action: Action) -> None:
     state.add_block(sq)
 
 
-def _buy_card(state: State, action: Action) -> None:
+def _buy_card(state: State) -> None:
     reason = cards.why_not_buy(state)
     if reason:
         raise IllegalAction(reason)
@@ -303,18 +546,23 @@ def _take_card(state: State, card: str) -> None:
     state.bought_this_turn = tuple(sorted((*state.bought_this_turn, card)))
 
 
-def _keep_card(state: State, action: Action) -> None:
+_DEFAULT: Final = object()  # a wire field left out
+
+
+def _keep_card(state: State, card: object, rest: object, order: object) -> None:
+    """`rest` and `order` _DEFAULT: left out (the bottom where only the bottom is allowed; the seen order)."""
     seen = state.seen or ()
-    card = action.get("card")
-    if card not in seen:
+    if not isinstance(card, str) or card not in seen:
         raise IllegalAction(f"keep one of the cards you looked at ({', '.join(seen)}), not {card!r}")
     others = cards.remove_one(seen, card)
-    rest = action.get("rest", "bottom" if state.options.personal_rest == "bottom" else None)
+    if rest is _DEFAULT:
+        rest = "bottom" if state.options.personal_rest == "bottom" else None
     if rest not in ("top", "bottom"):
         raise IllegalAction("rest must be \"top\" or \"bottom\": where the other cards go back")
     if rest == "top" and state.options.personal_rest == "bottom":
         raise IllegalAction("in this edition the other cards go back at the bottom of the deck")
-    order = action.get("order", list(others))
+    if order is _DEFAULT:
+        order = list(others)
     if not isinstance(order, list) or any(not isinstance(c, str) for c in order) or sorted(order) != sorted(others):
         raise IllegalAction(f"order lists the other seen cards, top first: {', '.join(others) or 'none'}")
     seat = state.mover()
@@ -327,111 +575,86 @@ def _keep_card(state: State, action: Action) -> None:
     _take_card(state, card)
 
 
-def _play_card(state: State, action: Action) -> None:
-    card = action.get("card")
-    if card not in CARD_KINDS:
-        raise IllegalAction(f"card must be one of {', '.join(CARD_KINDS)}, not {card!r}")
-    seat = state.mover()
-    hand = state.hands[seat]
-    if card not in hand:
+def _check_card(state: State, card: str) -> None:
+    if card not in state.hands[state.mover()]:
         raise IllegalAction(f"{card} is not in your hand")
     if state.card_played:
         raise IllegalAction("at most 1 card may be played per turn")
     if card not in cards.playable_kinds(state):
         raise IllegalAction(f"a card bought this turn cannot be played this turn: {card}")
-    allowed = _CARD_FIELDS.get(card, _MOVE_FIELDS)
-    extra = set(action) - allowed - {"type", "card"}
-    if extra:
-        raise IllegalAction(f"play_card {card} has no field {', '.join(sorted(extra))}")
+
+
+def _play_card(state: State, kind: int, first: int, second: int) -> None:
+    """Card `kind` (index into CARD_KINDS) from `first` to `second` (squares), at `first` from stack `second`
+    (block_under_knight), at `first` (extra_block), or nothing (six_ap, seven_ap)."""
+    card = CARD_KINDS[kind]
+    _check_card(state, card)
+    seat = state.mover()
+    hand = state.hands[seat]
     if card in cards.KNIGHT_CARDS:
-        frm, to = _square(action, "from"), _square(action, "to")
-        reason = cards.why_not_knight_card(state, card, frm, to)
+        reason = cards.why_not_knight_card(state, card, first, second)
         if reason:
             raise IllegalAction(reason)
-        cards.move_knight(state, frm, to)
+        cards.move_knight(state, first, second)
     elif card == "block_under_knight":
-        at = _square(action, "at")
         stacks = state.stacks[seat]
-        index = _stack_index(action.get("stack"), stacks, "block_under_knight takes a block from one of your stacks")
+        index = _stack_index(second, stacks, "block_under_knight takes a block from one of your stacks")
         if stacks[index] == 0:
             raise IllegalAction(f"stack {index} has no blocks left")
-        if at not in building.block_under_knight_squares(state, seat):
-            raise IllegalAction(building.why_not_block_under_knight(state, at))
+        if first not in building.block_under_knight_squares(state, seat):
+            raise IllegalAction(building.why_not_block_under_knight(state, first))
         state.take_block(seat, index)
-        state.add_block(at)
+        state.add_block(first)
     elif card == "extra_block":
-        at = _square(action, "at")
         if state.supply == 0:
             raise IllegalAction("extra_block builds from the general supply, which is empty")
-        if not building.may_build(state, at):
-            raise IllegalAction(building.why_not_build(state, at))
+        if not building.may_build(state, first):
+            raise IllegalAction(building.why_not_build(state, first))
         state.supply -= 1
-        state.add_block(at)
+        state.add_block(first)
     elif card in ("six_ap", "seven_ap"):
         state.ap = 6 if card == "six_ap" else 7
     else:  # move_block
-        frm, to = _square(action, "from"), _square(action, "to")
-        if to not in building.move_block_targets(state, frm):
-            raise IllegalAction(building.why_not_move_block(state, frm, to))
-        state.set_heights(building.with_block(building.with_block(state.heights, frm, -1), to))
+        if second not in building.move_block_targets(state, first):
+            raise IllegalAction(building.why_not_move_block(state, first, second))
+        state.set_heights(building.with_block(building.with_block(state.heights, first, -1), second))
     state.hands = replaced(state.hands, seat, cards.remove_one(hand, card))
     state.played = replaced(state.played, seat, (*state.played[seat], card))
     state.card_played = True
 
 
-def _advance_track(state: State, action: Action) -> None:
+def _advance_track(state: State) -> None:
     _spend(state, 1, "a step on the score track")
     scores = list(state.scores)
     advance(scores, state.mover())
     state.scores = tuple(scores)
 
 
-def _end_turn(state: State, action: Action) -> None:
+def _end_turn(state: State, used: int, spread: list[int] | None) -> None:
+    """`spread` None: the default spread (the one the code of end_turn stands for)."""
+    _turn_stack_index(state, used)
     stacks = state.stacks[state.mover()]
-    used = _turn_stack(state, action, "every turn uses up one stack: give \"stack\", the one this turn uses")
-    remaining = stacks[:used] + stacks[used + 1 :]
-    leftover = stacks[used]
-    automatic = building.default_spread(remaining, leftover, building.spread_is_capped(state))
-    spread = action.get("spread", automatic)
-    if not isinstance(spread, list) or any(not isinstance(v, int) or isinstance(v, bool) for v in spread):
-        raise IllegalAction("spread is a list of whole numbers, one per remaining stack")
-    if state.options.stack_choice == "largest":
+    automatic = _default_spread(state, stacks, used)
+    if spread is None:
+        spread = automatic
+    elif state.options.stack_choice == "largest":
         if spread != automatic:
             raise IllegalAction(f"this edition spreads leftover blocks automatically: {automatic}")
     else:
-        reason = building.why_not_spread(remaining, leftover, spread)
+        reason = building.why_not_spread(stacks[:used] + stacks[used + 1 :], stacks[used], spread)
         if reason:
             raise IllegalAction(reason)
     turns.end_turn(state, used, spread)
 
 
-def _move_king(state: State, action: Action) -> None:
-    if "to" not in action:
-        raise IllegalAction("move_king needs \"to\": a square, or null to leave the king where it stands")
-    target = action["to"]
-    if target is not None:
-        sq = parse_square(target)
-        if sq is None:
-            raise IllegalAction(f"to must be a square \"A1\"..\"H8\" or null, not {target!r}")
+def _move_king(state: State, sq: int) -> None:
+    """`sq` NO_FIGURE: the king stays where it stands."""
+    if sq != NO_FIGURE:
         if sq not in turns.king_squares(state):
             raise IllegalAction(f"the king moves onto a free block of a castle: {SQUARE_NAMES[sq]} is not one")
         state.king = sq
     turns.after_king_move(state)
 
 
-_HANDLERS: Final = {
-    "place_foundation": _place_foundation,
-    "place_start_knight": _place_start_knight,
-    "place_king": _place_king,
-    "place_knight": _place_knight,
-    "move_knight": _move_knight,
-    "build": _build,
-    "buy_card": _buy_card,
-    "keep_card": _keep_card,
-    "play_card": _play_card,
-    "advance_track": _advance_track,
-    "end_turn": _end_turn,
-    "move_king": _move_king,
-}
-
-__all__ = ["NO_FIGURE", "Action", "IllegalAction", "apply", "legal_actions"]
+__all__ = ["NO_FIGURE", "Action", "IllegalAction", "action_type", "apply", "apply_code", "decode", "encode",
+           "legal_actions", "legal_codes"]

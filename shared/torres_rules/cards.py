@@ -1,16 +1,15 @@
 """Action cards (5.4, 5.5, 9): where they come from, buying and keeping, and each kind's legal uses.
 
-`card_uses` generates every legal use of a card in wire form; `play` carries one out. Validation of a use that
-is not generated asks `why_not_use` for the rule's sentence.
+`card_codes` generates the codes (codes.py) of every legal use of a card; `actions._play_card` carries one out.
+Validation of a use that is not generated asks `why_not_*` for the rule's sentence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import permutations
-from typing import Any, Final
+from typing import Final
 
-from . import building, moves, wire
+from . import building, codes, moves
 from .board import SQUARE_NAMES
 from .names import CARD_KINDS
 from .state import NO_FIGURE, State
@@ -55,18 +54,21 @@ def why_not_buy(state: State) -> str | None:
     return None
 
 
-def keep_card_choices(state: State) -> Iterator[dict[str, Any]]:
-    """Every (card kept, where the rest go, their order) after a personal-deck buy."""
+def keep_card_codes(state: State) -> list[object]:
+    """Every (card kept, where the rest go, their order) after a personal-deck buy, as codes (codes.CODES)."""
     seen = state.seen or ()
-    rests = ("bottom",) if state.options.personal_rest == "bottom" else ("top", "bottom")
+    rests = (1,) if state.options.personal_rest == "bottom" else (0, 1)  # codes.RESTS: top 0, bottom 1
+    out: list[object] = []
     for i, card in enumerate(seen):
         if card in seen[:i]:
             continue
         others = seen[:i] + seen[i + 1 :]
         orders = sorted(set(permutations(others)))
+        kept = CARD_KINDS.index(card)
         for rest in rests:
             for order in orders:
-                yield {"type": "keep_card", "card": card, "rest": rest, "order": list(order)}
+                out.append(codes.CODES[codes.keep_card_code(kept, rest, tuple(CARD_KINDS.index(c) for c in order))])
+    return out
 
 
 # --- playing ---------------------------------------------------------------------------------------------------
@@ -87,32 +89,32 @@ def playable_kinds(state: State) -> list[str]:
     return out
 
 
-def card_uses(state: State, card: str) -> list[dict[str, Any]]:
-    """Every legal use of a card for the player to move, in wire form."""
+def card_codes(state: State, card: str) -> list[object]:
+    """The codes (from codes.CODES) of every legal use of a card for the player to move."""
     seat = state.mover()
+    kind = CARD_KINDS.index(card)
+    base = codes.PLAY_CARD_BASE[kind]
+    table = codes.CODES
+    out: list[object] = []
     if card in KNIGHT_CARDS:
         targets = KNIGHT_CARDS[card]
-        row = CARD_KINDS.index(card) * 64
-        table = wire.CARD_MOVE
-        return [table.copy(row + frm, to) for frm in state.knight_squares(seat) for to in targets(state, frm)]
-    if card == "block_under_knight":
+        for frm in state.knight_squares(seat):
+            row = base + frm * 64
+            out += [table[row + to] for to in targets(state, frm)]
+    elif card == "block_under_knight":
         stacks = state.stacks[seat]
         choices = [i for i, h in enumerate(stacks) if h > 0 and h not in stacks[:i]]
-        return [wire.BLOCK_UNDER_KNIGHT.copy(i, at)
-                for at in building.block_under_knight_squares(state, seat) for i in choices]
-    if card == "extra_block":
-        if state.supply == 0:
-            return []
-        return [wire.EXTRA_BLOCK.copy(0, at) for at in building.build_squares(state)]
-    if card in ("six_ap", "seven_ap"):
-        return [{"type": "play_card", "card": card}]
-    # move_block
-    out = []
-    row = CARD_KINDS.index(card) * 64
-    table = wire.CARD_MOVE
-    for frm in range(64):
-        if state.heights[frm]:
-            out += [table.copy(row + frm, to) for to in building.move_block_targets(state, frm)]
+        out = [table[base + i * 64 + at] for at in building.block_under_knight_squares(state, seat) for i in choices]
+    elif card == "extra_block":
+        if state.supply > 0:
+            out = [table[base + at] for at in building.build_squares(state)]
+    elif card in ("six_ap", "seven_ap"):
+        out = [table[base]]
+    else:  # move_block
+        for frm in range(64):
+            if state.heights[frm]:
+                row = base + frm * 64
+                out += [table[row + to] for to in building.move_block_targets(state, frm)]
     return out
 
 

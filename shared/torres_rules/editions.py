@@ -107,7 +107,7 @@ AP_PER_TURN: Final = 5
 STACK_CAP: Final = 3
 MIN_CASTLES: Final = 6
 PHASES: Final = 3
-KING_BONUS: Final = (5, 10, 15)  # at level 1 / 2 / 3 at the end of phase 1 / 2 / 3
+KING_BONUS: Final[tuple[int, ...]] = (5, 10, 15)  # at level 1 / 2 / 3 at the end of phase 1 / 2 / 3
 
 
 def rounds_in_phase(players: int, phase: int) -> int:

@@ -72,7 +72,7 @@ def phase_scoring(state: State) -> list[int]:
 
 # --- master cards (section 11) ---------------------------------------------------------------------------------
 
-_PER_PHASE: Final = (2, 5, 10)
+_PER_PHASE: Final[tuple[int, ...]] = (2, 5, 10)
 
 
 def master_points(state: State, card: str, phase: int) -> list[int]:

@@ -1,8 +1,10 @@
 """Play seeded random games with whichever rules build this process loaded and print one digest per game.
 
 Run by test_builds.py twice, once with TORRES_RULES_PURE=1: the two builds agree exactly when every digest does.
-A digest covers, after every action, the legal-action list, the full position, and the IllegalAction message
-(or the resulting position) of a random, mostly illegal, candidate action -- so the error paths are compared too.
+A digest covers, after every action, the legal-action list and the legal codes, the full position, and the
+IllegalAction message (or the resulting position) of a random, mostly illegal, candidate action and of a random
+code (`apply_code`) -- so the error paths are compared too. Half the games are played through the wire forms
+(`legal_actions` / `apply`), half through the codes (`legal_codes` / `apply_code`).
 
     python tests/rules/builds_worker.py GAMES_PER_CONFIG
 """
@@ -32,15 +34,24 @@ def game_digest(edition: str, master: bool, players: int, seed: int) -> str:
     rng = random.Random(seed)
     state = tr.new_game(players, seed=seed, edition=edition, master=master)
     digest = hashlib.sha256(repr(state.to_position()).encode())
+    by_code = seed % 2 == 1
     while not tr.is_over(state):
         legal = tr.legal_actions(state)
+        codes = tr.legal_codes(state)
         probe = candidate(rng, legal)
         try:
             outcome = repr(tr.apply(state, probe).to_position())
         except tr.IllegalAction as exc:
             outcome = f"IllegalAction: {exc}"
-        state = tr.apply(state, rng.choice(legal))
-        digest.update(repr(legal).encode() + outcome.encode() + repr(state.to_position()).encode())
+        code = rng.choice(codes) ^ rng.choice((1, 64, 2048)) if rng.random() < 0.5 else rng.randrange(tr.NUM_CODES)
+        try:
+            outcome += repr(tr.apply_code(state, code).to_position())
+        except tr.IllegalAction as exc:
+            outcome += f"IllegalAction: {exc}"
+        i = rng.randrange(len(legal))
+        state = tr.apply_code(state, codes[i]) if by_code else tr.apply(state, legal[i])
+        digest.update(repr(legal).encode() + repr(codes).encode() + outcome.encode()
+                      + repr(state.to_position()).encode())
     return digest.hexdigest()
 
 

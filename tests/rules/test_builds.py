@@ -1,6 +1,7 @@
 """The compiled (mypyc) and the pure Python build of the rules engine are one engine: over a few hundred seeded
-random games in every edition and mode they list the same legal actions, reach the same positions and reject
-the same illegal actions with the same message. Each build runs in its own process (the build is chosen when
+random games in every edition and mode they list the same legal actions and codes, reach the same positions
+(played through the wire forms and through the codes) and reject the same illegal actions and codes with the
+same message. Each build runs in its own process (the build is chosen when
 torres_rules is first imported)."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import time
 
 import torres_rules as tr
 
-from .base import Action, Budget, PlanMemory, View
+from .base import Budget, PlanMemory, View
 from .determinize import sample_state
 from .evaluation import evaluate
 from .planner import Plan, finish, plan_turn
@@ -59,7 +59,7 @@ class MctsBot(PlanningBot):
 
     def plan_turn(
         self, view: View, state: tr.State, rng: random.Random, budget: Budget, deadline: float
-    ) -> list[Action]:
+    ) -> list[int]:
         seat: int = view["seat"]
         # Candidate generation gets at most a third of the time; the rest goes to rollouts.
         gen_deadline = time.perf_counter() + budget.seconds / 3
@@ -103,13 +103,13 @@ class MctsBot(PlanningBot):
         return arms[best]
 
     def simulate(
-        self, view: View, actions: list[Action], seat: int, rng: random.Random, deadline: float | None = None
+        self, view: View, actions: list[int], seat: int, rng: random.Random, deadline: float | None = None
     ) -> float | None:
         """One determinization: our plan, every opponent's reply, then (``own_reply``) our next turn,
         evaluated for ``seat``; None when the deadline passed before the end."""
         state = sample_state(view, rng)
         for action in actions:
-            state = tr.apply(state, action)
+            state = tr.apply_code(state, action)
         state = self.until_turn_of(state, seat, rng, deadline)
         if self.own_reply and state is not None and state.stage == "turn":
             state = self.until_turn_of(self.rollout_step(state, rng), seat, rng, deadline)
@@ -134,12 +134,12 @@ class MctsBot(PlanningBot):
             plan = plan_turn(state, mover, rng, width=1, noise=self.rollout_noise,
                              max_expansions=self.rollout_expansions, sample=self.rollout_sample)[0]
             for action in finish(plan, rng, seat=mover):
-                state = tr.apply(state, action)
+                state = tr.apply_code(state, action)
             return state
-        legal = tr.legal_actions(state)
+        legal = tr.legal_codes(state)
         if state.stage == "keep_card":
-            return tr.apply(state, keep_choice(legal))
-        return tr.apply(state, one_ply(state, legal, mover, rng))
+            return tr.apply_code(state, keep_choice(state, legal))
+        return tr.apply_code(state, one_ply(state, legal, mover, rng))
 
 
 def diverse(plans: list[Plan], count: int) -> list[Plan]:
@@ -152,7 +152,7 @@ def diverse(plans: list[Plan], count: int) -> list[Plan]:
     chosen: list[Plan] = []
     kinds: set[frozenset[str]] = set()
     for plan in plans:
-        kind = frozenset(a["type"] for a in plan.actions)
+        kind = frozenset(tr.action_type(a) for a in plan.actions)
         if kind not in kinds:
             kinds.add(kind)
             chosen.append(plan)
@@ -162,8 +162,8 @@ def diverse(plans: list[Plan], count: int) -> list[Plan]:
     return chosen + rest[: count - len(chosen)]
 
 
-def _distinct(arms: list[list[Action]]) -> list[list[Action]]:
-    out: list[list[Action]] = []
+def _distinct(arms: list[list[int]]) -> list[list[int]]:
+    out: list[list[int]] = []
     for arm in arms:
         if arm and arm not in out:
             out.append(arm)

@@ -2,7 +2,9 @@
 
 Actions inside a turn are deterministic except buying a card (a draw), so a plan is a sequence of
 actions that stops either with ``end_turn`` or right after ``buy_card`` (the bot re-plans once it has
-seen the card). Orders that reach the same position are merged (States hash by content), and the beam
+seen the card). Plans are integer action codes (``tr.legal_codes`` / ``tr.apply_code``): the search never
+builds a wire dict; the bot decodes only the action it plays.
+Orders that reach the same position are merged (States hash by content), and the beam
 keeps a small bonus for unspent AP so that set-up moves (a step that enables a climb) survive a round.
 """
 
@@ -14,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torres_rules as tr
+from torres_rules import codes
 
-from .base import Action
 from .evaluation import evaluate
 
 Evaluator = Callable[[tr.State, int], float]
@@ -24,9 +26,9 @@ AP_BONUS = 0.6  # beam ordering only: what an unspent AP might still be worth th
 
 @dataclass(frozen=True)
 class Plan:
-    """Actions from the turn's current position, the position they lead to, and its evaluation."""
+    """Actions (codes) from the turn's current position, the position they lead to, and its evaluation."""
 
-    actions: tuple[Action, ...]
+    actions: tuple[int, ...]
     final: tr.State
     value: float
 
@@ -52,21 +54,20 @@ def plan_turn(
     """
     root_value = evaluator(state, seat)
     results: dict[tr.State, Plan] = {state: Plan((), state, root_value)}
-    frontier: list[tuple[float, tr.State, tuple[Action, ...]]] = [(root_value, state, ())]
+    frontier: list[tuple[float, tr.State, tuple[int, ...]]] = [(root_value, state, ())]
     seen: set[tr.State] = {state}
     expansions = 0
     while frontier and expansions < max_expansions and (deadline is None or time.perf_counter() < deadline):
-        children: list[tuple[float, tr.State, tuple[Action, ...]]] = []
+        children: list[tuple[float, tr.State, tuple[int, ...]]] = []
         for _, current, actions in frontier:
             expansions += 1
-            legal = tr.legal_actions(current)
+            legal = tr.legal_codes(current)
             if sample is not None and len(legal) > sample:
                 legal = rng.sample(legal, sample)
             for action in legal:
-                kind = action["type"]
-                if kind == "end_turn":
+                if is_end_turn(action):
                     continue
-                child = tr.apply(current, action)
+                child = tr.apply_code(current, action)
                 if child in seen:
                     continue
                 seen.add(child)
@@ -75,7 +76,7 @@ def plan_turn(
                     value += noise * rng.random()
                 path = (*actions, action)
                 results[child] = Plan(path, child, value)
-                if kind == "buy_card" or child.stage != "turn" or child.to_move != seat:
+                if action == codes.BUY_CARD or child.stage != "turn" or child.to_move != seat:
                     continue  # a draw (or anything unforeseen) ends what can be planned
                 children.append((value + AP_BONUS * (child.ap - child.ap_spent), child, path))
         rng.shuffle(children)  # ties broken at random, then stable sort by value
@@ -85,19 +86,23 @@ def plan_turn(
     return ranked[:keep]
 
 
-def finish(plan: Plan, rng: random.Random, evaluator: Evaluator = evaluate, seat: int | None = None) -> list[Action]:
-    """The plan's actions, closed with an ``end_turn`` unless it stops at a draw."""
+def is_end_turn(code: int) -> bool:
+    return codes.END_TURN <= code < codes.MOVE_KING_STAY
+
+
+def finish(plan: Plan, rng: random.Random, evaluator: Evaluator = evaluate, seat: int | None = None) -> list[int]:
+    """The plan's actions (codes), closed with an ``end_turn`` unless it stops at a draw."""
     actions = list(plan.actions)
     final = plan.final
     if final.stage == "turn" and (seat is None or final.to_move == seat):
-        ends = [a for a in tr.legal_actions(final) if a["type"] == "end_turn"]
+        ends = [a for a in tr.legal_codes(final) if is_end_turn(a)]
         if ends:
             actions.append(ends[0] if len(ends) == 1 else _best_end(final, ends, rng, evaluator))
     return actions
 
 
-def _best_end(state: tr.State, ends: list[Action], rng: random.Random, evaluator: Evaluator) -> Action:
+def _best_end(state: tr.State, ends: list[int], rng: random.Random, evaluator: Evaluator) -> int:
     """Which stack to use up when nothing was built: keep the stacks that are left high."""
     seat = state.to_move
     assert seat is not None
-    return max(ends, key=lambda a: (sum(tr.apply(state, a).stacks[seat]), rng.random()))
+    return max(ends, key=lambda a: (sum(tr.apply_code(state, a).stacks[seat]), rng.random()))

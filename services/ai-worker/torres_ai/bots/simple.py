@@ -18,7 +18,8 @@ class RandomBot:
     name = "random"
 
     def decide(self, view: View, rng: random.Random, budget: Budget) -> Action:
-        return rng.choice(tr.legal_actions(sample_state(view, rng)))
+        state = sample_state(view, rng)
+        return tr.decode(state, rng.choice(tr.legal_codes(state)))
 
 
 class GreedyBot(PlanningBot):
@@ -33,7 +34,7 @@ class GreedyBot(PlanningBot):
 
     def plan_turn(
         self, view: View, state: tr.State, rng: random.Random, budget: Budget, deadline: float
-    ) -> list[Action]:
+    ) -> list[int]:
         seat = view["seat"]
         best = plan_turn(state, seat, rng, width=self.width, max_expansions=self.max_expansions, deadline=deadline)
         return finish(best[0], rng, seat=seat)
