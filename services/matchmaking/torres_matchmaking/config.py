@@ -47,6 +47,7 @@ class Config:
     webhook_secret: str = ""  # signs ticket callbacks (X-Torres-Signature); "" = callbacks refused
     webhook_timeout: float = 5.0
     webhook_attempts: int = 8  # deliveries of one callback before giving up (back-off doubles from 1 s)
+    max_streams: int = 10_000  # open ticket waits and streams per API process (beyond: 503 too_many_streams)
     log_level: str = "INFO"
     json_logs: bool = True
 
@@ -77,6 +78,7 @@ class Config:
             webhook_secret=e.get("MM_WEBHOOK_SECRET", ""),
             webhook_timeout=float(e.get("MM_WEBHOOK_TIMEOUT", d.webhook_timeout)),
             webhook_attempts=int(e.get("MM_WEBHOOK_ATTEMPTS", d.webhook_attempts)),
+            max_streams=int(e.get("MM_MAX_STREAMS", d.max_streams)),
             log_level=e.get("LOG_LEVEL", d.log_level),
             json_logs=_flag(e.get("MM_JSON_LOGS", "1")),
         )

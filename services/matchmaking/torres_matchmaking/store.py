@@ -33,9 +33,11 @@ def connect(config: Config) -> Any:
     """A client for ``REDIS_URL`` (a cluster client with ``REDIS_CLUSTER=1``), or for the process-wide
     embedded fakeredis server."""
     if config.redis_url:
+        # health checks: a connection idle this long is PINGed before use, so a silently dead one (the wake-up
+        # listener's, say) is found and opened again instead of waiting forever
         if config.redis_cluster:
-            return RedisCluster.from_url(config.redis_url, decode_responses=True)
-        return redis.Redis.from_url(config.redis_url, decode_responses=True)
+            return RedisCluster.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
+        return redis.Redis.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
     import fakeredis  # only needed in embedded mode
 
     global _embedded_server
@@ -92,6 +94,11 @@ class Keys:
     def hooks(self, pool: Pool) -> str:
         """Sorted set: ticket id → when its callback is next due."""
         return self._pool(pool, "hooks")
+
+    def wake(self, pool: Pool) -> str:
+        """Sharded pub/sub channel (not a key): the ids of the pool's tickets whose public status changed, sent by
+        the script that changed it (``wake`` in ``lua/_lib.lua``, which derives it from ``expiry``)."""
+        return self._pool(pool, "wake")
 
     def orphans(self, pool: Pool) -> str:
         """Sorted set: game id of a game no ticket holds → when to try abandoning it again."""

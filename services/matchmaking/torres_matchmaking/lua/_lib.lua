@@ -25,10 +25,19 @@ local function notify(tkey, id, now)
   if (redis.call('HGET', tkey, 'callback_url') or '') ~= '' then redis.call('ZADD', HOOKS, now, id) end
 end
 
--- A terminal state (cancelled/expired/matched): out of every index, readable for result_ttl.
+-- A ticket's public status changed: wake the processes waiting on it. Sharded pub/sub on the pool's channel
+-- "<prefix>{pool}:wake" (Keys.wake): it shares the pool's hash tag, so on a cluster the notice stays on this
+-- shard, and it leaves only if the script commits (an error before this line sends nothing). Its name is the
+-- expiry key's with "wake" for "expiry": a channel is not a key, so it is not among KEYS.
+local function wake(id)
+  redis.call('SPUBLISH', string.sub(EXPIRY, 1, -7) .. 'wake', id)
+end
+
+-- A terminal state (cancelled/expired/matched): out of every index, readable for result_ttl; waiters woken.
 local function finish(tkey, id, status, now, result_ttl)
   unqueue(id)
   redis.call('HSET', tkey, 'status', status, 'ended_at', now)
   redis.call('EXPIRE', tkey, result_ttl)
   notify(tkey, id, now)
+  wake(id)
 end
