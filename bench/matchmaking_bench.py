@@ -167,7 +167,7 @@ def _matcher_process(config: Config, ready: Any, go: Any, stop: Any, cpu: Any) -
     started = time.process_time()
     while not stop.is_set():
         if not matcher.tick().busy:
-            time.sleep(0.005)
+            time.sleep(config.tick_seconds)
     cpu.put(time.process_time() - started)
     matcher.close()
 
@@ -226,6 +226,40 @@ def _matched(store: Redis) -> int:
     return n
 
 
+def _commands(store: Redis) -> int:
+    """Commands every Redis server has run so far (INFO commandstats, the INFO calls themselves left out)."""
+    nodes = store.client.get_primaries() if store.cluster else [None]
+    total = 0
+    for node in nodes:
+        stats = (store.client.get_redis_connection(node) if node else store.client).info("commandstats")
+        total += sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
+    return total
+
+
+def idle(config: Config, matchers: int, seconds: float = 5.0) -> float:
+    """Redis commands per second that ``matchers`` matcher processes cost with every queue empty."""
+    store = Redis.open(config)
+    clear(store)
+    ctx = mp.get_context("fork")
+    ready, go, stop, cpu = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop, cpu)) for _ in range(matchers)]
+    for p in procs:
+        p.start()
+    ready.wait()
+    go.set()
+    time.sleep(2 * config.lease_seconds)  # leases settled
+    before = _commands(store)
+    time.sleep(seconds)
+    rate = (_commands(store) - before) / seconds
+    stop.set()
+    for _ in procs:
+        cpu.get(timeout=60)
+    for p in procs:
+        p.join(timeout=60)
+    clear(store)
+    return rate
+
+
 def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: list[int], big: int) -> None:
     print(f"\nscaling: {tickets} queued tickets drained by N matcher processes; {os.cpu_count()} CPUs on this "
           "machine, shared with other work while measuring")
@@ -233,7 +267,7 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
     cpu_rates: dict[tuple[str, int], list[float]] = {}
     for name, server in backends.items():
         config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
-                        log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
+                        log_level="WARNING", create_concurrency=4, lease_seconds=2.0, tick_seconds=0.005)
         for run in range(runs):  # interleaved, so drift in the machine's load hits every count alike
             for n in counts:
                 row = drain(config, tickets, n, seed=run)
@@ -254,10 +288,15 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
                 med = statistics.median(table[(name, n)])
                 cells.append(f"{n} matcher(s) {med:.0f}/s ({med / one:.2f}x)")
             print(f"  {name:7}: " + "; ".join(cells))
+    print("idle cost: Redis commands per second with every queue empty (the default tick, 0.2 s)")
+    for name, server in backends.items():
+        config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
+                        log_level="WARNING", create_concurrency=4)
+        print(f"  {name:7}: " + "; ".join(f"{n} matcher(s) {idle(config, n):.0f}/s" for n in counts))
     if big:
         for name, server in backends.items():
             config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
-                            log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
+                            log_level="WARNING", create_concurrency=4, lease_seconds=2.0, tick_seconds=0.005)
             row = drain(config, big, counts[-1], seed=99)
             print(f"  {name:7}: {big} queued tickets all matched by {counts[-1]} matchers in {row['seconds']:.2f} s "
                   f"({row['rate']:.0f}/s)")

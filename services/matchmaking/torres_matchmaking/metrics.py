@@ -36,7 +36,7 @@ class WaitingTickets:
         try:
             for edition, master in self.store.keys.pools():
                 rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys((edition, master)),
-                                              repr(time.time()))
+                                              repr(time.time()), "-inf", "+inf")
                 family.add_metric([edition, str(bool(master)).lower()], len(rows))
         except Exception:  # Redis down: report nothing rather than fail the scrape
             return

@@ -76,8 +76,13 @@ class Keys:
         return self._pool(pool, f"t:{ticket_id}")
 
     def pool_keys(self, pool: Pool) -> list[str]:
-        """KEYS[1..4] of every script that moves tickets: expiry index, queued tickets, claims, callbacks due."""
-        return [self.expiry(pool), self.queued(pool), self.claims(pool), self.hooks(pool)]
+        """KEYS[1..5] of every script that moves tickets: expiry index, queued tickets, claims, callbacks due,
+        rating index."""
+        return [self.expiry(pool), self.queued(pool), self.claims(pool), self.hooks(pool), self.rated(pool)]
+
+    def rated(self, pool: Pool) -> str:
+        """Sorted set: queued ticket id → rating (mu), so a matcher reads only the rating bands it holds."""
+        return self._pool(pool, "rated")
 
     def expiry(self, pool: Pool) -> str:
         """Sorted set: queued ticket id → expires_at."""
@@ -107,8 +112,8 @@ class Keys:
     def group(self, pool: Pool, group_id: str) -> str:
         return self._pool(pool, f"grp:{group_id}")
 
-    def lease(self, pool: Pool) -> str:
-        return self._pool(pool, "lease")
+    def lease(self, pool: Pool, band: int) -> str:
+        return self._pool(pool, f"lease:{band}")
 
     def player(self, player_id: str) -> str:
         return f"{self.prefix}p:{player_id}"

@@ -5,7 +5,7 @@
 -- KEYS: pool keys, ticket, group of the ticket as read before (or the ticket key again).
 -- ARGV: now, result_ttl, id, group_id read before, stall_after.
 -- Returns {1, 'cancelled'}, {0, current_status} or {0, 'retry'} (the group changed since it was read).
-local t, g, now, result_ttl, id = KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3]
+local t, g, now, result_ttl, id = KEYS[6], KEYS[7], ARGV[1], ARGV[2], ARGV[3]
 local f = redis.call('HMGET', t, 'status', 'expires_at', 'group', 'claimed_at')
 if not f[1] or f[1] == 'pending' then return {0, 'missing'} end
 if f[1] == 'queued' and not is_live_queued(f, now) then

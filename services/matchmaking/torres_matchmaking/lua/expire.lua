@@ -3,7 +3,7 @@
 -- Returns the number expired.
 local now, result_ttl, n = ARGV[1], ARGV[2], 0
 for i = 3, #ARGV do
-  local id, t = ARGV[i], KEYS[i + 2]
+  local id, t = ARGV[i], KEYS[i + 3]
   local f = redis.call('HMGET', t, 'status', 'expires_at')
   if f[1] == 'queued' and not is_live_queued(f, now) then
     finish(t, id, 'expired', now, result_ttl)
