@@ -168,6 +168,24 @@ class Leases:
         return [held[u] for u in units]
 
 
+def bounds(lo: float, hi: float) -> list[str]:
+    """A rating range as ZRANGEBYSCORE bounds."""
+    return ["-inf" if lo == -math.inf else repr(lo), "+inf" if hi == math.inf else repr(hi)]
+
+
+def candidates(reply: list[list[Any]], now: float) -> list[Candidate]:
+    """The unexpired tickets of a ``snapshot`` reply ({ids, rows}; a row gone meanwhile is None)."""
+    out = []
+    for tid, row in zip(reply[0], reply[1], strict=True):
+        if row is None:
+            continue
+        player, rating, counts, created, max_wait, expires = row.split("|")
+        if float(expires) > now:
+            out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
+                                 float(created), float(max_wait) if max_wait else None))
+    return out
+
+
 class Matcher:
     def __init__(self, store: Redis, config: Config, games: GameCreator, *,
                  clock: Callable[[], float] = time.time, rng: random.Random | None = None,
@@ -207,13 +225,12 @@ class Matcher:
             runs = self.runs(units)
             now = self.clock()
             margin = self.config.band_margin
-            snapshots = self.store.batch([
-                ("snapshot", self.store.keys.pool_keys(pool),
-                 [repr(now), "-inf" if lo == -math.inf else repr(lo - margin),
-                  "+inf" if hi == math.inf else repr(hi + margin)]) for pool, lo, hi in runs])
-            for (pool, lo, hi), rows in zip(runs, snapshots, strict=True):
-                candidates = self._candidates(rows)
-                groups = form_groups(candidates, now, self.window, ai_level_for) if candidates else []
+            keys = self.store.keys
+            snapshots = self.store.batch([("snapshot", keys.pool_keys(pool), bounds(lo - margin, hi + margin))
+                                          for pool, lo, hi in runs])
+            for (pool, lo, hi), reply in zip(runs, snapshots, strict=True):
+                queued = candidates(reply, now)
+                groups = form_groups(queued, now, self.window, ai_level_for) if queued else []
                 # Margins overlap the neighbouring bands: a group belongs to the band of its lowest rating.
                 groups = [g for g in groups if lo <= min(t.rating for t in g.tickets) < hi]
                 report.groups += len(groups)
@@ -265,18 +282,8 @@ class Matcher:
 
     def load_pool(self, pool: Pool, lo: float = -math.inf, hi: float = math.inf) -> list[Candidate]:
         """The queued, unexpired tickets of one pool rated in [lo, hi] (one Lua call)."""
-        return self._candidates(self.store.scripts.run(
-            "snapshot", self.store.keys.pool_keys(pool), repr(self.clock()),
-            "-inf" if lo == -math.inf else repr(lo), "+inf" if hi == math.inf else repr(hi)))
-
-    @staticmethod
-    def _candidates(rows: list[str]) -> list[Candidate]:
-        out = []
-        for row in rows:
-            tid, player, rating, counts, created, max_wait = row.split("|")
-            out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
-                                 float(created), float(max_wait) if max_wait else None))
-        return out
+        return candidates(self.store.scripts.run("snapshot", self.store.keys.pool_keys(pool), *bounds(lo, hi)),
+                          self.clock())
 
     def claim(self, pool: Pool, groups: list[Group], now: float) -> list[Claim]:
         """Claim every group in one pipeline of Lua calls; each call is all-or-nothing on its own."""

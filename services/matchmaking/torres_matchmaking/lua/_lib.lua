@@ -23,10 +23,6 @@ local function unqueue(id)
   redis.call('ZREM', RATED, id)
 end
 
--- A ticket whose status a portal may be waiting for: due for its callback now, if it has one.
-local function notify(tkey, id, now)
-  if (redis.call('HGET', tkey, 'callback_url') or '') ~= '' then redis.call('ZADD', HOOKS, now, id) end
-end
 
 -- A ticket's public status changed: wake the processes waiting on it. Sharded pub/sub on the pool's channel
 -- "<prefix>{pool}:wake" (Keys.wake): it shares the pool's hash tag, so on a cluster the notice stays on this
@@ -36,11 +32,13 @@ local function wake(id)
   redis.call('SPUBLISH', string.sub(EXPIRY, 1, -7) .. 'wake', id)
 end
 
--- A terminal state (cancelled/expired/matched): out of every index, readable for result_ttl; waiters woken.
-local function finish(tkey, id, status, now, result_ttl)
-  unqueue(id)
-  redis.call('HSET', tkey, 'status', status, 'ended_at', now)
+-- A terminal state (cancelled/expired/matched): out of every index (``queued``: it is still in them; a claimed
+-- ticket left them at its claim), readable for result_ttl, its callback due now if it has one (``callback``: the
+-- ticket's callback_url, read by the caller with its other fields), waiters woken. ``...``: more fields to set.
+local function finish(tkey, id, status, now, result_ttl, callback, queued, ...)
+  if queued then unqueue(id) end
+  redis.call('HSET', tkey, 'status', status, 'ended_at', now, ...)
   redis.call('EXPIRE', tkey, result_ttl)
-  notify(tkey, id, now)
+  if (callback or '') ~= '' then redis.call('ZADD', HOOKS, now, id) end
   wake(id)
 end
