@@ -209,7 +209,8 @@ def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, f
     # what one core per process would give: the busiest process (a matcher or a Redis server) sets the pace
     busiest = max(*matcher_cpu, *redis_used)
     return {"seconds": elapsed, "matched": matched, "rate": matched / elapsed, "cpu_rate": matched / busiest,
-            "matcher_cpu": max(matcher_cpu), "redis_cpu": max(redis_used)}
+            "matcher_cpu": max(matcher_cpu), "redis_cpu": max(redis_used),
+            "matcher_cpus": sorted(matcher_cpu, reverse=True), "redis_cpus": sorted(redis_used, reverse=True)}
 
 
 def _matched(store: Redis) -> int:
@@ -276,7 +277,9 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
                 cpu_rates.setdefault((name, n), []).append(row["cpu_rate"])
                 print(f"  {name:7} run {run + 1}: {n} matcher(s): {tickets} matched in {row['seconds']:.3f} s = "
                       f"{row['rate']:.0f} tickets/s; CPU of the busiest matcher {row['matcher_cpu']:.2f} s, of the "
-                      f"busiest Redis {row['redis_cpu']:.2f} s -> {row['cpu_rate']:.0f} tickets/s with a core each")
+                      f"busiest Redis {row['redis_cpu']:.2f} s -> {row['cpu_rate']:.0f} tickets/s with a core each "
+                      f"(matchers {' '.join(f'{c:.2f}' for c in row['matcher_cpus'])}; "
+                      f"Redis {' '.join(f'{c:.2f}' for c in row['redis_cpus'])})")
     for title, table in (("median tickets matched/s, wall clock", rates),
                          ("median tickets matched/s with a core per process (tickets / CPU s of the busiest)",
                           cpu_rates)):

@@ -40,10 +40,10 @@ class Config:
     tick_seconds: float = 0.2
     claim_timeout: float = 60.0  # a group stuck this long may be left by a cancel (see TicketService.cancel)
     #: Rating bands (mu) dividing each pool into units of work: edges between bands (default 4 bands, about the
-    #: quartiles of a N(25, 6) player base). A matcher reads its bands plus ``band_margin`` on either side, so
+    #: quartiles of a N(25, 6) player base). A matcher reads its bands plus ``band_margin`` above them, so
     #: groups across a band edge still form; a group belongs to the band of its lowest rating.
     band_edges: tuple[float, ...] = (21.0, 25.0, 29.0)
-    band_margin: float = 5.0
+    band_margin: float = 3.0
     chore_seconds: float = 1.0  # how often a pool's expiry sweep, due groups and orphans are looked at
     lease_seconds: float = 3.0  # a matcher's hold on a pool lapses this long after its last renewal
     retry_delay: float = 1.0  # first back-off after the game service failed (doubles, capped)

@@ -226,7 +226,8 @@ class Matcher:
             now = self.clock()
             margin = self.config.band_margin
             keys = self.store.keys
-            snapshots = self.store.batch([("snapshot", keys.pool_keys(pool), bounds(lo - margin, hi + margin))
+            # Only above: a ticket below ``lo`` could only join groups whose lowest rating is not ours.
+            snapshots = self.store.batch([("snapshot", keys.pool_keys(pool), bounds(lo, hi + margin))
                                           for pool, lo, hi in runs])
             for (pool, lo, hi), reply in zip(runs, snapshots, strict=True):
                 queued = candidates(reply, now)
