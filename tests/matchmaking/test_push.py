@@ -7,11 +7,13 @@ import hmac
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -312,3 +314,75 @@ def test_embedded_mode_wakes_waiters_in_process() -> None:
         assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < 1.5
     finally:
         services.stop()
+
+
+def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_redis: LocalRedis,
+                                                                       config: Config) -> None:
+    """gunicorn with infra/gunicorn.conf.py (one gevent worker): 40 long-polls held at once by one worker cost
+    Redis nothing while idle; a cancel wakes its waiter at once; SIGTERM ends the others at once (drain)."""
+    import httpx
+
+    root = Path(__file__).resolve().parents[2]
+    private_redis.flush()
+    port = free_port()
+    env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "REDIS_URL": private_redis.url,
+           "GAME_SERVICE_URL": config.game_service_url, "GAME_SERVICE_API_KEY": API_KEY, "LOG_LEVEL": "WARNING",
+           "GUNICORN_LOG_LEVEL": "warning"}
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(root / "infra" / "gunicorn.conf.py"),
+                               "torres_matchmaking.wsgi:app"], env=env, cwd=root, stdout=subprocess.DEVNULL,
+                              start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    admin = private_redis.client()
+    try:
+        _until(lambda: _answers(f"{base}/healthz"), 30, "gunicorn to serve")
+        ids = [httpx.post(f"{base}/v1/tickets", json={**TICKET, "player_id": f"g{i}"}).json()["ticket_id"]
+               for i in range(40)]
+        out: dict[str, tuple[str, float]] = {}
+
+        def wait(ticket_id: str) -> None:
+            doc = httpx.get(f"{base}/v1/tickets/{ticket_id}/wait", params={"status": "queued", "timeout": 30},
+                            timeout=40).json()
+            out[ticket_id] = (doc["status"], time.monotonic())
+
+        threads = [threading.Thread(target=wait, args=(t,), daemon=True) for t in ids]
+        for thread in threads:
+            thread.start()
+        _until(lambda: len(admin.client_list(_type="pubsub")) == 1, 10, "the worker's listener")
+
+        def calls() -> int:
+            return sum(int(v["calls"]) for k, v in admin.info("commandstats").items() if k != "cmdstat_info")
+
+        def settled() -> bool:  # every long-poll has made its one read (40 or more commands)
+            first = calls()
+            time.sleep(0.5)
+            return calls() - first <= 1 and first >= 40 + 40
+
+        _until(settled, 20, "the long-polls' first reads")
+        before = calls()
+        time.sleep(2.0)
+        assert calls() - before <= 6  # 40 idle long-polls in one gevent worker: no polling
+        assert not out
+        cancelled_at = time.monotonic()
+        assert httpx.delete(f"{base}/v1/tickets/{ids[0]}").status_code == 200
+        threads[0].join(5)
+        status, woke = out[ids[0]]
+        assert status == "cancelled" and woke - cancelled_at < 1.0
+        drained_at = time.monotonic()
+        os.killpg(server.pid, signal.SIGTERM)
+        for thread in threads[1:]:
+            thread.join(10)
+        rest = [out.get(t) for t in ids[1:]]
+        assert all(r is not None and r[0] == "queued" and r[1] - drained_at < 8 for r in rest), rest
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait(30)
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
