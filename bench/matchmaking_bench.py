@@ -45,12 +45,14 @@ COUNTS = ["2", "3", "4", "2,3", "3,4", "2,3,4"]
 
 
 class InstantGames:
-    """Creates "games" without a game service: ids and seat tokens only."""
+    """Creates "games" without a game service: ids and seat tokens only. Like the game service, the same
+    Idempotency-Key gives the same game (a group taken over by another matcher under load is not an orphan)."""
 
     def create_game(
         self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
     ) -> CreatedGame:
-        return CreatedGame(uuid.uuid4().hex, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
+        game_id = uuid.uuid5(uuid.NAMESPACE_URL, request_key).hex if request_key else uuid.uuid4().hex
+        return CreatedGame(game_id, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
 
     def abandon_game(self, game_id: str, reason: str) -> None:  # pragma: no cover - no orphans without faults
         pass
