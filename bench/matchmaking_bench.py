@@ -18,7 +18,7 @@ service over HTTP. Prints per-run figures and the medians; the machine may be sh
 one run with each other (ratios), not with another machine's.
 
     .venv/bin/python bench/matchmaking_bench.py [--tickets 20000] [--runs 3] [--matchers 1,2,4]
-        [--backends single,cluster] [--big 100000] [--embedded]
+        [--backends single,cluster] [--big 100000] [--idle 5] [--embedded]
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def idle(config: Config, matchers: int, seconds: float = 5.0) -> float:
         p.start()
     ready.wait()
     go.set()
-    time.sleep(2 * config.lease_seconds)  # leases settled
+    time.sleep(2 * config.lease_seconds / 3)  # two lease upkeeps: the units are divided
     before = _commands(store)
     time.sleep(seconds)
     rate = (_commands(store) - before) / seconds
@@ -263,7 +263,8 @@ def idle(config: Config, matchers: int, seconds: float = 5.0) -> float:
     return rate
 
 
-def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: list[int], big: int) -> None:
+def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: list[int], big: int,
+            idle_seconds: float = 5.0) -> None:
     print(f"\nscaling: {tickets} queued tickets drained by N matcher processes; {os.cpu_count()} CPUs on this "
           "machine, shared with other work while measuring")
     rates: dict[tuple[str, int], list[float]] = {}
@@ -293,11 +294,12 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
                 med = statistics.median(table[(name, n)])
                 cells.append(f"{n} matcher(s) {med:.0f}/s ({med / one:.2f}x)")
             print(f"  {name:7}: " + "; ".join(cells))
-    print("idle cost: Redis commands per second with every queue empty (the default tick, 0.2 s)")
-    for name, server in backends.items():
+    if idle_seconds > 0:
+        print("idle cost: Redis commands per second with every queue empty (the default tick, 0.2 s)")
+    for name, server in backends.items() if idle_seconds > 0 else ():
         config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
                         log_level="WARNING", create_concurrency=4)
-        print(f"  {name:7}: " + "; ".join(f"{n} matcher(s) {idle(config, n):.0f}/s" for n in counts))
+        print(f"  {name:7}: " + "; ".join(f"{n} matcher(s) {idle(config, n, idle_seconds):.0f}/s" for n in counts))
     if big:
         for name, server in backends.items():
             config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
@@ -314,6 +316,8 @@ def main() -> None:
     parser.add_argument("--matchers", default="1,2,4")
     parser.add_argument("--backends", default="single,cluster")
     parser.add_argument("--big", type=int, default=100_000, help="then drain this many (0 = skip)")
+    parser.add_argument("--idle", type=float, default=5.0,
+                        help="seconds to measure the idle matchers' Redis commands over (0 = skip)")
     parser.add_argument("--embedded", action="store_true",
                         help="only the quality part, on in-process fakeredis (no redis-server needed)")
     args = parser.parse_args()
@@ -330,7 +334,8 @@ def main() -> None:
             first = next(iter(backends.values()))
             quality(Config(redis_url=first.url, redis_cluster=first.cluster, key_prefix="mmbench:",
                            log_level="WARNING", create_concurrency=4), args.tickets, 1)
-            scaling(backends, args.tickets, args.runs, [int(n) for n in args.matchers.split(",")], args.big)
+            scaling(backends, args.tickets, args.runs, [int(n) for n in args.matchers.split(",")], args.big,
+                    args.idle)
         finally:
             for server in backends.values():
                 server.stop()

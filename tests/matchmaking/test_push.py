@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
@@ -349,18 +350,16 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
             thread.start()
         _until(lambda: len(admin.client_list(_type="pubsub")) == 1, 10, "the worker's listener")
 
-        def calls() -> int:
-            return sum(int(v["calls"]) for k, v in admin.info("commandstats").items() if k != "cmdstat_info")
+        def stats() -> dict[str, int]:
+            return {k: int(v["calls"]) for k, v in admin.info("commandstats").items() if k != "cmdstat_info"}
 
-        def settled() -> bool:  # every long-poll has made its one read (40 or more commands)
-            first = calls()
-            time.sleep(0.5)
-            return calls() - first <= 1 and first >= 40 + 40
-
-        _until(settled, 20, "the long-polls' first reads")
-        before = calls()
+        # every long-poll has made its one read: 40 reads of a ticket after the 40 of the creations
+        _until(lambda: stats().get("cmdstat_hgetall", 0) >= 80, 20, "the long-polls' first reads")
+        before = stats()
         time.sleep(2.0)
-        assert calls() - before <= 6  # 40 idle long-polls in one gevent worker: no polling
+        after = stats()
+        spent = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
+        assert sum(spent.values()) <= 6, spent  # 40 idle long-polls in one gevent worker: no polling
         assert not out
         cancelled_at = time.monotonic()
         assert httpx.delete(f"{base}/v1/tickets/{ids[0]}").status_code == 200
@@ -386,3 +385,31 @@ def _answers(url: str) -> bool:
         return httpx.get(url, timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_push_on_a_cluster_uses_each_pools_shard(redis_cluster: LocalRedis, config: Config) -> None:
+    """On a 3-master cluster the listener subscribes to each pool's shard channel at the master owning it; a
+    cancel in any pool wakes its waiter."""
+    redis_cluster.flush()
+    cfg = config.with_(redis_url=redis_cluster.url, redis_cluster=True)
+    services = Services.build(cfg)
+    api = create_app(cfg, services=services).test_client()
+    try:
+        listener = _listener(services)
+        masters = [redis.Redis(port=p) for p in redis_cluster.ports]
+        subscribed = [len(m.client_list(_type="pubsub")) for m in masters]
+        assert sum(subscribed) == len(services.store.keys.pools())  # one subscription per pool, at its master
+        for edition, master in (("rio_grande", False), ("yucata", True), ("ravensburger", True)):
+            ticket = api.post("/v1/tickets", json={**TICKET, "edition": edition, "master": master,
+                                                   "player_id": f"cl-{edition}-{master}"}).get_json()
+            thread, out = _wait_in_thread(api, ticket["ticket_id"])
+            _until(lambda: services.tickets.hub.open_count == 1, 10, "the waiter to subscribe")
+            cancelled_at = time.monotonic()
+            assert api.delete(f"/v1/tickets/{ticket['ticket_id']}").status_code == 200
+            thread.join(10)
+            assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < 1.5
+            _until(lambda: services.tickets.hub.open_count == 0, 10, "the waiter to leave")
+        assert listener.reconnects == 0
+    finally:
+        services.stop()
+        redis_cluster.flush()
