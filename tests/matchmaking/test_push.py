@@ -277,6 +277,7 @@ def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, FlaskClien
     admin = private_redis.client()
     ids = [api.post("/v1/tickets", json={**TICKET, "player_id": f"idle{i}"}).get_json()["ticket_id"]
            for i in range(80)]
+    reads_before = int(admin.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
     waits = [_wait_in_thread(api, t, timeout=20) for t in ids[:60]]
     streams = [_stream_in_thread(api, t) for t in ids[60:]]
     _until(lambda: services.tickets.hub.open_count == 80, 10, "every waiter to subscribe")
@@ -285,7 +286,8 @@ def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, FlaskClien
         stats = admin.info("commandstats")
         return sum(int(v["calls"]) for k, v in stats.items() if k not in ("cmdstat_info",))
 
-    time.sleep(0.3)  # the last waiters' first reads are done
+    _until(lambda: int(admin.info("commandstats")["cmdstat_hgetall"]["calls"]) >= reads_before + 80, 20,
+           "every waiter's one read of its ticket")
     before = calls()
     time.sleep(3.0)
     during = calls() - before
@@ -345,6 +347,7 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
                             timeout=40).json()
             out[ticket_id] = (doc["status"], time.monotonic())
 
+        reads_before = int(admin.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
         threads = [threading.Thread(target=wait, args=(t,), daemon=True) for t in ids]
         for thread in threads:
             thread.start()
@@ -353,8 +356,8 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
         def stats() -> dict[str, int]:
             return {k: int(v["calls"]) for k, v in admin.info("commandstats").items() if k != "cmdstat_info"}
 
-        # every long-poll has made its one read: 40 reads of a ticket after the 40 of the creations
-        _until(lambda: stats().get("cmdstat_hgetall", 0) >= 80, 20, "the long-polls' first reads")
+        # every long-poll has made its one read of its ticket (HGETALL), 40 more than before they started
+        _until(lambda: stats().get("cmdstat_hgetall", 0) >= reads_before + 40, 20, "the long-polls' first reads")
         before = stats()
         time.sleep(2.0)
         after = stats()
