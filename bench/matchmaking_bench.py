@@ -18,7 +18,7 @@ service over HTTP. Prints per-run figures and the medians; the machine may be sh
 one run with each other (ratios), not with another machine's.
 
     .venv/bin/python bench/matchmaking_bench.py [--tickets 20000] [--runs 3] [--matchers 1,2,4]
-        [--backends single,cluster] [--big 100000] [--embedded]
+        [--backends single,cluster] [--big 100000] [--idle 5] [--embedded]
 """
 
 from __future__ import annotations
@@ -45,12 +45,14 @@ COUNTS = ["2", "3", "4", "2,3", "3,4", "2,3,4"]
 
 
 class InstantGames:
-    """Creates "games" without a game service: ids and seat tokens only."""
+    """Creates "games" without a game service: ids and seat tokens only. Like the game service, the same
+    Idempotency-Key gives the same game (a group taken over by another matcher under load is not an orphan)."""
 
     def create_game(
         self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
     ) -> CreatedGame:
-        return CreatedGame(uuid.uuid4().hex, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
+        game_id = uuid.uuid5(uuid.NAMESPACE_URL, request_key).hex if request_key else uuid.uuid4().hex
+        return CreatedGame(game_id, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
 
     def abandon_game(self, game_id: str, reason: str) -> None:  # pragma: no cover - no orphans without faults
         pass
@@ -167,7 +169,7 @@ def _matcher_process(config: Config, ready: Any, go: Any, stop: Any, cpu: Any) -
     started = time.process_time()
     while not stop.is_set():
         if not matcher.tick().busy:
-            time.sleep(0.005)
+            time.sleep(config.tick_seconds)
     cpu.put(time.process_time() - started)
     matcher.close()
 
@@ -209,7 +211,8 @@ def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, f
     # what one core per process would give: the busiest process (a matcher or a Redis server) sets the pace
     busiest = max(*matcher_cpu, *redis_used)
     return {"seconds": elapsed, "matched": matched, "rate": matched / elapsed, "cpu_rate": matched / busiest,
-            "matcher_cpu": max(matcher_cpu), "redis_cpu": max(redis_used)}
+            "matcher_cpu": max(matcher_cpu), "redis_cpu": max(redis_used),
+            "matcher_cpus": sorted(matcher_cpu, reverse=True), "redis_cpus": sorted(redis_used, reverse=True)}
 
 
 def _matched(store: Redis) -> int:
@@ -226,14 +229,49 @@ def _matched(store: Redis) -> int:
     return n
 
 
-def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: list[int], big: int) -> None:
+def _commands(store: Redis) -> int:
+    """Commands every Redis server has run so far (INFO commandstats, the INFO calls themselves left out)."""
+    nodes = store.client.get_primaries() if store.cluster else [None]
+    total = 0
+    for node in nodes:
+        stats = (store.client.get_redis_connection(node) if node else store.client).info("commandstats")
+        total += sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
+    return total
+
+
+def idle(config: Config, matchers: int, seconds: float = 5.0) -> float:
+    """Redis commands per second that ``matchers`` matcher processes cost with every queue empty."""
+    store = Redis.open(config)
+    clear(store)
+    ctx = mp.get_context("fork")
+    ready, go, stop, cpu = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop, cpu)) for _ in range(matchers)]
+    for p in procs:
+        p.start()
+    ready.wait()
+    go.set()
+    time.sleep(2 * config.lease_seconds / 3)  # two lease upkeeps: the units are divided
+    before = _commands(store)
+    time.sleep(seconds)
+    rate = (_commands(store) - before) / seconds
+    stop.set()
+    for _ in procs:
+        cpu.get(timeout=60)
+    for p in procs:
+        p.join(timeout=60)
+    clear(store)
+    return rate
+
+
+def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: list[int], big: int,
+            idle_seconds: float = 5.0) -> None:
     print(f"\nscaling: {tickets} queued tickets drained by N matcher processes; {os.cpu_count()} CPUs on this "
           "machine, shared with other work while measuring")
     rates: dict[tuple[str, int], list[float]] = {}
     cpu_rates: dict[tuple[str, int], list[float]] = {}
     for name, server in backends.items():
         config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
-                        log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
+                        log_level="WARNING", create_concurrency=4, lease_seconds=2.0, tick_seconds=0.005)
         for run in range(runs):  # interleaved, so drift in the machine's load hits every count alike
             for n in counts:
                 row = drain(config, tickets, n, seed=run)
@@ -242,7 +280,9 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
                 cpu_rates.setdefault((name, n), []).append(row["cpu_rate"])
                 print(f"  {name:7} run {run + 1}: {n} matcher(s): {tickets} matched in {row['seconds']:.3f} s = "
                       f"{row['rate']:.0f} tickets/s; CPU of the busiest matcher {row['matcher_cpu']:.2f} s, of the "
-                      f"busiest Redis {row['redis_cpu']:.2f} s -> {row['cpu_rate']:.0f} tickets/s with a core each")
+                      f"busiest Redis {row['redis_cpu']:.2f} s -> {row['cpu_rate']:.0f} tickets/s with a core each "
+                      f"(matchers {' '.join(f'{c:.2f}' for c in row['matcher_cpus'])}; "
+                      f"Redis {' '.join(f'{c:.2f}' for c in row['redis_cpus'])})")
     for title, table in (("median tickets matched/s, wall clock", rates),
                          ("median tickets matched/s with a core per process (tickets / CPU s of the busiest)",
                           cpu_rates)):
@@ -254,10 +294,16 @@ def scaling(backends: dict[str, LocalRedis], tickets: int, runs: int, counts: li
                 med = statistics.median(table[(name, n)])
                 cells.append(f"{n} matcher(s) {med:.0f}/s ({med / one:.2f}x)")
             print(f"  {name:7}: " + "; ".join(cells))
+    if idle_seconds > 0:
+        print("idle cost: Redis commands per second with every queue empty (the default tick, 0.2 s)")
+    for name, server in backends.items() if idle_seconds > 0 else ():
+        config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
+                        log_level="WARNING", create_concurrency=4)
+        print(f"  {name:7}: " + "; ".join(f"{n} matcher(s) {idle(config, n, idle_seconds):.0f}/s" for n in counts))
     if big:
         for name, server in backends.items():
             config = Config(redis_url=server.url, redis_cluster=server.cluster, key_prefix="mmbench:",
-                            log_level="WARNING", create_concurrency=4, lease_seconds=2.0)
+                            log_level="WARNING", create_concurrency=4, lease_seconds=2.0, tick_seconds=0.005)
             row = drain(config, big, counts[-1], seed=99)
             print(f"  {name:7}: {big} queued tickets all matched by {counts[-1]} matchers in {row['seconds']:.2f} s "
                   f"({row['rate']:.0f}/s)")
@@ -270,6 +316,8 @@ def main() -> None:
     parser.add_argument("--matchers", default="1,2,4")
     parser.add_argument("--backends", default="single,cluster")
     parser.add_argument("--big", type=int, default=100_000, help="then drain this many (0 = skip)")
+    parser.add_argument("--idle", type=float, default=5.0,
+                        help="seconds to measure the idle matchers' Redis commands over (0 = skip)")
     parser.add_argument("--embedded", action="store_true",
                         help="only the quality part, on in-process fakeredis (no redis-server needed)")
     args = parser.parse_args()
@@ -286,7 +334,8 @@ def main() -> None:
             first = next(iter(backends.values()))
             quality(Config(redis_url=first.url, redis_cluster=first.cluster, key_prefix="mmbench:",
                            log_level="WARNING", create_concurrency=4), args.tickets, 1)
-            scaling(backends, args.tickets, args.runs, [int(n) for n in args.matchers.split(",")], args.big)
+            scaling(backends, args.tickets, args.runs, [int(n) for n in args.matchers.split(",")], args.big,
+                    args.idle)
         finally:
             for server in backends.values():
                 server.stop()

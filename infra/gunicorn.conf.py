@@ -81,7 +81,7 @@ def post_worker_init(worker: Any) -> None:
     previous = signal.getsignal(signal.SIGTERM)
 
     def drain(sig: int, frame: Any) -> None:
-        waiting = sys.modules.get("torres_game.waiting")  # a service without streams has nothing to drain
+        waiting = sys.modules.get("torres_service.wakeups")  # a service without waits has nothing to drain
         if waiting is not None:
             if "gevent" in sys.modules:  # not inside the signal handler: it may have interrupted a lock holder
                 import gevent

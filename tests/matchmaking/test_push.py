@@ -5,19 +5,29 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
+from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.game_client import GameServiceClient
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Redis
+from torres_matchmaking.wakeups import RedisWakeListener
 from torres_matchmaking.webhooks import CallbackSender
 
 from .conftest import API_KEY, free_port
@@ -142,3 +152,267 @@ def test_a_callback_url_needs_a_secret_and_a_url(config: Config, api: FlaskClien
     assert refused.status_code == 400 and "callback_url" in refused.get_json()["errors"]
     bad = api.post("/v1/tickets", json={**TICKET, "player_id": "badhook", "callback_url": "ftp://x/h"})
     assert bad.status_code == 400 and "callback_url" in bad.get_json()["errors"]
+
+
+# -- event-driven wake-ups (Redis sharded pub/sub, one listener per process) -----------------------------------
+
+@pytest.fixture(scope="module")
+def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedis]:
+    """A Redis server of these tests' own: they kill its pub/sub connections and count every command it runs,
+    which on the shared server would hit (and count) other work."""
+    if shutil.which("redis-server") is None:  # pragma: no cover - depends on the machine
+        pytest.skip("redis-server is not installed")
+    server = LocalRedis(tmp_path_factory.mktemp("push-redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def own(private_redis: LocalRedis, config: Config) -> Iterator[tuple[Config, Services, FlaskClient]]:
+    private_redis.flush()
+    cfg = config.with_(redis_url=private_redis.url)
+    services = Services.build(cfg)
+    yield cfg, services, create_app(cfg, services=services).test_client()
+    services.stop()
+    private_redis.flush()
+
+
+def _wait_in_thread(api: FlaskClient, ticket_id: str, timeout: float = 30) -> tuple[threading.Thread, list[Any]]:
+    out: list[Any] = []
+
+    def run() -> None:
+        out.append(api.get(f"/v1/tickets/{ticket_id}/wait?status=queued&timeout={timeout}").get_json())
+        out.append(time.monotonic())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def _stream_in_thread(api: FlaskClient, ticket_id: str) -> tuple[threading.Thread, list[str]]:
+    out: list[str] = []
+
+    def run() -> None:
+        response = api.get(f"/v1/tickets/{ticket_id}/stream?timeout=20", buffered=False)
+        out.extend(chunk.decode() for chunk in response.response)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def _listener(services: Services) -> RedisWakeListener:
+    listener = services.tickets.hub.listener
+    assert isinstance(listener, RedisWakeListener) and listener.connected.wait(10)
+    return listener
+
+
+def _until(condition: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def test_a_waiter_is_woken_by_a_match_made_in_another_process(api: FlaskClient, config: Config) -> None:
+    """A matcher *process* matches the ticket; the API process's listener wakes the long-poll at once."""
+    ticket = api.post("/v1/tickets", json={**TICKET, "player_id": "far-waiter"}).get_json()
+    thread, out = _wait_in_thread(api, ticket["ticket_id"])
+    hub = api.application.extensions["torres_matchmaking"].tickets.hub
+    _until(lambda: hub.open_count >= 1, 10, "the long-poll to subscribe")
+    assert api.post("/v1/tickets", json={**TICKET, "player_id": "far-partner"}).status_code == 201
+    env = {**os.environ, "REDIS_URL": config.redis_url, "GAME_SERVICE_URL": config.game_service_url,
+           "GAME_SERVICE_API_KEY": API_KEY, "MM_TICK_SECONDS": "0.05", "LOG_LEVEL": "ERROR"}
+    matcher = subprocess.Popen([sys.executable, "-m", "torres_matchmaking", "matcher", "--no-ratings"], env=env)
+    try:
+        thread.join(30)
+        assert not thread.is_alive(), "the long-poll was not woken by the other process's match"
+    finally:
+        matcher.kill()
+        matcher.wait(30)
+    doc, woke_at = out
+    assert doc["status"] == "matched" and doc["seat_token"]
+    # The wake-up follows the match closely: the ticket's ended_at is the confirm's time.
+    assert woke_at - time.monotonic() + time.time() - doc["ended_at"] < 2.0
+
+
+def test_a_killed_listener_connection_loses_no_wake_up(own: tuple[Config, Services, FlaskClient],
+                                                      private_redis: LocalRedis) -> None:
+    """CLIENT KILL of the subscriber's connection: a change made at the very moment nobody listens (killed and
+    changed in one round trip, before the client can even notice) is found by the re-check once subscribed
+    again; a change made afterwards wakes the waiter as usual."""
+    cfg, services, api = own
+    listener = _listener(services)
+    admin = private_redis.client()
+    ids = [api.post("/v1/tickets", json={**TICKET, "player_id": p}).get_json()["ticket_id"] for p in ("k1", "k2")]
+    first, out1 = _wait_in_thread(api, ids[0])
+    second, out2 = _wait_in_thread(api, ids[1])
+    _until(lambda: services.tickets.hub.open_count == 2, 10, "both waiters to subscribe")
+    subscriptions = listener.subscriptions
+    (pubsub_client,) = admin.client_list(_type="pubsub")
+    store = services.store
+    pool = ("rio_grande", False)
+    pipe = admin.pipeline(transaction=False)
+    pipe.execute_command("CLIENT", "KILL", "ID", pubsub_client["id"])
+    store.scripts.run("cancel", [*store.keys.pool_keys(pool), store.keys.ticket(ids[0]), store.keys.ticket(ids[0])],
+                      repr(time.time()), cfg.result_ttl, ids[0], "", cfg.claim_timeout, client=pipe)
+    killed, cancelled = pipe.execute()
+    assert killed == 1 and cancelled == [1, "cancelled"]  # its notice went to nobody
+    first.join(15)
+    assert not first.is_alive() and out1[0]["status"] == "cancelled"  # found by the re-check
+    assert listener.subscriptions > subscriptions  # ... after the subscription was made again
+    assert second.is_alive()  # the other ticket did not change: its waiter read once more and sleeps on
+    _until(lambda: listener.connected.is_set(), 10, "the listener to be subscribed again")
+    assert api.delete(f"/v1/tickets/{ids[1]}").get_json()["status"] == "cancelled"
+    second.join(15)
+    assert not second.is_alive() and out2[0]["status"] == "cancelled"
+
+
+def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, FlaskClient],
+                                         private_redis: LocalRedis) -> None:
+    """60 long-polls and 20 streams idle for 3 s: Redis runs (almost) no command for them. Polling every 0.25 s,
+    as before, would have run 80 × 12 = 960 reads."""
+    _, services, api = own
+    _listener(services)
+    admin = private_redis.client()
+    ids = [api.post("/v1/tickets", json={**TICKET, "player_id": f"idle{i}"}).get_json()["ticket_id"]
+           for i in range(80)]
+    reads_before = int(admin.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
+    waits = [_wait_in_thread(api, t, timeout=20) for t in ids[:60]]
+    streams = [_stream_in_thread(api, t) for t in ids[60:]]
+    _until(lambda: services.tickets.hub.open_count == 80, 10, "every waiter to subscribe")
+
+    def calls() -> int:
+        stats = admin.info("commandstats")
+        return sum(int(v["calls"]) for k, v in stats.items() if k not in ("cmdstat_info",))
+
+    _until(lambda: int(admin.info("commandstats")["cmdstat_hgetall"]["calls"]) >= reads_before + 80, 20,
+           "every waiter's one read of its ticket")
+    before = calls()
+    time.sleep(3.0)
+    during = calls() - before
+    assert during <= 10, f"{during} Redis commands for 80 idle waiters in 3 s"
+    assert api.delete(f"/v1/tickets/{ids[0]}").status_code == 200  # one change wakes its waiter only
+    waits[0][0].join(10)
+    assert waits[0][1][0]["status"] == "cancelled" and all(t.is_alive() for t, _ in waits[1:])
+    for t in ids[1:]:
+        api.delete(f"/v1/tickets/{t}")
+    for t, _ in waits + streams:
+        t.join(10)
+    assert all(out[0]["status"] == "cancelled" for _, out in waits)
+    assert all(out[-1] == "event: finished\ndata: {}\n\n" for _, out in streams)
+
+
+def test_embedded_mode_wakes_waiters_in_process() -> None:
+    """No REDIS_URL: the scripts publish on the in-process fakeredis and the same listener wakes the waiter."""
+    services = Services.build(Config(log_level="WARNING"))
+    api = create_app(services.config, services=services).test_client()
+    try:
+        ticket = api.post("/v1/tickets", json={**TICKET, "player_id": "embedded-waiter"}).get_json()
+        thread, out = _wait_in_thread(api, ticket["ticket_id"])
+        _until(lambda: services.tickets.hub.open_count == 1, 10, "the waiter to subscribe")
+        cancelled_at = time.monotonic()
+        assert api.delete(f"/v1/tickets/{ticket['ticket_id']}").status_code == 200
+        thread.join(10)
+        assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < 1.5
+    finally:
+        services.stop()
+
+
+def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_redis: LocalRedis,
+                                                                       config: Config) -> None:
+    """gunicorn with infra/gunicorn.conf.py (one gevent worker): 40 long-polls held at once by one worker cost
+    Redis nothing while idle; a cancel wakes its waiter at once; SIGTERM ends the others at once (drain)."""
+    import httpx
+
+    root = Path(__file__).resolve().parents[2]
+    private_redis.flush()
+    port = free_port()
+    env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "REDIS_URL": private_redis.url,
+           "GAME_SERVICE_URL": config.game_service_url, "GAME_SERVICE_API_KEY": API_KEY, "LOG_LEVEL": "WARNING",
+           "GUNICORN_LOG_LEVEL": "warning"}
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(root / "infra" / "gunicorn.conf.py"),
+                               "torres_matchmaking.wsgi:app"], env=env, cwd=root, stdout=subprocess.DEVNULL,
+                              start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    admin = private_redis.client()
+    try:
+        _until(lambda: _answers(f"{base}/healthz"), 30, "gunicorn to serve")
+        ids = [httpx.post(f"{base}/v1/tickets", json={**TICKET, "player_id": f"g{i}"}).json()["ticket_id"]
+               for i in range(40)]
+        out: dict[str, tuple[str, float]] = {}
+
+        def wait(ticket_id: str) -> None:
+            doc = httpx.get(f"{base}/v1/tickets/{ticket_id}/wait", params={"status": "queued", "timeout": 30},
+                            timeout=40).json()
+            out[ticket_id] = (doc["status"], time.monotonic())
+
+        reads_before = int(admin.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
+        threads = [threading.Thread(target=wait, args=(t,), daemon=True) for t in ids]
+        for thread in threads:
+            thread.start()
+        _until(lambda: len(admin.client_list(_type="pubsub")) == 1, 10, "the worker's listener")
+
+        def stats() -> dict[str, int]:
+            return {k: int(v["calls"]) for k, v in admin.info("commandstats").items() if k != "cmdstat_info"}
+
+        # every long-poll has made its one read of its ticket (HGETALL), 40 more than before they started
+        _until(lambda: stats().get("cmdstat_hgetall", 0) >= reads_before + 40, 20, "the long-polls' first reads")
+        before = stats()
+        time.sleep(2.0)
+        after = stats()
+        spent = {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
+        assert sum(spent.values()) <= 6, spent  # 40 idle long-polls in one gevent worker: no polling
+        assert not out
+        cancelled_at = time.monotonic()
+        assert httpx.delete(f"{base}/v1/tickets/{ids[0]}").status_code == 200
+        threads[0].join(5)
+        status, woke = out[ids[0]]
+        assert status == "cancelled" and woke - cancelled_at < 1.0
+        drained_at = time.monotonic()
+        os.killpg(server.pid, signal.SIGTERM)
+        for thread in threads[1:]:
+            thread.join(10)
+        rest = [out.get(t) for t in ids[1:]]
+        assert all(r is not None and r[0] == "queued" and r[1] - drained_at < 8 for r in rest), rest
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait(30)
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_push_on_a_cluster_uses_each_pools_shard(redis_cluster: LocalRedis, config: Config) -> None:
+    """On a 3-master cluster the listener subscribes to each pool's shard channel at the master owning it; a
+    cancel in any pool wakes its waiter."""
+    redis_cluster.flush()
+    cfg = config.with_(redis_url=redis_cluster.url, redis_cluster=True)
+    services = Services.build(cfg)
+    api = create_app(cfg, services=services).test_client()
+    try:
+        listener = _listener(services)
+        masters = [redis.Redis(port=p) for p in redis_cluster.ports]
+        subscribed = [len(m.client_list(_type="pubsub")) for m in masters]
+        assert sum(subscribed) == len(services.store.keys.pools())  # one subscription per pool, at its master
+        for edition, master in (("rio_grande", False), ("yucata", True), ("ravensburger", True)):
+            ticket = api.post("/v1/tickets", json={**TICKET, "edition": edition, "master": master,
+                                                   "player_id": f"cl-{edition}-{master}"}).get_json()
+            thread, out = _wait_in_thread(api, ticket["ticket_id"])
+            _until(lambda: services.tickets.hub.open_count == 1, 10, "the waiter to subscribe")
+            cancelled_at = time.monotonic()
+            assert api.delete(f"/v1/tickets/{ticket['ticket_id']}").status_code == 200
+            thread.join(10)
+            assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < 1.5
+            _until(lambda: services.tickets.hub.open_count == 0, 10, "the waiter to leave")
+        assert listener.reconnects == 0
+    finally:
+        services.stop()
+        redis_cluster.flush()

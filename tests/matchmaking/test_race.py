@@ -111,7 +111,7 @@ def test_three_matchers_thousand_tickets_with_racing_cancels(backend: tuple[str,
         deadline, last, stable_since = time.monotonic() + 90, None, time.monotonic()
         while time.monotonic() < deadline:  # until the statuses stop changing for 2 s
             now = _statuses(redis_client, ids)
-            owners.update(o for o in (redis_client.get(KEYS.lease(p)) for p in KEYS.pools()) if o)
+            owners.update(o for o in (redis_client.get(KEYS.lease(p, b)) for p in KEYS.pools() for b in range(4)) if o)
             if now != last:
                 last, stable_since = now, time.monotonic()
             elif time.monotonic() - stable_since > 2 and not now.get("claimed"):

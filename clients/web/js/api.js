@@ -53,6 +53,11 @@ export class Api {
     return `${this.base}/v1/games/${encodeURIComponent(gameId)}/stream?version=${version}`;
   }
 
+  /** The matchmaker's server-sent events for one ticket: a `ticket` event now and at each change. */
+  ticketStreamUrl(ticketId) {
+    return `${this.base}/v1/tickets/${encodeURIComponent(ticketId)}/stream?timeout=300`;
+  }
+
   /** Every event of a game after `after`, page by page, as `creds` may read them. */
   async allEvents(gameId, creds, after = 0) {
     const out = [];

@@ -144,30 +144,48 @@ function matchmakingForm() {
   const wait = h('input', { type: 'number', name: 'wait', min: '0', max: '3600', value: '10', id: 'max-wait' });
   const status = h('p', { id: 'ticket-status', role: 'status', 'aria-live': 'polite' });
   const cancel = h('button', { type: 'button', hidden: true, id: 'cancel-ticket' }, 'Leave the queue');
-  let ticket = null; let timer = null;
-  const stopPolling = () => { clearTimeout(timer); timer = null; cancel.hidden = true; };
-  const poll = async () => {
-    if (!document.body.contains(status)) return stopPolling();  // left the lobby
-    try {
-      const t = await mm.get(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`);
-      const waited = Math.round(Date.now() / 1000 - t.created_at);
+  // The ticket's server-sent events (one `ticket` event now and at each change), not polling: the page hears of
+  // its match the moment the matcher records it. Only the "waiting N s" counter ticks locally.
+  let ticket = null; let source = null; let clock = null; let shown = null;
+  const stopWatching = () => {
+    if (source) source.close();
+    source = null; clearInterval(clock); clock = null; cancel.hidden = true;
+  };
+  const show = () => {
+    const t = shown;
+    if (!t) return;
+    const waited = Math.max(0, Math.round(Date.now() / 1000 - t.created_at));
+    status.textContent = `Ticket ${t.ticket_id.slice(0, 8)}: ${t.status}, waiting ${waited} s${t.status === 'queued' && t.max_wait_seconds !== null ? ` (AI seats may fill after ${t.max_wait_seconds} s)` : ''}`;
+  };
+  const watch = () => {
+    if (!document.body.contains(status)) return stopWatching();  // left the lobby
+    const current = new EventSource(mm.ticketStreamUrl(ticket.ticket_id));
+    source = current;
+    current.addEventListener('ticket', (e) => {
+      const t = JSON.parse(e.data);
+      shown = t;
       if (t.status === 'matched') {
-        stopPolling();
+        stopWatching();
         status.textContent = `Matched: game ${t.game_id.slice(0, 8)}, you are seat ${t.seat}.`;
         rememberGame({ id: t.game_id, seat: t.seat, token: t.seat_token, mine: true });
         location.hash = `game=${t.game_id}&token=${t.seat_token}`;
         return;
       }
-      status.textContent = `Ticket ${t.ticket_id.slice(0, 8)}: ${t.status}, waiting ${waited} s${t.status === 'queued' && t.max_wait_seconds !== null ? ` (AI seats may fill after ${t.max_wait_seconds} s)` : ''}`;
-      if (t.status === 'queued' || t.status === 'matching') timer = setTimeout(poll, 1000);
-      else stopPolling();
-    } catch (err) {
-      status.textContent = `Ticket status unavailable: ${err.message}`;
-      timer = setTimeout(poll, 2000);
-    }
+      show();
+      if (t.status !== 'queued') stopWatching();
+    });
+    // The stream's own time ran out (or the server drains): open it again while the ticket is queued.
+    current.addEventListener('timeout', () => { current.close(); if (source === current) watch(); });
+    current.addEventListener('finished', () => { if (source === current) stopWatching(); });
+    current.addEventListener('error', () => {
+      if (source === current && current.readyState === EventSource.CLOSED) {
+        status.textContent = 'Ticket status unavailable: the matchmaker closed the stream.';
+        stopWatching();
+      }  // otherwise EventSource reconnects by itself (the stream's `retry:`)
+    });
   };
   cancel.addEventListener('click', async () => {
-    stopPolling();
+    stopWatching();
     try { await mm.del(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`); status.textContent = 'Left the queue.'; } catch (err) { showAlert(err.message); }
   });
   const form = h('form', { class: 'card-box', id: 'matchmaking' },
@@ -185,10 +203,10 @@ function matchmakingForm() {
         player_id: player.value.trim(), player_counts: counts.filter((c) => c.checked).map((c) => Number(c.value)),
         edition: edition.value, master: master.checked, max_wait_seconds: Number(wait.value),
       });
-      cancel.hidden = false;
-      status.textContent = `Ticket ${ticket.ticket_id.slice(0, 8)}: ${ticket.status}`;
-      stopPolling(); cancel.hidden = false;
-      timer = setTimeout(poll, 500);
+      stopWatching();
+      shown = ticket; show(); cancel.hidden = false;
+      clock = setInterval(() => { if (document.body.contains(status)) show(); else stopWatching(); }, 1000);
+      watch();
     } catch (err) {
       showAlert(`Matchmaking refused the ticket: ${err.message}`);
     }

@@ -673,7 +673,8 @@ class GameService:
 
     def _after_append(self, game_id: str, folded: Folded, ai_turn: AiTurn | None) -> None:
         if self.hub.listener is None:  # SQLite: in-process wake-ups; PostgreSQL's come from the database
-            self.hub.publish(Notice(game_id, folded.version, "over" if folded.over else "active", folded.to_move))
+            notice = Notice(game_id, folded.version, "over" if folded.over else "active", folded.to_move)
+            self.hub.publish(game_id, notice)
         if ai_turn is not None:
             self.driver.turn_due(ai_turn.game_id, ai_turn.seat, ai_turn.version)
 

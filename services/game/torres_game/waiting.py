@@ -1,6 +1,7 @@
 """Event-driven wake-ups: the one mechanism behind long-poll ``/wait``, SSE ``/stream`` and the WebSocket.
 
-A :class:`WakeHub` keeps, per process, the subscriptions of the waiters of each game. A waiter subscribes
+The hub (:class:`~torres_service.wakeups.WakeHub`, shared with matchmaking's ticket waits) keeps, per process, the
+subscriptions of the waiters of each game. A waiter subscribes
 *before* it reads the game's version, then sleeps on its own event until a notice for its game arrives, so an
 idle waiter costs no database query and no OS thread (under the gevent worker an event is a greenlet wait).
 
@@ -26,7 +27,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from torres_service.errors import ServiceError
+from torres_service import wakeups
+from torres_service.wakeups import ShuttingDown, StreamLimit, Subscription, WakeHub, drain_all, release_hub
+
+__all__ = ["CHANNEL", "Notice", "PgListener", "ShuttingDown", "StreamLimit", "Subscription", "WakeHub", "drain_all",
+           "hub_for", "release_hub", "wait_for_version"]
 
 log = logging.getLogger(__name__)
 
@@ -54,121 +59,6 @@ class Notice:
         except ValueError:
             log.warning("unreadable notification payload", extra={"payload": payload[:200]})
             return None
-
-
-class Subscription:
-    """One waiter's mailbox: the newest notice for its game, or an order to re-read (``recheck``)."""
-
-    __slots__ = ("_event", "active", "closing", "game_id", "latest", "recheck")
-
-    def __init__(self, game_id: str) -> None:
-        self.game_id = game_id
-        self.active = True
-        self.latest: Notice | None = None
-        self.recheck = False
-        self.closing = False
-        self._event = threading.Event()  # a gevent Event under the gevent worker (monkey-patched)
-
-    def _offer(self, notice: Notice) -> None:
-        if self.latest is None or notice.version > self.latest.version:
-            self.latest = notice
-        self._event.set()
-
-    def _poke(self, *, closing: bool = False) -> None:
-        self.recheck = True
-        self.closing = self.closing or closing
-        self._event.set()
-
-    def wait(self, timeout: float) -> bool:
-        """Sleep until something arrives (True) or ``timeout`` passes (False); consumes the wake-up."""
-        woke = self._event.wait(max(0.0, timeout))
-        self._event.clear()
-        return woke
-
-    def take_recheck(self) -> bool:
-        recheck, self.recheck = self.recheck, False
-        return recheck
-
-
-class StreamLimit(ServiceError):
-    """The process holds its maximum of open waits and streams: 503, try again (or another replica)."""
-
-    status, code, title = 503, "too_many_streams", "This server holds as many open waits and streams as it may"
-
-
-class ShuttingDown(StreamLimit):
-    code, title = "shutting_down", "This server is shutting down"
-
-
-class WakeHub:
-    """The subscriptions of one process for one database, and the count of open waits and streams."""
-
-    def __init__(self, max_open: int = 10_000) -> None:
-        self.max_open = max_open
-        self._subs: dict[str, set[Subscription]] = {}
-        self._lock = threading.Lock()
-        self._open = 0
-        self.draining = False
-        self.listener: PgListener | None = None
-
-    # -- subscribers --------------------------------------------------------------------------
-
-    def subscribe(self, game_id: str) -> Subscription:
-        """Register a waiter (and count it against ``max_open``); pair with :meth:`unsubscribe`."""
-        with self._lock:
-            if self.draining:
-                raise ShuttingDown("this server process is draining; connect again (to another replica)")
-            if self._open >= self.max_open:
-                raise StreamLimit(f"this server process already holds {self._open} open waits and streams")
-            self._open += 1
-            sub = Subscription(game_id)
-            self._subs.setdefault(game_id, set()).add(sub)
-        return sub
-
-    def unsubscribe(self, sub: Subscription) -> None:
-        """Idempotent: a stream's close callback and its error path may both call it."""
-        with self._lock:
-            if not sub.active:
-                return
-            sub.active = False
-            self._open -= 1
-            subs = self._subs.get(sub.game_id)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del self._subs[sub.game_id]
-
-    @property
-    def open_count(self) -> int:
-        return self._open
-
-    # -- publishers ---------------------------------------------------------------------------
-
-    def publish(self, notice: Notice) -> None:
-        """Wake the subscribers of ``notice.game_id`` in this process."""
-        with self._lock:
-            subs = list(self._subs.get(notice.game_id, ()))
-        for sub in subs:
-            sub._offer(notice)
-
-    def recheck_all(self) -> None:
-        """Tell every subscriber to re-read its game's version (notices may have been missed)."""
-        with self._lock:
-            subs = [sub for group in self._subs.values() for sub in group]
-        for sub in subs:
-            sub._poke()
-
-    def drain(self) -> None:
-        """Shutdown: refuse new waiters and end the open ones now, so the worker exits within its grace."""
-        with self._lock:
-            self.draining = True
-            subs = [sub for group in self._subs.values() for sub in group]
-        for sub in subs:
-            sub._poke(closing=True)
-
-    def close(self) -> None:
-        if self.listener is not None:
-            self.listener.stop()
 
 
 class PgListener:
@@ -214,7 +104,7 @@ class PgListener:
                         for item in conn.notifies(timeout=1.0):
                             notice = Notice.decode(item.payload)
                             if notice is not None:
-                                self.hub.publish(notice)
+                                self.hub.publish(notice.game_id, notice)
             except Exception as exc:  # any driver error: the connection is gone, listen again
                 self.connected.clear()
                 if self._stop.is_set():
@@ -227,44 +117,20 @@ class PgListener:
         self.connected.clear()
 
 
-_HUBS: dict[str, tuple[WakeHub, int]] = {}  # database URL -> (hub, number of services using it)
-_HUBS_LOCK = threading.Lock()
+def _by_version(old: Notice, new: Notice) -> bool:
+    return new.version > old.version
 
 
 def hub_for(key: str, *, listen_url: str | None, max_open: int) -> WakeHub:
     """The process's hub for the database ``key`` names, listening on ``listen_url`` (PostgreSQL) if given: one
     listening connection per process and database. Pair each call with :func:`release_hub`."""
-    with _HUBS_LOCK:
-        hub, users = _HUBS.get(key, (None, 0))
-        if hub is None:
-            hub = WakeHub(max_open)
-            if listen_url:
-                hub.listener = PgListener(listen_url, hub)
-                hub.listener.start()
-        hub.max_open = max_open
-        _HUBS[key] = (hub, users + 1)
-        return hub
 
+    def listen(hub: WakeHub) -> PgListener:
+        listener = PgListener(listen_url or "", hub)
+        listener.start()
+        return listener
 
-def release_hub(key: str) -> None:
-    """One service stopped using the hub; the last one closes its listening connection."""
-    with _HUBS_LOCK:
-        hub, users = _HUBS.get(key, (None, 0))
-        if hub is None:
-            return
-        if users > 1:
-            _HUBS[key] = (hub, users - 1)
-            return
-        del _HUBS[key]
-    hub.close()
-
-
-def drain_all() -> None:
-    """Drain every hub of this process (called on SIGTERM by ``infra/gunicorn.conf.py``)."""
-    with _HUBS_LOCK:
-        hubs = [hub for hub, _ in _HUBS.values()]
-    for hub in hubs:
-        hub.drain()
+    return wakeups.hub_for(key, max_open=max_open, newer=_by_version, listener=listen if listen_url else None)
 
 
 def wait_for_version(

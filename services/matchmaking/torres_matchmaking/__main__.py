@@ -1,5 +1,6 @@
-"""Command line: ``python -m torres_matchmaking serve`` (API), ``... matcher`` (the pairing loop) and ``... ratings``
-(the ratings consumer alone, for deployments that run it as its own process).
+"""Command line: ``python -m torres_matchmaking serve`` (API), ``... matcher`` (the pairing loop), ``... ratings``
+(the ratings consumer alone, for deployments that run it as its own process) and ``... migrate-keys`` (move
+ratings written before the ``{ratings}`` hash tag; :mod:`torres_matchmaking.migrate`).
 
 With no ``REDIS_URL`` the store lives inside the process, so ``serve`` also runs the matcher and
 the ratings consumer in threads (one command, embedded defaults). With ``REDIS_URL`` set, run
@@ -62,6 +63,20 @@ def matcher(config: Config, ratings: bool, matching: bool = True) -> int:
     return 0
 
 
+def migrate_keys(config: Config) -> int:
+    import json
+
+    from .migrate import migrate_keys as run
+    from .store import Redis
+
+    if config.embedded:
+        print("migrate-keys: REDIS_URL is unset; an embedded store starts empty, nothing to move", file=sys.stderr)
+        return 0
+    report = run(Redis.open(config))
+    print(json.dumps(report.to_json()))
+    return 1 if report.conflicts else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torres_matchmaking", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -74,11 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--ratings", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the ratings consumer (safe to run in several processes)")
     sub.add_parser("ratings", help="only the ratings consumer (needs REDIS_URL); several are safe")
+    sub.add_parser("migrate-keys", help="move ratings stored before the {ratings} hash tag to their new keys "
+                   "(idempotent; run before starting the ratings consumers)")
     args = parser.parse_args(argv)
     config = Config.from_env()
     configure_logging("torres_matchmaking", config.log_level, config.json_logs)
     if args.command == "serve":
         return serve(config, args.host, args.port, config.embedded if args.workers is None else args.workers)
+    if args.command == "migrate-keys":
+        return migrate_keys(config)
     if args.command == "ratings":
         return matcher(config, ratings=True, matching=False)
     return matcher(config, args.ratings)

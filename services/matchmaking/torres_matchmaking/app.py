@@ -72,6 +72,7 @@ class Services:
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=10)
+        self.tickets.close()
 
 
 def create_app(config: Config | None = None, *, services: Services | None = None) -> Flask:

@@ -39,6 +39,12 @@ class Config:
     window_max: float = 25.0
     tick_seconds: float = 0.2
     claim_timeout: float = 60.0  # a group stuck this long may be left by a cancel (see TicketService.cancel)
+    #: Rating bands (mu) dividing each pool into units of work: edges between bands (default 4 bands, about the
+    #: quartiles of a N(25, 6) player base). A matcher reads its bands plus ``band_margin`` above them, so
+    #: groups across a band edge still form; a group belongs to the band of its lowest rating.
+    band_edges: tuple[float, ...] = (21.0, 25.0, 29.0)
+    band_margin: float = 3.0
+    chore_seconds: float = 1.0  # how often a pool's expiry sweep, due groups and orphans are looked at
     lease_seconds: float = 3.0  # a matcher's hold on a pool lapses this long after its last renewal
     retry_delay: float = 1.0  # first back-off after the game service failed (doubles, capped)
     retry_delay_max: float = 15.0
@@ -47,6 +53,7 @@ class Config:
     webhook_secret: str = ""  # signs ticket callbacks (X-Torres-Signature); "" = callbacks refused
     webhook_timeout: float = 5.0
     webhook_attempts: int = 8  # deliveries of one callback before giving up (back-off doubles from 1 s)
+    max_streams: int = 10_000  # open ticket waits and streams per API process (beyond: 503 too_many_streams)
     log_level: str = "INFO"
     json_logs: bool = True
 
@@ -69,6 +76,10 @@ class Config:
             window_max=float(e.get("MM_WINDOW_MAX", d.window_max)),
             tick_seconds=float(e.get("MM_TICK_SECONDS", d.tick_seconds)),
             claim_timeout=float(e.get("MM_CLAIM_TIMEOUT", d.claim_timeout)),
+            band_edges=tuple(sorted(float(x) for x in e["MM_BAND_EDGES"].split(",") if x.strip()))
+            if "MM_BAND_EDGES" in e else d.band_edges,
+            band_margin=float(e.get("MM_BAND_MARGIN", d.band_margin)),
+            chore_seconds=float(e.get("MM_CHORE_SECONDS", d.chore_seconds)),
             lease_seconds=float(e.get("MM_LEASE_SECONDS", d.lease_seconds)),
             retry_delay=float(e.get("MM_RETRY_DELAY", d.retry_delay)),
             retry_delay_max=float(e.get("MM_RETRY_DELAY_MAX", d.retry_delay_max)),
@@ -77,6 +88,7 @@ class Config:
             webhook_secret=e.get("MM_WEBHOOK_SECRET", ""),
             webhook_timeout=float(e.get("MM_WEBHOOK_TIMEOUT", d.webhook_timeout)),
             webhook_attempts=int(e.get("MM_WEBHOOK_ATTEMPTS", d.webhook_attempts)),
+            max_streams=int(e.get("MM_MAX_STREAMS", d.max_streams)),
             log_level=e.get("LOG_LEVEL", d.log_level),
             json_logs=_flag(e.get("MM_JSON_LOGS", "1")),
         )

@@ -30,6 +30,7 @@ import socket
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -84,15 +85,27 @@ class Claim:
         return f"mm-group-{self.group_id}"
 
 
+Unit = tuple[Pool, int]  # (pool, rating band): the unit of work a lease covers
+
+
 class Leases:
-    """Which pools this matcher works on now: about ``pools / live matchers``, renewed every tick."""
+    """Which (pool, rating band) units this matcher works on: about ``units / live matchers`` of them.
+
+    Lease upkeep is batched and paced: every ``lease_seconds / 3`` one heartbeat, one read of the live matchers,
+    and one pipeline that renews the held leases and tries the free ones; the ticks in between touch no lease.
+    """
 
     def __init__(self, store: Redis, config: Config, owner: str) -> None:
         self.store = store
         self.config = config
         self.owner = owner
-        self.held: list[Pool] = []
-        self._free_since: dict[Pool, float] = {}
+        self.units: list[Unit] = [(p, b) for p in store.keys.pools() for b in range(len(config.band_edges) + 1)]
+        start = zlib.crc32(owner.encode()) % len(self.units)  # matchers start looking at different units
+        self._order = self.units[start:] + self.units[:start]
+        self.held: list[Unit] = []
+        self._due = 0.0
+        self._scan_due = 0.0
+        self._free_since: dict[Unit, float] = {}
 
     def live_matchers(self) -> int:
         beats = self.store.client.hgetall(self.store.keys.matchers)
@@ -103,52 +116,74 @@ class Leases:
             self.store.client.hdel(self.store.keys.matchers, *gone)
         return max(1, len(live))
 
-    def refresh(self) -> list[Pool]:
-        keys = self.store.keys
-        self.store.client.hset(keys.matchers, self.owner, time.time())
-        pools = keys.pools()
-        target = math.ceil(len(pools) / self.live_matchers())
+    def refresh(self) -> list[Unit]:
+        """Every ``lease_seconds / 3``: heartbeat, renew the held units, and — while below the target, or once a
+        lease period to find units nobody holds — try the others. Between those, nothing (``due`` is False)."""
+        now = time.monotonic()
+        if now < self._due:
+            return self.held
+        self._due = now + self.config.lease_seconds / 3
+        self.store.client.hset(self.store.keys.matchers, self.owner, time.time())
+        target = math.ceil(len(self.units) / self.live_matchers())
         ttl_ms = int(self.config.lease_seconds * 1000)
-        held = [p for p in self.held if self._lease(p, ttl_ms, "hold")]
-        for pool in held[target:]:
-            self._lease(pool, ttl_ms, "drop")
-        held = held[:target]
-        start = hash(self.owner) % len(pools)  # matchers start looking at different pools
-        order = pools[start:] + pools[:start]
-        for pool in order:
-            if len(held) >= target:
+        scan = len(self.held) < target or now >= self._scan_due
+        if scan:
+            self._scan_due = now + self.config.lease_seconds
+        tried = self._order if scan else self.held
+        got = [u for u, ok in zip(tried, self._leases(tried, ttl_ms, "hold"), strict=True) if ok]
+        keep = [u for u in got if u in self.held][:target]  # what we held stays ours first
+        for u in got:
+            if len(keep) >= target:
                 break
-            if pool not in held and self._lease(pool, ttl_ms, "hold"):
-                held.append(pool)
-        self.held = held + self._steal([p for p in order if p not in held], ttl_ms)
+            if u not in keep:
+                keep.append(u)
+        extra = [u for u in got if u not in keep]
+        # A unit nobody else took for a whole lease period (the count of live matchers is off, or its matcher is
+        # stuck in a slow call) is kept beyond the target rather than left to starve.
+        for u in list(extra):
+            if now - self._free_since.setdefault(u, now) > self.config.lease_seconds:
+                keep.append(u)
+                extra.remove(u)
+        for u in keep:
+            self._free_since.pop(u, None)
+        self._leases(extra, 1, "drop")
+        self.held = sorted(keep, key=self.units.index)
         return self.held
 
-    def _steal(self, others: list[Pool], ttl_ms: int) -> list[Pool]:
-        """Pools nobody has held for a whole lease period (their matcher is stuck in a call, or the count of
-        live matchers is off): take them beyond the target for a tick, rather than let them starve."""
-        if not others:
-            return []
-        pipe = self.store.client.pipeline(transaction=False)
-        for pool in others:
-            pipe.exists(self.store.keys.lease(pool))
-        now, stolen = time.monotonic(), []
-        for pool, exists in zip(others, pipe.execute(), strict=True):
-            if exists:
-                self._free_since.pop(pool, None)
-            elif now - self._free_since.setdefault(pool, now) > self.config.lease_seconds \
-                    and self._lease(pool, ttl_ms, "hold"):
-                self._free_since.pop(pool, None)
-                stolen.append(pool)
-        return stolen
-
     def drop_all(self) -> None:
-        for pool in self.held:
-            self._lease(pool, 1, "drop")
+        self._leases(self.held, 1, "drop")
         self.held = []
+        self._due = 0.0
         self.store.client.hdel(self.store.keys.matchers, self.owner)
 
-    def _lease(self, pool: Pool, ttl_ms: int, mode: str) -> bool:
-        return bool(self.store.scripts.run("lease", [self.store.keys.lease(pool)], self.owner, ttl_ms, mode))
+    def _leases(self, units: list[Unit], ttl_ms: int, mode: str) -> list[bool]:
+        """One lease call per pool (its units' keys share a slot), all in one pipeline."""
+        keys = self.store.keys
+        pools = list(dict.fromkeys(p for p, _ in units))
+        bands = {p: [b for q, b in units if q == p] for p in pools}
+        results = self.store.batch([("lease", [keys.lease(p, b) for b in bands[p]], [self.owner, ttl_ms, mode])
+                                    for p in pools])
+        held = {(p, b): bool(r) for p, rs in zip(pools, results, strict=True) for b, r in zip(bands[p], rs,
+                                                                                              strict=True)}
+        return [held[u] for u in units]
+
+
+def bounds(lo: float, hi: float) -> list[str]:
+    """A rating range as ZRANGEBYSCORE bounds."""
+    return ["-inf" if lo == -math.inf else repr(lo), "+inf" if hi == math.inf else repr(hi)]
+
+
+def candidates(reply: list[list[Any]], now: float) -> list[Candidate]:
+    """The unexpired tickets of a ``snapshot`` reply ({ids, rows}; a row gone meanwhile is None)."""
+    out = []
+    for tid, row in zip(reply[0], reply[1], strict=True):
+        if row is None:
+            continue
+        player, rating, counts, created, max_wait, expires = row.split("|")
+        if float(expires) > now:
+            out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
+                                 float(created), float(max_wait) if max_wait else None))
+    return out
 
 
 class Matcher:
@@ -166,6 +201,7 @@ class Matcher:
         self.name = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.leases = Leases(store, config, self.name)
         self._retry_at = 0.0
+        self._chores_at = 0.0
         self._retry_delay = config.retry_delay
         self._pool = ThreadPoolExecutor(max(1, config.create_concurrency), thread_name_prefix="mm-create")
 
@@ -177,30 +213,63 @@ class Matcher:
 
     def tick(self) -> TickReport:
         report = TickReport()
-        for pool in self.leases.refresh():
-            report.pools += 1
-            self._tick_pool(pool, report)
+        units = self.leases.refresh()
+        report.pools = len(units)
+        due: dict[Pool, list[Claim]] = {}
+        if self.clock() >= self._chores_at:  # paced: a sweep every chore_seconds, not every tick
+            self._chores_at = self.clock() + self.config.chore_seconds
+            for pool in dict.fromkeys(p for p, band in units if band == 0):  # a pool's chores go with its band 0
+                due[pool] = self._chores(pool, report)
+        report.backing_off = self.clock() < self._retry_at
+        if not report.backing_off:
+            runs = self.runs(units)
+            now = self.clock()
+            margin = self.config.band_margin
+            keys = self.store.keys
+            # Only above: a ticket below ``lo`` could only join groups whose lowest rating is not ours.
+            snapshots = self.store.batch([("snapshot", keys.pool_keys(pool), bounds(lo, hi + margin))
+                                          for pool, lo, hi in runs])
+            for (pool, lo, hi), reply in zip(runs, snapshots, strict=True):
+                queued = candidates(reply, now)
+                groups = form_groups(queued, now, self.window, ai_level_for) if queued else []
+                # Margins overlap the neighbouring bands: a group belongs to the band of its lowest rating.
+                groups = [g for g in groups if lo <= min(t.rating for t in g.tickets) < hi]
+                report.groups += len(groups)
+                claimed = self.claim(pool, groups, now)
+                report.claimed += len(claimed)
+                report.conflicts += len(groups) - len(claimed)
+                self.place(pool, due.pop(pool, []) + claimed, report)
+        for pool, claims in due.items():
+            self.place(pool, claims, report)
         self._back_off(report)
         return report
 
-    def _tick_pool(self, pool: Pool, report: TickReport) -> None:
+    def runs(self, units: list[Unit]) -> list[tuple[Pool, float, float]]:
+        """The held units as rating ranges per pool: consecutive bands of one pool are read as one range (one
+        matcher holding a whole pool reads it once)."""
+        edges = (-math.inf, *self.config.band_edges, math.inf)
+        out: list[tuple[Pool, float, float]] = []
+        last: Unit | None = None
+        for pool, band in units:
+            if last is not None and last == (pool, band - 1):
+                out[-1] = (pool, out[-1][1], edges[band + 1])
+            else:
+                out.append((pool, edges[band], edges[band + 1]))
+            last = (pool, band)
+        return out
+
+    def _chores(self, pool: Pool, report: TickReport) -> list[Claim]:
+        """Expiry sweep, callbacks, orphans and due groups of one pool: what its band-0 holder does besides
+        matching. Returns the groups to place again."""
         report.expired += self.tickets.expire_due(pool)
         if self.callbacks is not None:
             self.callbacks.deliver_due(pool)
-        now = self.clock()
-        if now < self._retry_at:
-            report.backing_off = True
-            return
+        if self.clock() < self._retry_at:
+            return []
         self.retry_orphans(pool)
         due = self.take_due_groups(pool)
         report.resumed += len(due)
-        candidates = self.load_pool(pool)
-        groups = form_groups(candidates, now, self.window, ai_level_for) if candidates else []
-        report.groups += len(groups)
-        claimed = self.claim(pool, groups, now)
-        report.claimed += len(claimed)
-        report.conflicts += len(groups) - len(claimed)
-        self.place(pool, due + claimed, report)
+        return due
 
     def _back_off(self, report: TickReport) -> None:
         """After a failed creation, pause game creation (doubling) instead of hammering the service."""
@@ -212,15 +281,10 @@ class Matcher:
         elif report.created:
             self._retry_delay = self.config.retry_delay
 
-    def load_pool(self, pool: Pool) -> list[Candidate]:
-        """Every queued, unexpired ticket of one pool (one Lua call)."""
-        rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys(pool), repr(self.clock()))
-        out = []
-        for row in rows:
-            tid, player, rating, counts, created, max_wait = row.split("|")
-            out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
-                                 float(created), float(max_wait) if max_wait else None))
-        return out
+    def load_pool(self, pool: Pool, lo: float = -math.inf, hi: float = math.inf) -> list[Candidate]:
+        """The queued, unexpired tickets of one pool rated in [lo, hi] (one Lua call)."""
+        return candidates(self.store.scripts.run("snapshot", self.store.keys.pool_keys(pool), *bounds(lo, hi)),
+                          self.clock())
 
     def claim(self, pool: Pool, groups: list[Group], now: float) -> list[Claim]:
         """Claim every group in one pipeline of Lua calls; each call is all-or-nothing on its own."""

@@ -35,8 +35,10 @@ class WaitingTickets:
                                    labels=["edition", "master"])
         try:
             for edition, master in self.store.keys.pools():
-                rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys((edition, master)),
-                                              repr(time.time()))
+                _, rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys((edition, master)),
+                                                   "-inf", "+inf")
+                now = time.time()
+                rows = [r for r in rows if r is not None and float(r.rsplit("|", 1)[1]) > now]
                 family.add_metric([edition, str(bool(master)).lower()], len(rows))
         except Exception:  # Redis down: report nothing rather than fail the scrape
             return

@@ -33,9 +33,11 @@ def connect(config: Config) -> Any:
     """A client for ``REDIS_URL`` (a cluster client with ``REDIS_CLUSTER=1``), or for the process-wide
     embedded fakeredis server."""
     if config.redis_url:
+        # health checks: a connection idle this long is PINGed before use, so a silently dead one (the wake-up
+        # listener's, say) is found and opened again instead of waiting forever
         if config.redis_cluster:
-            return RedisCluster.from_url(config.redis_url, decode_responses=True)
-        return redis.Redis.from_url(config.redis_url, decode_responses=True)
+            return RedisCluster.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
+        return redis.Redis.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
     import fakeredis  # only needed in embedded mode
 
     global _embedded_server
@@ -74,8 +76,13 @@ class Keys:
         return self._pool(pool, f"t:{ticket_id}")
 
     def pool_keys(self, pool: Pool) -> list[str]:
-        """KEYS[1..4] of every script that moves tickets: expiry index, queued tickets, claims, callbacks due."""
-        return [self.expiry(pool), self.queued(pool), self.claims(pool), self.hooks(pool)]
+        """KEYS[1..5] of every script that moves tickets: expiry index, queued tickets, claims, callbacks due,
+        rating index."""
+        return [self.expiry(pool), self.queued(pool), self.claims(pool), self.hooks(pool), self.rated(pool)]
+
+    def rated(self, pool: Pool) -> str:
+        """Sorted set: queued ticket id → rating (mu), so a matcher reads only the rating bands it holds."""
+        return self._pool(pool, "rated")
 
     def expiry(self, pool: Pool) -> str:
         """Sorted set: queued ticket id → expires_at."""
@@ -93,6 +100,11 @@ class Keys:
         """Sorted set: ticket id → when its callback is next due."""
         return self._pool(pool, "hooks")
 
+    def wake(self, pool: Pool) -> str:
+        """Sharded pub/sub channel (not a key): the ids of the pool's tickets whose public status changed, sent by
+        the script that changed it (``wake`` in ``lua/_lib.lua``, which derives it from ``expiry``)."""
+        return self._pool(pool, "wake")
+
     def orphans(self, pool: Pool) -> str:
         """Sorted set: game id of a game no ticket holds → when to try abandoning it again."""
         return self._pool(pool, "orphans")
@@ -100,8 +112,8 @@ class Keys:
     def group(self, pool: Pool, group_id: str) -> str:
         return self._pool(pool, f"grp:{group_id}")
 
-    def lease(self, pool: Pool) -> str:
-        return self._pool(pool, "lease")
+    def lease(self, pool: Pool, band: int) -> str:
+        return self._pool(pool, f"lease:{band}")
 
     def player(self, player_id: str) -> str:
         return f"{self.prefix}p:{player_id}"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from torres_service.fields import PLAYER_ID, TICKET_ID
+from torres_service.wakeups import Subscription, WakeHub, hub_for, release_hub
 
 from . import metrics
 from .config import PLAYER_COUNTS, POOLS, Config
@@ -67,9 +69,7 @@ class TicketService:
     #: A ticket still pending this long after it was written was left by a crashed create: its player's
     #: pointer may be taken over, and the ticket itself refuses to become matchable.
     PENDING_STALE = 10.0
-    POLL = 0.25
     FINISHED = frozenset({"matched", "cancelled", "expired"})
-    sleep = staticmethod(time.sleep)
 
     def __init__(self, store: Redis, config: Config, ratings: RatingBook | None = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -77,6 +77,31 @@ class TicketService:
         self.config = config
         self.ratings = ratings
         self.clock = clock
+        self._hub: WakeHub | None = None
+        self._hub_lock = threading.Lock()
+
+    @property
+    def hub_key(self) -> str:
+        """Which Redis (and key space) the waits of this process follow: services on the same one share a hub."""
+        return f"matchmaking:{self.config.redis_url or 'embedded'}:{self.config.key_prefix}"
+
+    @property
+    def hub(self) -> WakeHub:
+        """The process's wake-up hub for this Redis, with its one listener; made at the first wait (a matcher,
+        which never waits, opens no subscription)."""
+        with self._hub_lock:
+            if self._hub is None:
+                from .wakeups import RedisWakeListener
+
+                self._hub = hub_for(self.hub_key, max_open=self.config.max_streams,
+                                    listener=lambda hub: RedisWakeListener(self.store, hub).start())
+            return self._hub
+
+    def close(self) -> None:
+        with self._hub_lock:
+            if self._hub is not None:
+                self._hub = None
+                release_hub(self.hub_key)
 
     def create(self, *, player_id: str, player_counts: Sequence[int], edition: str, master: bool,
                max_wait_seconds: float | None, ttl_seconds: float | None = None,
@@ -159,14 +184,29 @@ class TicketService:
 
     def wait(self, ticket_id: str, status: str | None, timeout: float) -> dict[str, Any]:
         """Long-poll: the ticket as soon as its public status differs from ``status`` (None: at once), or as
-        it is at ``timeout``. Polls Redis every ``POLL`` seconds; under gevent the sleep yields to other
-        requests, so a waiter holds no OS thread."""
-        deadline = time.monotonic() + timeout
-        while True:
-            doc = self.get(ticket_id)
-            if doc["status"] != status or time.monotonic() >= deadline:
-                return doc
-            self.sleep(min(self.POLL, max(0.0, deadline - time.monotonic())))
+        it is at ``timeout``. Event-driven: one read now, then one per wake-up of this ticket (see
+        :mod:`torres_matchmaking.wakeups`); an idle waiter costs Redis nothing and, under gevent, no OS thread."""
+        sub = self.hub.subscribe(ticket_id)  # before the read: no change can slip in between
+        try:
+            return self.next_change(sub, self.get(ticket_id), status, time.monotonic() + timeout)
+        finally:
+            self.hub.unsubscribe(sub)
+
+    def next_change(self, sub: Subscription, doc: dict[str, Any], status: str | None,
+                    deadline: float) -> dict[str, Any]:
+        """Sleep on ``sub`` (subscribed before ``doc`` was read) until the ticket's status differs from
+        ``status`` or the monotonic ``deadline`` passes; the ticket then. Reads Redis only when woken (a notice
+        for this ticket, or a re-check after the listener subscribed again) and at the ticket's own expiry
+        (an unswept ticket reads "expired" from then on, without any script running)."""
+        while doc["status"] == status and not sub.closing:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            expires_in = doc["expires_at"] - self.clock() if doc["status"] == "queued" else left + 1
+            if sub.wait(min(left, max(0.05, expires_in))) or expires_in <= left:
+                sub.take_recheck()
+                doc = self.get(doc["ticket_id"])
+        return doc
 
     def cancel(self, ticket_id: str) -> dict[str, Any]:
         keys = self.store.keys

@@ -70,9 +70,15 @@ HEARTBEAT = 15.0
     "(the ticket is matched, cancelled or expired) or `timeout` (reconnect to go on)"),
     "content": {"text/event-stream": {"schema": sse_event("ticket", "finished", "timeout")}}}})
 def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
-    """Server-sent events for one ticket, in the game service's stream format."""
+    """Server-sent events for one ticket, in the game service's stream format. One subscription for the whole
+    stream: Redis is read once now and once per change of this ticket, never while it idles."""
     svc = tickets()
-    first = svc.get(ticket_id)  # 400/404 before the stream starts
+    sub = svc.hub.subscribe(ticket_id)  # 503 past the cap; before the read, so no change slips in between
+    try:
+        first = svc.get(ticket_id)  # 400/404 before the stream starts
+    except BaseException:
+        svc.hub.unsubscribe(sub)
+        raise
     deadline = time.monotonic() + args["timeout"]
 
     def generate() -> Iterator[str]:
@@ -86,15 +92,17 @@ def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
                 yield "event: finished\ndata: {}\n\n"
                 return
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0 or sub.closing:
                 yield "event: timeout\ndata: {}\n\n"
                 return
-            doc = svc.wait(ticket_id, shown, min(HEARTBEAT, left))
-            if doc["status"] == shown and deadline - time.monotonic() > 0:
+            doc = svc.next_change(sub, doc, shown, time.monotonic() + min(HEARTBEAT, left))
+            if doc["status"] == shown and deadline - time.monotonic() > 0 and not sub.closing:
                 yield ": keep-alive\n\n"
 
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response = Response(stream_with_context(generate()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(lambda: svc.hub.unsubscribe(sub))  # also when the client left before the first byte
+    return response
 
 
 @blp.route("/tickets/<ticket_id>", methods=["DELETE"])

@@ -6,20 +6,19 @@
 -- ARGV: now, group_id, due (when another matcher may take over), seats_json, group_ttl, id1, id2, ...
 -- Returns {1} or {0, first_unavailable_id, its_status}.
 local now, gid = ARGV[1], ARGV[2]
-for i = 6, #ARGV do
-  local f = redis.call('HMGET', KEYS[i], 'status', 'expires_at')
-  if not is_live_queued(f, now) then return {0, ARGV[i], f[1] or 'missing'} end
-end
 local ids, players = {}, {}
 for i = 6, #ARGV do
-  local id = ARGV[i]
-  unqueue(id)
-  redis.call('HSET', KEYS[i], 'status', 'claimed', 'group', gid, 'claimed_at', now)
-  ids[#ids + 1] = id
-  players[#players + 1] = redis.call('HGET', KEYS[i], 'player_id')
+  local f = redis.call('HMGET', KEYS[i + 1], 'status', 'expires_at', 'player_id')
+  if not is_live_queued(f, now) then return {0, ARGV[i], f[1] or 'missing'} end
+  ids[#ids + 1] = ARGV[i]
+  players[#players + 1] = f[3]
 end
-redis.call('HSET', KEYS[5], 'state', 'claimed', 'tickets', table.concat(ids, ','),
+for i = 6, #ARGV do
+  unqueue(ARGV[i])
+  redis.call('HSET', KEYS[i + 1], 'status', 'claimed', 'group', gid, 'claimed_at', now)
+end
+redis.call('HSET', KEYS[6], 'state', 'claimed', 'tickets', table.concat(ids, ','),
   'players', table.concat(players, ','), 'seats', ARGV[4], 'created_at', now)
-redis.call('EXPIRE', KEYS[5], ARGV[5])
+redis.call('EXPIRE', KEYS[6], ARGV[5])
 redis.call('ZADD', CLAIMS, ARGV[3], gid)
 return {1}

@@ -3,10 +3,10 @@
 -- Returns the number expired.
 local now, result_ttl, n = ARGV[1], ARGV[2], 0
 for i = 3, #ARGV do
-  local id, t = ARGV[i], KEYS[i + 2]
-  local f = redis.call('HMGET', t, 'status', 'expires_at')
+  local id, t = ARGV[i], KEYS[i + 3]
+  local f = redis.call('HMGET', t, 'status', 'expires_at', 'callback_url')
   if f[1] == 'queued' and not is_live_queued(f, now) then
-    finish(t, id, 'expired', now, result_ttl)
+    finish(t, id, 'expired', now, result_ttl, f[3], true)
     n = n + 1
   elseif f[1] ~= 'queued' then
     unqueue(id)

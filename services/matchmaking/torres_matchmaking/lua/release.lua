@@ -2,7 +2,7 @@
 -- any, has been aborted): its tickets still held go back to matching unharmed, under a new group later.
 -- KEYS: pool keys, group, ticket1, ...   ARGV: group_id, final_state.   Returns the number re-queued.
 local gid, n = ARGV[1], 0
-for i = 6, #KEYS do
+for i = 7, #KEYS do
   local f = redis.call('HMGET', KEYS[i], 'status', 'group', 'id')
   if f[1] == 'claimed' and f[2] == gid then
     redis.call('HSET', KEYS[i], 'status', 'queued')
@@ -12,6 +12,6 @@ for i = 6, #KEYS do
     n = n + 1
   end
 end
-redis.call('HSET', KEYS[5], 'state', ARGV[2])
+redis.call('HSET', KEYS[6], 'state', ARGV[2])
 redis.call('ZREM', CLAIMS, gid)
 return n
