@@ -28,6 +28,8 @@ from .bots import BOT_KINDS, Bot, Budget, make_bot
 from .config import LEVELS, Settings
 from .match import GameResult, play_game
 
+GAMES_HEADER = ["game", "seed", "seats", "scores", "winner", "decisions", "seconds"]
+
 
 @dataclass(frozen=True)
 class Entrant:
@@ -132,6 +134,10 @@ def run(args: argparse.Namespace) -> int:
     rows: list[list[object]] = []
     started = time.perf_counter()
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    # Each finished game is appended to games-partial.csv at once, so a long run stopped early keeps its games.
+    with open(out / "games-partial.csv", "w", newline="") as partial_file:
+        partial = csv.writer(partial_file)
+        partial.writerow(GAMES_HEADER)
     with ctx.Pool(args.workers) as pool, tqdm(total=len(jobs), desc=" vs ".join(e.name for e in field_),
                                               unit="game") as bar:
         for game, seats, result in pool.imap_unordered(_play, jobs):
@@ -148,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             rows.append([game, args.seed + game, ";".join(field_[i].name for i in seats),
                          ";".join(map(str, result.scores)), field_[seats[result.winner]].name,
                          result.decisions, round(result.seconds, 3)])
+            with open(out / "games-partial.csv", "a", newline="") as partial_file:
+                csv.writer(partial_file).writerow(rows[-1])
             bar.update()
     elapsed = time.perf_counter() - started
     summary = summarise(field_, tallies, args.players)
@@ -180,7 +188,7 @@ def write_outputs(out: Path, rows: list[list[object]], summary: list[dict[str, o
                   args: argparse.Namespace) -> None:
     with open(out / "games.csv", "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["game", "seed", "seats", "scores", "winner", "decisions", "seconds"])
+        writer.writerow(GAMES_HEADER)
         writer.writerows(sorted(rows, key=lambda r: int(r[0])))  # type: ignore[arg-type]
     with open(out / "summary.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(summary[0]))
