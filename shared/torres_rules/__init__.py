@@ -1,7 +1,9 @@
 """Torres rules engine: the pure, deterministic heart every service folds events through.
 
 The public API is CONTRACT.md's: `new_game`, `legal_actions`, `apply`, `IllegalAction`, `State.to_position` /
-`from_position`, `scores`, `is_over`, `winner`, `view`. Everything else is internal and may change.
+`from_position`, `scores`, `is_over`, `winner`, `view`; and the integer action codes the engine runs on
+(`codes.py`: `legal_codes`, `apply_code`, `encode`, `decode`, `NUM_CODES`), which bots and OpenSpiel use to
+avoid wire dicts. Everything else is internal and may change.
 
 The same sources run compiled by mypyc (several times faster) or as plain Python; `_loader` chooses before
 any other module loads, and `ENGINE_BUILD` says which ("compiled" or "pure").
@@ -10,7 +12,8 @@ any other module loads, and `ENGINE_BUILD` says which ("compiled" or "pure").
 from __future__ import annotations
 
 from ._loader import ENGINE_BUILD as ENGINE_BUILD
-from .actions import IllegalAction, apply, legal_actions
+from .actions import IllegalAction, apply, apply_code, decode, encode, legal_actions, legal_codes
+from .codes import NUM_CODES
 from .editions import EDITIONS, Options
 from .names import CARD_KINDS, MASTER_CARDS
 from .render import action_text, board_text, status_text
@@ -40,16 +43,21 @@ __all__ = [
     "CARD_KINDS",
     "EDITIONS",
     "MASTER_CARDS",
+    "NUM_CODES",
     "IllegalAction",
     "InvalidPosition",
     "Options",
     "State",
     "action_text",
     "apply",
+    "apply_code",
     "board_text",
+    "decode",
+    "encode",
     "from_position",
     "is_over",
     "legal_actions",
+    "legal_codes",
     "new_game",
     "scores",
     "status_text",

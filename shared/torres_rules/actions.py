@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Final
 
-from . import building, cards, moves, turns, wire
+from . import building, cards, codes, moves, turns, wire
 from .board import SQUARE_NAMES, parse_square
 from .editions import KNIGHTS_PER_PLAYER
 from .names import CARD_KINDS
@@ -434,4 +434,62 @@ _HANDLERS: Final = {
     "move_king": _move_king,
 }
 
-__all__ = ["NO_FIGURE", "Action", "IllegalAction", "apply", "legal_actions"]
+# --- integer action codes (codes.py) ---------------------------------------------------------------------------
+
+
+def legal_codes(state: State) -> list[int]:
+    """The codes of `legal_actions(state)`, in the same order."""
+    return [codes.code_of(action) for action in legal_actions(state)]
+
+
+def apply_code(state: State, code: int) -> State:
+    """`apply` of the action a code stands for; raises IllegalAction for a code not legal here."""
+    return apply(state, decode(state, code))
+
+
+def decode(state: State, code: int) -> Action:
+    """The canonical wire form of a code in this position (end_turn gets its default spread)."""
+    try:
+        action = codes.wire_of(code)
+    except codes.NoCode as exc:
+        raise IllegalAction(str(exc)) from None
+    if action["type"] == "end_turn":
+        stacks = state.stacks[state.mover()] if state.stage == "turn" else ()
+        used = action["stack"]
+        if used < len(stacks):
+            action["spread"] = building.default_spread(stacks[:used] + stacks[used + 1 :], stacks[used],
+                                                       building.spread_is_capped(state))
+    return action
+
+
+def encode(state: State, action: object) -> int:
+    """The code of a legal action. Variants `apply` accepts that mean a listed action (build/end_turn without
+    "stack" once the turn's stack is fixed, keep_card without "rest" where only the bottom is allowed, or
+    without "order") get the listed action's code; an illegal action, and a legal variant no code stands for
+    (end_turn with another spread, a later stack of the same height as a listed one), raise IllegalAction."""
+    if not isinstance(action, dict):
+        raise IllegalAction("an action is an object with a \"type\"")
+    canonical = dict(action)
+    kind = canonical.get("type")
+    if kind in ("build", "end_turn") and "stack" not in canonical and state.stage == "turn":
+        canonical["stack"] = building.turn_stack(state)
+    if kind == "keep_card" and state.stage == "keep_card":
+        if "rest" not in canonical and state.options.personal_rest == "bottom":
+            canonical["rest"] = "bottom"
+        seen = state.seen or ()
+        if "order" not in canonical and canonical.get("card") in seen:
+            canonical["order"] = list(cards.remove_one(seen, canonical["card"]))
+    try:
+        code = codes.code_of(canonical)
+    except codes.NoCode as exc:
+        apply(state, action)  # raises the rule's IllegalAction if the action is illegal
+        raise IllegalAction(f"no action code stands for {action!r}: {exc}") from None
+    if code not in legal_codes(state) or (kind == "end_turn" and "spread" in canonical
+                                          and canonical["spread"] != decode(state, code)["spread"]):
+        apply(state, action)
+        raise IllegalAction(f"{action!r} is legal but no action code stands for it (codes.py lists which)")
+    return code
+
+
+__all__ = ["NO_FIGURE", "Action", "IllegalAction", "apply", "apply_code", "decode", "encode", "legal_actions",
+           "legal_codes"]
