@@ -104,6 +104,10 @@ class OpenSpielBot:
         bot: _TimedISMCTS | _TimedMCTS
         if self.kind == "ismcts":
             bot = _TimedISMCTS(game, evaluator, UCT_C, cap, random_state=random_state)
+            # OpenSpiel's default resampler draws from a sampler seeded by the clock; ours from the decision's
+            # rng, so a decision is a function of (view, seed) under a simulation cap, like our bots'.
+            draw = random.Random(rng.getrandbits(64)).random
+            bot.set_resampler(lambda state, player: state.resample_from_infostate(player, draw))
         else:
             bot = _TimedMCTS(game, UCT_C, cap, evaluator, solve=True, random_state=random_state)
         bot.deadline = time.perf_counter() + budget.seconds

@@ -24,8 +24,9 @@ Parameters: ``players`` (2–4), ``edition`` (``rio_grande``, ``ravensburger``, 
   view by the AI worker's own determinization (``torres_ai.bots.determinize.sample_state``), so the sample
   shows that seat exactly its view.
 
-Serialization is OpenSpiel's default (the action history, replayed); a state made by ``from_rules_state``
-or ``resample_from_infostate`` has no history of its own and is meant for search, not for serialization.
+Serialization is OpenSpiel's for Python games (the action history plus the pickled attributes; the engine's
+State is pickled as its position JSON). A state made by ``from_rules_state`` or ``resample_from_infostate``
+has no action history of its own: it is meant as the root of a search.
 """
 
 from __future__ import annotations
@@ -81,6 +82,15 @@ class _Frozen:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Frozen:
         return self
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # OpenSpiel serializes a Python state by pickling its attributes: the engine's State travels as its
+        # position JSON (the compiled State cannot be pickled) and comes back through tr.from_position.
+        return _thaw, (tr.to_position(self.state),)
+
+
+def _thaw(position: dict[str, Any]) -> _Frozen:
+    return _Frozen(tr.from_position(position))
 
 
 class TorresGame(pyspiel.Game):
