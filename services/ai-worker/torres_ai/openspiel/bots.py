@@ -6,6 +6,9 @@ Like our bots, they get only a seat's view. The root of their search is a full s
 * ``ismcts``: ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` with a random-rollout evaluator (one rollout
   per simulation), UCT (c = 2), unlimited world samples, most-visited final action. Every simulation
   resamples a world from the seat's information state through ``TorresState.resample_from_infostate``.
+* ``ismcts-eval``: the same ISMCTS with our static evaluation (``torres_ai.bots.evaluation``) at the leaves
+  instead of a random rollout, squashed to a utility in (−1, 1) by tanh(value / 30). Not an outside
+  yardstick any more: it tells OpenSpiel's action-level search apart from the random rollouts.
 * ``os-mcts``: ``open_spiel.python.algorithms.mcts.MCTSBot`` (UCT, c = 2, random rollouts, MCTS-Solver) on
   one world sampled from the view per decision ("determinized MCTS"; OpenSpiel's MCTS has no notion of hidden
   information, so searching the sample is the only way it can play without seeing the real cards).
@@ -28,12 +31,14 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 import torres_rules as tr
 
+from ..bots import evaluation
 from ..bots.base import Action, Budget, View
 from ..bots.determinize import sample_state
 from .game import GAME_NAME, TorresGame, TorresState
 
-OPENSPIEL_KINDS = ("ismcts", "os-mcts")
+OPENSPIEL_KINDS = ("ismcts", "ismcts-eval", "os-mcts")
 UCT_C = 2.0
+EVALUATION_SCALE = 30.0  # score points: an evaluation of +30 is a utility of tanh(1) = 0.76
 _NO_CAP = 10**9
 
 
@@ -81,6 +86,20 @@ class _TimedMCTS(mcts.MCTSBot):  # type: ignore[misc]
         return root
 
 
+class StaticEvaluator(mcts.Evaluator):  # type: ignore[misc]
+    """A leaf's value for every seat from our static evaluation (seat's projection minus the best other's),
+    with OpenSpiel's uniform prior."""
+
+    def evaluate(self, state: TorresState) -> np.ndarray:
+        rules = state.rules_state
+        return np.array([np.tanh(evaluation.evaluate(rules, seat) / EVALUATION_SCALE)
+                         for seat in range(rules.players)])
+
+    def prior(self, state: TorresState) -> list[tuple[int, float]]:
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
 class OpenSpielBot:
     """One of OpenSpiel's bots, playing a seat from its view."""
 
@@ -100,9 +119,10 @@ class OpenSpielBot:
             return tr.decode(root.rules_state, legal[0])
         cap = budget.iterations if budget.iterations > 0 else _NO_CAP
         random_state = np.random.RandomState(rng.getrandbits(32))
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+        evaluator: mcts.Evaluator = (StaticEvaluator() if self.kind == "ismcts-eval"
+                                     else mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state))
         bot: _TimedISMCTS | _TimedMCTS
-        if self.kind == "ismcts":
+        if self.kind in ("ismcts", "ismcts-eval"):
             bot = _TimedISMCTS(game, evaluator, UCT_C, cap, random_state=random_state)
             # OpenSpiel's default resampler draws from a sampler seeded by the clock; ours from the decision's
             # rng, so a decision is a function of (view, seed) under a simulation cap, like our bots'.
