@@ -82,9 +82,10 @@ def test_tournament_seats_ismcts_and_prints_rank_distributions(tmp_path: Path, c
     assert main(["--bots", "ismcts,random,greedy", "--players", "3", "--games", "3", "--workers", "2",
                  "--seconds", "0.02", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "places (games finished 1st / 2nd / ...)" in printed and "ismcts" in printed
+    assert "places (games finished 1st / 2nd / ...)" in printed and "ismcts: median" in printed
     with open(out / "summary.csv") as f:
         summary = {row["bot"]: row for row in csv.DictReader(f)}
+    assert float(summary["ismcts"]["simulations_p50"]) >= 2 and float(summary["greedy"]["simulations_p50"]) == 0
     for row in summary.values():
         assert int(row["games"]) == 3
         assert sum(int(row[f"rank_{place}"]) for place in (1, 2, 3)) == 3

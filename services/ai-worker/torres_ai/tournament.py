@@ -45,6 +45,7 @@ class Tally:
     ranks: list[int] = field(default_factory=list)  # 1 = best score at the table
     scores: list[int] = field(default_factory=list)
     searches: list[float] = field(default_factory=list)  # ms of decisions that ran a search
+    simulations: list[int] = field(default_factory=list)  # OpenSpiel bots: simulations per search
     decisions: int = 0
     decide_seconds: float = 0.0
 
@@ -114,12 +115,15 @@ def seating(field_: list[Entrant], players: int, game: int) -> list[int]:
     return [(game + seat) % len(field_) for seat in range(players)]
 
 
-def _play(job: tuple[list[Entrant], int, int, int, str, bool]) -> tuple[int, list[int], GameResult]:
+def _play(job: tuple[list[Entrant], int, int, int, str, bool]) -> tuple[int, list[int], GameResult, list[list[int]]]:
     field_, players, game, seed, edition, master = job
     seats = seating(field_, players, game)
     bots = [build_bot(field_[i].kind) for i in seats]
     budgets = [field_[i].budget for i in seats]
-    return game, seats, play_game(bots, budgets, seed, edition=edition, master=master)
+    result = play_game(bots, budgets, seed, edition=edition, master=master)
+    # Simulations per search of OpenSpiel's bots (they count them; ours report iterations elsewhere).
+    simulations = [list(getattr(bot, "simulations", [])) for bot in bots]
+    return game, seats, result, simulations
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,10 +144,11 @@ def run(args: argparse.Namespace) -> int:
         partial.writerow(GAMES_HEADER)
     with ctx.Pool(args.workers) as pool, tqdm(total=len(jobs), desc=" vs ".join(e.name for e in field_),
                                               unit="game") as bar:
-        for game, seats, result in pool.imap_unordered(_play, jobs):
+        for game, seats, result, simulations in pool.imap_unordered(_play, jobs):
             places = ranks_of(result.scores)
             for seat, index in enumerate(seats):
                 tally = tallies[field_[index].name]
+                tally.simulations.extend(simulations[seat])
                 tally.games += 1
                 tally.wins += result.winner == seat
                 tally.ranks.append(places[seat])
@@ -179,6 +184,7 @@ def summarise(field_: list[Entrant], tallies: dict[str, Tally], players: int) ->
             "searches": len(t.searches), "search_p50_ms": percentile(t.searches, 0.5),
             "search_p95_ms": percentile(t.searches, 0.95), "search_max_ms": max(t.searches, default=0.0),
             "decisions": t.decisions,
+            "simulations_p50": percentile([float(n) for n in t.simulations], 0.5),
             "decisions_per_min": 60 * t.decisions / t.decide_seconds if t.decide_seconds else 0.0,
         })
     return out
@@ -243,6 +249,9 @@ def print_report(summary: list[dict[str, object]], args: argparse.Namespace, ela
         latency = f"{f['search_p50_ms']:.0f}/{f['search_p95_ms']:.0f}/{f['search_max_ms']:.0f}"
         print(f"{s['bot']!s:<10}{s['kind']!s:<8}{s['budget_s']!s:>8}{s['wins']!s:>5}/{s['games']!s:<4}"
               f"{f['win_rate']:>10.1%}{ci:>16}{f['avg_score']:>11.1f}{latency:>24}{f['decisions_per_min']:>15.0f}")
+    for s in summary:
+        if float(s["simulations_p50"]):  # type: ignore[arg-type]
+            print(f"{s['bot']}: median {float(s['simulations_p50']):.0f} simulations per search")  # type: ignore[arg-type]
     if args.players > 2:
         print("places (games finished 1st / 2nd / ...), average place:")
         for s in summary:
