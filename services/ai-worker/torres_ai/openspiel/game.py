@@ -75,10 +75,19 @@ class _Frozen:
     immutable value needs no copy (a deep copy of the engine's State would cost time and may not exist for
     the compiled build)."""
 
-    __slots__ = ("state",)
+    __slots__ = ("state", "views")
 
     def __init__(self, state: tr.State) -> None:
         self.state = state
+        # Canonical view strings by seat (None: spectator), made on first use: ISMCTS asks for a node's
+        # information state at every visit, and the JSON encoding is most of that cost.
+        self.views: dict[int | None, str] = {}
+
+    def view_string(self, seat: int | None) -> str:
+        text = self.views.get(seat)
+        if text is None:
+            text = self.views[seat] = _canonical(tr.view(self.state, seat))
+        return text
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Frozen:
         return self
@@ -288,7 +297,7 @@ class ViewObserver:
             public = [outcome for outcome, (step, _) in zip(state._dealt, game.deal_plan, strict=False)
                       if step in ("start", "master")]
             return f"dealing {len(state._dealt)}/{len(game.deal_plan)} {public}"
-        return _canonical(tr.view(state.rules_state, None if self._public_only else player))
+        return state._rules.view_string(None if self._public_only else player)
 
 
 pyspiel.register_game(GAME_TYPE, TorresGame)
