@@ -241,13 +241,13 @@ def chart(path: Path, summary: list[dict[str, object]], args: argparse.Namespace
 def print_report(summary: list[dict[str, object]], args: argparse.Namespace, elapsed: float) -> None:
     print(f"\n{args.games} games, {args.players} players, edition {args.edition}{' master' if args.master else ''},"
           f" {args.workers} worker processes, {elapsed:.0f} s")
-    print(f"{'bot':<10}{'kind':<8}{'budget':>8}{'wins':>10}{'win rate':>10}{'95% CI':>16}{'avg score':>11}"
+    print(f"{'bot':<12}{'kind':<12}{'budget':>8}{'wins':>10}{'win rate':>10}{'95% CI':>16}{'avg score':>11}"
           f"{'search p50/p95/max ms':>24}{'decisions/min':>15}")
     for s in summary:
         f = {k: float(v) for k, v in s.items() if isinstance(v, int | float)}
         ci = f"[{f['ci_low']:.1%}, {f['ci_high']:.1%}]"
         latency = f"{f['search_p50_ms']:.0f}/{f['search_p95_ms']:.0f}/{f['search_max_ms']:.0f}"
-        print(f"{s['bot']!s:<10}{s['kind']!s:<8}{s['budget_s']!s:>8}{s['wins']!s:>5}/{s['games']!s:<4}"
+        print(f"{s['bot']!s:<12}{s['kind']!s:<12}{s['budget_s']!s:>8}{s['wins']!s:>5}/{s['games']!s:<4}"
               f"{f['win_rate']:>10.1%}{ci:>16}{f['avg_score']:>11.1f}{latency:>24}{f['decisions_per_min']:>15.0f}")
     for s in summary:
         if float(s["simulations_p50"]):  # type: ignore[arg-type]
@@ -256,7 +256,7 @@ def print_report(summary: list[dict[str, object]], args: argparse.Namespace, ela
         print("places (games finished 1st / 2nd / ...), average place:")
         for s in summary:
             places = " / ".join(str(s[f"rank_{p}"]) for p in range(1, args.players + 1))
-            print(f"  {s['bot']!s:<10}{places:>24}{float(s['avg_rank']):>8.2f}")  # type: ignore[arg-type]
+            print(f"  {s['bot']!s:<12}{places:>24}{float(s['avg_rank']):>8.2f}")  # type: ignore[arg-type]
     print(f"outputs: {Path(args.out) / 'games.csv'}, {Path(args.out) / 'summary.csv'}, "
           f"{Path(args.out) / 'winrates.png'}")
 
