@@ -313,14 +313,20 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         report("bench client CPU to open them (one asyncio process)", resource.getrusage(resource.RUSAGE_SELF).ru_utime,
                "s")
 
-        # 2. idle: what do they cost the database and the CPU? PostgreSQL backends may report their statistics up
-        # to 60 s late under load, so wait that out first. A long-poll that reaches its 60 s timeout is answered and
-        # sent again, which costs exactly one query (the games row): those are counted and set apart.
+        # 2. idle: what do they cost the database and the CPU? A long-poll that reaches its 60 s timeout is answered
+        # and sent again, which costs one query (the games row), and PostgreSQL backends report their statistics
+        # up to 10 s late (PGSTAT_IDLE_INTERVAL). The long-polls were opened over `ramp` seconds, so they come back
+        # in waves of that length every 60 s: the window starts `settle` s after a wave has ended and ends before
+        # the next, so that neither a wave nor its late statistics fall inside it. Re-sent polls inside it are
+        # still counted and set apart.
         pids = process_tree(a.pid)
-        await asyncio.sleep(args.settle)
+        ramp = time.perf_counter() - started
+        quiet = 60.0 - ramp - args.settle - 1.0
+        window = min(args.window, quiet) if quiet >= 5 else args.window
+        await asyncio.sleep(max(0.0, started + 60.0 + ramp + args.settle - time.perf_counter()))
         returned0 = poll_stats["returned"]
         xact0, cpu0, t0 = db_transactions(name), cpu_seconds(pids), time.perf_counter()
-        await asyncio.sleep(args.window)
+        await asyncio.sleep(window)
         xact1, cpu1, t1 = db_transactions(name), cpu_seconds(pids), time.perf_counter()
         reissued = poll_stats["returned"] - returned0
         per_s = (xact1 - xact0) / (t1 - t0)
@@ -428,7 +434,7 @@ def main() -> int:
     parser.add_argument("--probes", type=int, default=100, help="wake-up probes per replica pairing")
     parser.add_argument("--window", type=float, default=20.0, help="seconds of each measurement window")
     parser.add_argument("--ramp", type=int, default=250, help="connections opened per batch (of each kind)")
-    parser.add_argument("--settle", type=float, default=65.0,
+    parser.add_argument("--settle", type=float, default=12.0,
                         help="seconds to wait before each database window (statistics are flushed late)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per replica (production: 2)")
     parser.add_argument("--port", type=int, default=0, help="replica A's port (B gets port + 1); 0: free ports")
