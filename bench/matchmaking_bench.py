@@ -24,6 +24,7 @@ one run with each other (ratios), not with another machine's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing as mp
 import os
 import random
@@ -31,6 +32,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -184,28 +186,39 @@ def _redis_cpu(store: Redis) -> list[float]:
     return out
 
 
-def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, float]:
-    """Queue ``tickets``, start ``matchers`` processes at once, time until every pool is empty."""
-    store = Redis.open(config)
-    clear(store)
-    enqueue(store, tickets, random.Random(seed), spread=0.0)  # all waited 60 s: one pass drains a pool
+@contextlib.contextmanager
+def matcher_processes(config: Config, matchers: int) -> Iterator[tuple[Any, list[float]]]:
+    """``matchers`` matcher processes, started and waiting for ``go.set()``; when the block ends they are stopped
+    and the list holds the CPU seconds each used."""
     ctx = mp.get_context("fork")
     ready, go, stop, cpu = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event(), ctx.Queue()
     procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop, cpu)) for _ in range(matchers)]
     for p in procs:
         p.start()
     ready.wait()
-    redis_before = _redis_cpu(store)
-    started = time.perf_counter()
-    go.set()
-    while queued(store):
-        time.sleep(0.005)
-    elapsed = time.perf_counter() - started
-    redis_used = [after - before for before, after in zip(redis_before, _redis_cpu(store), strict=True)]
-    stop.set()
-    matcher_cpu = [cpu.get(timeout=60) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
+    used: list[float] = []
+    try:
+        yield go, used
+    finally:
+        stop.set()
+        used.extend(cpu.get(timeout=60) for _ in procs)
+        for p in procs:
+            p.join(timeout=60)
+
+
+def drain(config: Config, tickets: int, matchers: int, seed: int) -> dict[str, float]:
+    """Queue ``tickets``, start ``matchers`` processes at once, time until every pool is empty."""
+    store = Redis.open(config)
+    clear(store)
+    enqueue(store, tickets, random.Random(seed), spread=0.0)  # all waited 60 s: one pass drains a pool
+    with matcher_processes(config, matchers) as (go, matcher_cpu):
+        redis_before = _redis_cpu(store)
+        started = time.perf_counter()
+        go.set()
+        while queued(store):
+            time.sleep(0.005)
+        elapsed = time.perf_counter() - started
+        redis_used = [after - before for before, after in zip(redis_before, _redis_cpu(store), strict=True)]
     matched = _matched(store)
     clear(store)
     # what one core per process would give: the busiest process (a matcher or a Redis server) sets the pace
@@ -243,22 +256,12 @@ def idle(config: Config, matchers: int, seconds: float = 5.0) -> float:
     """Redis commands per second that ``matchers`` matcher processes cost with every queue empty."""
     store = Redis.open(config)
     clear(store)
-    ctx = mp.get_context("fork")
-    ready, go, stop, cpu = ctx.Barrier(matchers + 1), ctx.Event(), ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_matcher_process, args=(config, ready, go, stop, cpu)) for _ in range(matchers)]
-    for p in procs:
-        p.start()
-    ready.wait()
-    go.set()
-    time.sleep(2 * config.lease_seconds / 3)  # two lease upkeeps: the units are divided
-    before = _commands(store)
-    time.sleep(seconds)
-    rate = (_commands(store) - before) / seconds
-    stop.set()
-    for _ in procs:
-        cpu.get(timeout=60)
-    for p in procs:
-        p.join(timeout=60)
+    with matcher_processes(config, matchers) as (go, _):
+        go.set()
+        time.sleep(2 * config.lease_seconds / 3)  # two lease upkeeps: the units are divided
+        before = _commands(store)
+        time.sleep(seconds)
+        rate = (_commands(store) - before) / seconds
     clear(store)
     return rate
 
