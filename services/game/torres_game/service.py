@@ -811,7 +811,7 @@ class GameService:
         as many may run as there are processes, the appends keep timeouts exactly-once."""
         interval = self.config.enforcer_interval if interval is None else interval
         failing = False
-        while not stop.is_set():
+        while not stop.is_set() and not self.store.closed:  # a store closed under it ends the loop quietly
             try:
                 self.enforce_due()
                 failing = False

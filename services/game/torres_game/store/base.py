@@ -224,6 +224,11 @@ class EventStore(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` ran: background loops (the deadline enforcer) stop instead of failing forever."""
+        ...
+
 
 def content_hashes(
     game_id: str, first_version: int, events: Sequence[NewEvent], command_id: str, created_at: str

@@ -128,6 +128,10 @@ class PostgresEventStore:
     def close(self) -> None:
         self.pool.close()
 
+    @property
+    def closed(self) -> bool:
+        return self.pool.closed
+
     # -- writes ---------------------------------------------------------------------------
 
     def create_game(

@@ -124,6 +124,10 @@ class SqliteEventStore:
     def close(self) -> None:
         self._pool.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._pool.closed
+
     # -- writes ---------------------------------------------------------------------------
 
     def create_game(
@@ -388,6 +392,10 @@ class _Pool:
                 self._idle.append(conn)
                 return
         conn.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def close(self) -> None:
         with self._lock:
