@@ -60,9 +60,13 @@ class Subscription:
         self._event.set()
 
     def wait(self, timeout: float) -> bool:
-        """Sleep until something arrives (True) or ``timeout`` passes (False); consumes the wake-up."""
+        """Sleep until something arrives (True) or ``timeout`` passes (False); consumes the wake-up. A wake-up
+        that lands just after a timeout stays set for the next call (clearing it then would lose it until the
+        one after); one that lands between the return and ``clear`` is not lost either, because the notice and
+        the re-check flag are written before the event is set and read after this returns."""
         woke = self._event.wait(max(0.0, timeout))
-        self._event.clear()
+        if woke:
+            self._event.clear()
         return woke
 
     def take_recheck(self) -> bool:
