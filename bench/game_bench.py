@@ -263,11 +263,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def bench_http(url: str, games: int, duration: float, workers: int, threads: int, backend: str = "postgres",
-               worker_class: str = "gevent") -> float:
-    """HTTP load on gunicorn started with the production configuration (``infra/gunicorn.conf.py``), with its
-    worker class (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker.
-    Returns the accepted actions per second."""
+@contextlib.contextmanager
+def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "gevent") -> Iterator[tuple[int, int]]:
+    """gunicorn started with the production configuration (``infra/gunicorn.conf.py``), with its worker class
+    (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker; yields (port, pid)."""
     port, api_key = free_port(), "bench-key"
     env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": api_key, "TORRES_ADMIN_KEY": "bench-admin",
            "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": str(max(8, threads)),
@@ -290,39 +289,85 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
             time.sleep(0.1)
         else:
             raise RuntimeError("gunicorn did not become ready")
-        stop = threading.Event()
-        accepted = [[0] for _ in range(games)]
-        latencies: list[list[float]] = [[] for _ in range(games)]
-        drivers = [threading.Thread(target=drive_game, args=(port, api_key, stop, accepted[i], latencies[i], i),
-                                    daemon=True) for i in range(games)]
-        for d in drivers:
-            d.start()
-        time.sleep(min(3.0, duration / 5))  # warm up
-        server_pids, db_pids = process_tree(server.pid), postgres_pids()
-        cpu_before = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
-        start_count, started = sum(a[0] for a in accepted), time.perf_counter()
-        time.sleep(duration)
-        total, elapsed = sum(a[0] for a in accepted) - start_count, time.perf_counter() - started
-        cpu_after = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
-        stop.set()
-        for d in drivers:
-            d.join(30)
-        merged = [x for lat in latencies for x in lat]
-        label = f"{backend}, {workers}x{threads} gthread" if worker_class == "gthread" else \
-            f"{backend}, {workers} {worker_class} workers"
-        report(f"HTTP accepted actions/s, {games} concurrent games ({label})", total / elapsed, "actions/s",
-               "(target >= 500)")
-        report("HTTP POST /actions latency p50 (client side)", pct(merged, 0.5) * 1e3, "ms")
-        report("HTTP POST /actions latency p99 (client side)", pct(merged, 0.99) * 1e3, "ms")
-        per_action = [(after - before) / max(total, 1) * 1e3
-                      for before, after in zip(cpu_before, cpu_after, strict=True)]
-        report("CPU per accepted action: gunicorn workers", per_action[0], "ms")
-        report("CPU per accepted action: PostgreSQL (all backends)", per_action[1], "ms")
-        report("CPU per accepted action: load-generating client", per_action[2], "ms")
-        return total / elapsed
+        yield port, server.pid
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(60)  # past graceful_timeout (35 s), so a slow drain is seen as one, not as a crash
+
+
+def http_load(port: int, server_pid: int, games: int, duration: float, warm_up: float) -> dict[str, Any]:
+    """``games`` clients each playing games as fast as the server answers, for ``warm_up`` s and then ``duration``
+    s measured: accepted actions/s, POST latencies, and CPU per action of the server, PostgreSQL and this client."""
+    stop = threading.Event()
+    accepted = [[0] for _ in range(games)]
+    latencies: list[list[float]] = [[] for _ in range(games)]
+    drivers = [threading.Thread(target=drive_game, args=(port, "bench-key", stop, accepted[i], latencies[i], i),
+                                daemon=True) for i in range(games)]
+    for d in drivers:
+        d.start()
+    time.sleep(warm_up)
+    server_pids, db_pids = process_tree(server_pid), postgres_pids()
+    cpu_before = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
+    start_count, started = sum(a[0] for a in accepted), time.perf_counter()
+    time.sleep(duration)
+    total, elapsed = sum(a[0] for a in accepted) - start_count, time.perf_counter() - started
+    cpu_after = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
+    stop.set()
+    for d in drivers:
+        d.join(30)
+    per_action = [(after - before) / max(total, 1) * 1e3 for before, after in zip(cpu_before, cpu_after, strict=True)]
+    return {"rate": total / elapsed, "latencies": [x for lat in latencies for x in lat], "cpu": per_action}
+
+
+def bench_http(url: str, games: int, duration: float, workers: int, threads: int, backend: str = "postgres",
+               worker_class: str = "gevent") -> float:
+    """HTTP load on one server; prints the figures and returns the accepted actions per second."""
+    with gunicorn_server(url, workers, threads, worker_class) as (port, pid):
+        result = http_load(port, pid, games, duration, warm_up=min(3.0, duration / 5))
+    label = f"{backend}, {workers}x{threads} gthread" if worker_class == "gthread" else \
+        f"{backend}, {workers} {worker_class} workers"
+    report(f"HTTP accepted actions/s, {games} concurrent games ({label})", result["rate"], "actions/s",
+           "(target >= 500)")
+    report("HTTP POST /actions latency p50 (client side)", pct(result["latencies"], 0.5) * 1e3, "ms")
+    report("HTTP POST /actions latency p99 (client side)", pct(result["latencies"], 0.99) * 1e3, "ms")
+    for name, value in zip(("gunicorn workers", "PostgreSQL (all backends)", "load-generating client"),
+                           result["cpu"], strict=True):
+        report(f"CPU per accepted action: {name}", value, "ms")
+    return float(result["rate"])
+
+
+def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: int, workers: int,
+                           threads: int, classes: tuple[str, str] = ("gevent", "gthread")) -> None:
+    """gevent (production) against the former gthread, side by side: both servers run for the whole comparison
+    and the load moves between them in short slices, ABBA (gevent, gthread, gthread, gevent, ...), so that the
+    machine's drift -- which moves one configuration's figure by more than the difference measured, from 287 to
+    811 actions/s within minutes here -- is the same for the two slices of a pair. The figure is the median of
+    the pairs' ratios. (The idle server costs nearly nothing; both listen for the other's appends alike.)
+    ``classes`` = ("gevent", "gevent") compares two identical servers: the method's own noise (an A/A test)."""
+    first, second = names = (f"{classes[0]} (A)", f"{classes[1]} (B)")
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    ratios: list[float] = []
+    with gunicorn_server(url, workers, threads, classes[0]) as server_a, \
+            gunicorn_server(url, workers, threads, classes[1]) as server_b:
+        servers = {first: server_a, second: server_b}
+        for pair in range(slices):
+            for name in names if pair % 2 == 0 else names[::-1]:
+                result = http_load(*servers[name], games, slice_seconds, warm_up=1.0)
+                rates[name].append(result["rate"])
+                cpu[name].append(result["cpu"][0])
+            ratios.append(rates[first][-1] / rates[second][-1])
+            print(f"pair {pair + 1:>2}: {first} {rates[first][-1]:7.1f}, {second} {rates[second][-1]:7.1f} "
+                  f"actions/s, ratio {ratios[-1]:.3f}", flush=True)
+    for name in names:
+        threaded = f", {workers}x{threads}" if name.startswith("gthread") else f", {workers} workers"
+        report(f"median HTTP accepted actions/s, {name}{threaded}", statistics.median(rates[name]), "actions/s")
+        report(f"median gunicorn CPU per accepted action, {name}", statistics.median(cpu[name]), "ms")
+    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+    report(f"ratio {classes[0]} / {classes[1]}, median of the pairs", statistics.median(ratios), "x",
+           "(target >= 1)" if classes == ("gevent", "gthread") else "")
+    print(f"  pairs' ratios: quartiles {quartiles[0]:.3f} / {quartiles[2]:.3f}, A ahead in "
+          f"{sum(r >= 1 for r in ratios)} of {len(ratios)} pairs")
 
 
 def main() -> int:
@@ -335,9 +380,12 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--rate", type=float, default=4.0, help="appends/s per game in the paced run")
     parser.add_argument("--only", choices=("append", "fold", "http"))
-    parser.add_argument("--compare-worker-classes", type=int, default=0, metavar="ROUNDS",
-                        help="HTTP only: alternate gevent (production) and the former gthread worker class for ROUNDS "
-                             "rounds each and print the median actions/s of each and their ratio")
+    parser.add_argument("--compare-worker-classes", type=int, default=0, metavar="PAIRS",
+                        help="HTTP only: run gevent (production) and the former gthread worker class side by side, "
+                             "moving the load between them for PAIRS pairs of slices, and print the median ratio")
+    parser.add_argument("--slice-seconds", type=float, default=5.0, help="measured seconds of one comparison slice")
+    parser.add_argument("--classes", default="gevent,gthread",
+                        help="the two worker classes compared (gevent,gevent measures the comparison's own noise)")
     parser.add_argument("--http-sqlite", action="store_true",
                         help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
@@ -355,17 +403,9 @@ def main() -> int:
         if args.only in (None, "fold"):
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
         if args.compare_worker_classes:
-            rates: dict[str, list[float]] = {"gevent": [], "gthread": []}
-            for _ in range(args.compare_worker_classes):
-                for worker_class in rates:
-                    rates[worker_class].append(bench_http(url, args.games, duration, args.workers, args.threads,
-                                                          worker_class=worker_class))
-            gevent_rate, gthread_rate = (statistics.median(rates[k]) for k in ("gevent", "gthread"))
-            report("median HTTP accepted actions/s, gevent (production config)", gevent_rate, "actions/s")
-            report(f"median HTTP accepted actions/s, gthread {args.workers}x{args.threads} (former)", gthread_rate,
-                   "actions/s")
-            report("ratio gevent / gthread (same run, alternating)", gevent_rate / gthread_rate, "x",
-                   "(target >= 1)")
+            first, second = args.classes.split(",")
+            compare_worker_classes(url, args.compare_worker_classes, args.slice_seconds, args.games, args.workers,
+                                   args.threads, (first, second))
             return 0
         if args.only in (None, "http"):
             bench_http(url, args.games, duration, args.workers, args.threads)

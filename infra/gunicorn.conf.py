@@ -36,6 +36,12 @@ worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 # workers * worker_connections below `ulimit -n`. The app's own cap (TORRES_MAX_STREAMS) answers 503 before this.
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "12000"))
 backlog = 4096
+# Each worker listens on its own socket (SO_REUSEPORT) and the kernel spreads new connections over them. With one
+# shared socket, whichever gevent worker wakes first accepts a burst of connections, and keep-alive connections stay
+# where they were accepted: 50 clients connecting at once were split 50/0, 50/0 and 34/16 between two workers
+# (so one core served everything), and 26/24, 24/26 with this setting (docs/performance.md, issue 11). The cost:
+# a second server started on the same port by the same user shares it instead of failing to bind.
+reuse_port = os.environ.get("GUNICORN_REUSE_PORT", "1") not in ("0", "false", "no")
 
 # A worker that does not report for `timeout` s is restarted; under gevent it reports from its loop, so this only
 # fires when one request hogs the CPU that long (long-lived streams do not count).
