@@ -264,16 +264,21 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "gevent") -> Iterator[tuple[int, int]]:
+def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "gevent",
+                    overrides: dict[str, str] | None = None) -> Iterator[tuple[int, int]]:
     """gunicorn started with the production configuration (``infra/gunicorn.conf.py``), with its worker class
-    (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker; yields (port, pid)."""
+    (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker, and ``overrides`` of
+    its environment; yields (port, pid)."""
     port, api_key = free_port(), "bench-key"
     env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": api_key, "TORRES_ADMIN_KEY": "bench-admin",
-           "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "DB_POOL_MAX": str(max(8, threads)),
-           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "WEB_CONCURRENCY": str(workers),
-           "GUNICORN_WORKER_CLASS": worker_class, "GUNICORN_BIND": f"127.0.0.1:{port}",
-           "GUNICORN_LOG_LEVEL": "warning"}
-    extra = ["--threads", str(threads)] if worker_class == "gthread" else []
+           "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
+           "WEB_CONCURRENCY": str(workers), "GUNICORN_WORKER_CLASS": worker_class,
+           "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_LOG_LEVEL": "warning"}
+    extra = []
+    if worker_class == "gthread":  # the former configuration: one pool connection per thread, all it can use
+        extra = ["--threads", str(threads)]
+        env["DB_POOL_MAX"] = os.environ.get("DB_POOL_MAX") or str(threads)
+    env.update(overrides or {})
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "infra" / "gunicorn.conf.py"), *extra,
          "torres_game.wsgi:app"],
@@ -337,19 +342,22 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
 
 
 def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: int, workers: int,
-                           threads: int, classes: tuple[str, str] = ("gevent", "gthread")) -> None:
+                           threads: int, classes: tuple[str, str] = ("gevent", "gthread"),
+                           overrides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> None:
     """gevent (production) against the former gthread, side by side: both servers run for the whole comparison
     and the load moves between them in short slices, ABBA (gevent, gthread, gthread, gevent, ...), so that the
     machine's drift -- which moves one configuration's figure by more than the difference measured, from 287 to
     811 actions/s within minutes here -- is the same for the two slices of a pair. The figure is the median of
     the pairs' ratios. (The idle server costs nearly nothing; both listen for the other's appends alike.)
-    ``classes`` = ("gevent", "gevent") compares two identical servers: the method's own noise (an A/A test)."""
-    first, second = names = (f"{classes[0]} (A)", f"{classes[1]} (B)")
+    ``classes`` = ("gevent", "gevent") compares two identical servers: the method's own noise (an A/A test);
+    ``overrides`` (environment of A, of B) compares two settings of one class."""
+    first, second = names = tuple(f"{cls} ({side}{''.join(f' {k}={v}' for k, v in env.items())})"
+                                  for cls, side, env in zip(classes, "AB", overrides, strict=True))
     rates: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     ratios: list[float] = []
-    with gunicorn_server(url, workers, threads, classes[0]) as server_a, \
-            gunicorn_server(url, workers, threads, classes[1]) as server_b:
+    with gunicorn_server(url, workers, threads, classes[0], overrides[0]) as server_a, \
+            gunicorn_server(url, workers, threads, classes[1], overrides[1]) as server_b:
         servers = {first: server_a, second: server_b}
         for pair in range(slices):
             for name in names if pair % 2 == 0 else names[::-1]:
@@ -365,7 +373,7 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
         report(f"median gunicorn CPU per accepted action, {name}", statistics.median(cpu[name]), "ms")
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     report(f"ratio {classes[0]} / {classes[1]}, median of the pairs", statistics.median(ratios), "x",
-           "(target >= 1)" if classes == ("gevent", "gthread") else "")
+           "(target >= 1)" if classes == ("gevent", "gthread") and overrides == ({}, {}) else "")
     print(f"  pairs' ratios: quartiles {quartiles[0]:.3f} / {quartiles[2]:.3f}, A ahead in "
           f"{sum(r >= 1 for r in ratios)} of {len(ratios)} pairs")
 
@@ -386,6 +394,10 @@ def main() -> int:
     parser.add_argument("--slice-seconds", type=float, default=5.0, help="measured seconds of one comparison slice")
     parser.add_argument("--classes", default="gevent,gthread",
                         help="the two worker classes compared (gevent,gevent measures the comparison's own noise)")
+    parser.add_argument("--env-a", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment setting of server A only (repeatable), e.g. DB_POOL_MAX=8")
+    parser.add_argument("--env-b", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment setting of server B only (repeatable)")
     parser.add_argument("--http-sqlite", action="store_true",
                         help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
@@ -404,8 +416,9 @@ def main() -> int:
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
         if args.compare_worker_classes:
             first, second = args.classes.split(",")
+            env_a, env_b = (dict(item.split("=", 1) for item in side) for side in (args.env_a, args.env_b))
             compare_worker_classes(url, args.compare_worker_classes, args.slice_seconds, args.games, args.workers,
-                                   args.threads, (first, second))
+                                   args.threads, (first, second), (env_a, env_b))
             return 0
         if args.only in (None, "http"):
             bench_http(url, args.games, duration, args.workers, args.threads)

@@ -38,7 +38,10 @@ class Config:
     migrations_dir: Path = _REPO_MIGRATIONS
     auto_migrate: bool = True
     pool_min: int = 1
-    pool_max: int = 8
+    # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends waiting
+    # for the events lock, and each hand-over cost the pool's (gevent) locks; 25 gave +10-16 % actions/s and -5 %
+    # CPU per action (docs/performance.md, issue 11). Budget: replicas x WEB_CONCURRENCY x this < max_connections.
+    pool_max: int = 16
     state_cache_size: int = 2048
     max_streams: int = 10_000  # open waits + SSE streams + WebSockets per process; past it: 503 too_many_streams
     stream_heartbeat: float = 15.0  # seconds between SSE keep-alive comments (proxies close idle connections)
@@ -67,7 +70,7 @@ class Config:
             migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
             auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
             pool_min=int(env.get("DB_POOL_MIN", "1")),
-            pool_max=int(env.get("DB_POOL_MAX", "8")),
+            pool_max=int(env.get("DB_POOL_MAX", "16")),
             max_streams=int(env.get("TORRES_MAX_STREAMS", "10000")),
             stream_heartbeat=float(env.get("TORRES_STREAM_HEARTBEAT", "15")),
             send_timeout=float(env.get("TORRES_SEND_TIMEOUT", "10")),
