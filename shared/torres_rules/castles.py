@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from .board import NEIGHBOURS, SQUARES
+from .board import NEIGHBOURS
 
 NO_CASTLE: Final = -1
 
@@ -28,20 +28,23 @@ class Castles:
         heights: tuple[int, ...],
         of: tuple[int, ...] | None = None,
         members: tuple[tuple[int, ...], ...] | None = None,
+        areas: tuple[int, ...] | None = None,
     ) -> None:
-        """The castles of `heights`: found by a flood fill, or given (`of` and `members`) when derived from a
-        board one block away (`with_block`)."""
+        """The castles of `heights`: found by a flood fill, or given (`of`, `members` and their `areas`) when
+        derived from a board one block away (`with_block`)."""
         if of is None or members is None:
             of, members = _flood(heights)
         self.heights = heights
         self.of = of
         self.members = members
-        self.areas: tuple[int, ...] = tuple([len(m) for m in members])
+        self.areas: tuple[int, ...] = tuple([len(m) for m in members]) if areas is None else areas
         self._build_squares: tuple[int, ...] | None = None
         self._lonely: tuple[int, ...] | None = None
         self._landing: tuple[int, ...] | None = None
-        self._reach: dict[int, tuple[int, ...]] = {}
-        self._gate_exits: list[tuple[tuple[int, int], ...] | None] = [None] * len(members)
+        # per square, its reach once asked for: a list indexed by square, which `with_block` copies whole and
+        # clears where stale (a dict cost an insert per surviving entry)
+        self._reach: list[tuple[int, ...] | None] = [None] * 64
+        self._gate_exits: list[list[int] | None] = [None] * len(members)
 
     def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
         """The castles after one block was added on `square` (giving `heights`), derived without a new flood
@@ -50,7 +53,7 @@ class Castles:
         touch, so no other castle's gates or build squares depend on it."""
         if self.heights[square]:
             changed = self.of[square]
-            new = Castles(heights, self.of, self.members)
+            new = Castles(heights, self.of, self.members, self.areas)
             affected: tuple[int, ...] = (square,)
         else:
             extended = self.ground_extension(square)
@@ -58,29 +61,33 @@ class Castles:
                 return Castles(heights)
             of = list(self.of)
             grown = list(self.members)
+            areas = list(self.areas)
             if extended == NO_CASTLE:
                 changed = len(grown)
                 grown.append((square,))
+                areas.append(1)
             else:
                 changed = extended
                 grown[changed] = tuple(sorted((*grown[changed], square)))
+                areas[changed] += 1
             members = tuple(grown)
             of[square] = changed
-            new = Castles(heights, tuple(of), members)
+            new = Castles(heights, tuple(of), members, tuple(areas))
             affected = (square, *NEIGHBOURS[square], *members[changed])
         new._update_build_squares(self, affected)
-        exits = self._gate_exits + [None] * (len(new.members) - len(self.members))
+        exits = self._gate_exits[:]
+        if len(exits) < len(new.members):
+            exits.append(None)
         exits[changed] = None
         new._gate_exits = exits
         # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
         # to it (gates): only the squares next to the changed castle, and the changed square, need it again
-        if self._reach:
-            stale = [False] * 64
-            stale[square] = True
-            for x in new.members[changed]:
-                for n in NEIGHBOURS[x]:
-                    stale[n] = True
-            new._reach = {sq: t for sq, t in self._reach.items() if not stale[sq]}
+        reach = self._reach[:]
+        reach[square] = None
+        for x in new.members[changed]:
+            for n in NEIGHBOURS[x]:
+                reach[n] = None
+        new._reach = reach
         return new
 
     def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
@@ -88,12 +95,17 @@ class Castles:
         that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
         if before._build_squares is None or self._build_squares is not None:
             return
-        buildable = [False] * 64
-        for sq in before._build_squares:
-            buildable[sq] = True
+        mark = [False] * 64
         for sq in affected:
-            buildable[sq] = self._buildable(sq)
-        self._build_squares = tuple([sq for sq in SQUARES if buildable[sq]])
+            mark[sq] = True
+        out = [sq for sq in before._build_squares if not mark[sq]]
+        for sq in affected:
+            if mark[sq]:  # once per square: `affected` may name one twice
+                mark[sq] = False
+                if self._buildable(sq):
+                    out.append(sq)
+        out.sort()
+        self._build_squares = tuple(out)
 
     @property
     def count(self) -> int:
@@ -120,14 +132,14 @@ class Castles:
         """Squares where a block may be built, figures aside (RULES 5.3): on top of a castle square whose stack
         stays <= the base area, or on ground next to exactly one castle."""
         if self._build_squares is None:
-            self._build_squares = tuple(sq for sq in SQUARES if self._buildable(sq))
+            self._build_squares = tuple(sq for sq in range(64) if self._buildable(sq))
         return self._build_squares
 
     def lonely_squares(self) -> tuple[int, ...]:
         """Ground squares touching no castle: where a moved block founds a new castle (card 8)."""
         if self._lonely is None:
             near = {n for members in self.members for sq in members for n in NEIGHBOURS[sq]}
-            self._lonely = tuple(sq for sq in SQUARES if sq not in near and not self.heights[sq])
+            self._lonely = tuple(sq for sq in range(64) if sq not in near and not self.heights[sq])
         return self._lonely
 
     def landing_squares(self) -> tuple[int, ...]:
@@ -150,18 +162,22 @@ class Castles:
                 found = d
         return found != NO_CASTLE
 
-    def gate_exits(self, castle: int) -> tuple[tuple[int, int], ...]:
-        """(level of E, square E) for every square a gate of the castle opens onto, lowest first (RULES 5.2
-        [ruling]: a gate exists between a castle square X and a neighbour E whose level is below X's top)."""
+    def gate_exits(self, castle: int) -> list[int]:
+        """Every square a gate of the castle opens onto, as `level * 64 + square` (the level of E, then E), lowest
+        first (RULES 5.2 [ruling]: a gate exists between a castle square X and a neighbour E whose level is below
+        X's top); E appears once per gate onto it (`reach` marks each square once). Plain ints, not (level, square)
+        pairs, and no de-duplication: no tuple per exit, and sorting compares machine ints."""
         exits = self._gate_exits[castle]
         if exits is None:
             h = self.heights
-            found: dict[int, int] = {}
+            exits = []
             for x in self.members[castle]:
+                top = h[x]
                 for e in NEIGHBOURS[x]:
-                    if h[e] < h[x]:
-                        found[e] = h[e]
-            exits = tuple(sorted((level, e) for e, level in found.items()))
+                    level = h[e]
+                    if level < top:
+                        exits.append(level * 64 + e)
+            exits.sort()
             self._gate_exits[castle] = exits
         return exits
 
@@ -169,26 +185,33 @@ class Castles:
         """Where `move_knight` (5.2) leads from a knight on `square`, figures aside, sorted: a step onto a
         neighbour at most 1 level higher, or a gate move through any castle next to it with a gate above the
         knight's level, out through a gate onto a square no higher than it started."""
-        targets = self._reach.get(square)
+        targets = self._reach[square]
         if targets is None:
             h = self.heights
             of = self.of
             level = h[square]
+            limit = level * 64 + 63  # gate exits (level * 64 + square) no higher than the knight's level
             found = [False] * 64  # a mask, not a set: the compiled build runs this loop as plain C
+            found[square] = True  # never a target
+            out: list[int] = []
             entered: list[int] = []
             for t in NEIGHBOURS[square]:
-                if h[t] <= level + 1:
+                if h[t] <= level + 1 and not found[t]:
                     found[t] = True
+                    out.append(t)
                 c = of[t]
                 if c == NO_CASTLE or h[t] <= level or c in entered:
                     continue
                 entered.append(c)
-                for e_level, e in self.gate_exits(c):
-                    if e_level > level:
+                for key in self.gate_exits(c):
+                    if key > limit:
                         break
-                    found[e] = True
-            found[square] = False
-            targets = tuple([sq for sq in SQUARES if found[sq]])
+                    e = key & 63
+                    if not found[e]:
+                        found[e] = True
+                        out.append(e)
+            out.sort()
+            targets = tuple(out)
             self._reach[square] = targets
         return targets
 
@@ -197,7 +220,7 @@ def _flood(heights: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, 
     """(castle index of each square, squares of each castle): maximal orthogonally connected castle squares."""
     of = [NO_CASTLE] * 64
     members: list[tuple[int, ...]] = []
-    for start in SQUARES:
+    for start in range(64):
         if heights[start] == 0 or of[start] != NO_CASTLE:
             continue
         index = len(members)
