@@ -470,9 +470,7 @@ def _place_foundation(state: State, sq: int) -> None:
 def _place_start_knight(state: State, sq: int) -> None:
     if sq not in turns.free_foundations(state):
         raise IllegalAction(f"each player places a start knight on a free foundation: {SQUARE_NAMES[sq]} is not")
-    knights = list(state.knights)
-    knights[sq] = state.mover()
-    state.knights = tuple(knights)
+    state.put_knight(state.mover(), NO_FIGURE, sq)
     turns.after_start_knight(state)
 
 
@@ -496,9 +494,7 @@ def _place_knight(state: State, sq: int) -> None:
             f"{SQUARE_NAMES[sq]} is not such a square"
         )
     _spend(state, 2, "placing a knight")
-    knights = list(state.knights)
-    knights[sq] = seat
-    state.knights = tuple(knights)
+    state.put_knight(seat, NO_FIGURE, sq)
 
 
 def _move_knight(state: State, frm: int, to: int) -> None:

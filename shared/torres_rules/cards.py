@@ -12,7 +12,7 @@ from typing import Final
 from . import building, codes, moves
 from .board import SQUARE_NAMES
 from .names import CARD_KINDS
-from .state import NO_FIGURE, State
+from .state import State
 
 KNIGHT_CARDS: Final = {
     "climb_two": moves.climb_two_squares,
@@ -131,10 +131,7 @@ def why_not_knight_card(state: State, card: str, frm: int, to: int) -> str | Non
 
 def move_knight(state: State, frm: int, to: int) -> None:
     """Private to the engine: move a knight on a fresh copy."""
-    knights = list(state.knights)
-    knights[to] = knights[frm]
-    knights[frm] = NO_FIGURE
-    state.knights = tuple(knights)
+    state.put_knight(state.knights[frm], frm, to)
 
 
 def remove_one(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
