@@ -21,7 +21,8 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_build_squares", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights", "members", "of")
+    __slots__ = ("_build_squares", "_buildable_at", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights",
+                 "members", "of")
 
     def __init__(
         self,
@@ -29,9 +30,11 @@ class Castles:
         of: tuple[int, ...] | None = None,
         members: tuple[tuple[int, ...], ...] | None = None,
         areas: tuple[int, ...] | None = None,
+        reach: list[tuple[int, ...] | None] | None = None,
+        gate_exits: list[list[int] | None] | None = None,
     ) -> None:
-        """The castles of `heights`: found by a flood fill, or given (`of`, `members` and their `areas`) when
-        derived from a board one block away (`with_block`)."""
+        """The castles of `heights`: found by a flood fill, or given (`of`, `members` and their `areas`, and the
+        caches still valid) when derived from a board one block away (`with_block`)."""
         if of is None or members is None:
             of, members = _flood(heights)
         self.heights = heights
@@ -39,21 +42,29 @@ class Castles:
         self.members = members
         self.areas: tuple[int, ...] = tuple([len(m) for m in members]) if areas is None else areas
         self._build_squares: tuple[int, ...] | None = None
+        # per square, whether a block may go there (figures aside): what `build_squares` lists, as a table that
+        # `with_block` copies and re-decides only where the block can change it
+        self._buildable_at: list[bool] | None = None
         self._lonely: tuple[int, ...] | None = None
         self._landing: tuple[int, ...] | None = None
         # per square, its reach once asked for: a list indexed by square, which `with_block` copies whole and
         # clears where stale (a dict cost an insert per surviving entry)
-        self._reach: list[tuple[int, ...] | None] = [None] * 64
-        self._gate_exits: list[list[int] | None] = [None] * len(members)
+        self._reach: list[tuple[int, ...] | None] = [None] * 64 if reach is None else reach
+        self._gate_exits: list[list[int] | None] = [None] * len(members) if gate_exits is None else gate_exits
 
     def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
         """The castles after one block was added on `square` (giving `heights`), derived without a new flood
         fill: a block on top changes no membership; a ground block joins the one castle it touches or founds
         one (building never joins castles). Only the changed castle's tables are recomputed: castles never
         touch, so no other castle's gates or build squares depend on it."""
+        # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
+        # to it (gates): only the squares next to the changed castle, and the changed square, need it again
+        reach = self._reach[:]
+        reach[square] = None
+        exits = self._gate_exits[:]
         if self.heights[square]:
             changed = self.of[square]
-            new = Castles(heights, self.of, self.members, self.areas)
+            new = Castles(heights, self.of, self.members, self.areas, reach, exits)
             affected: tuple[int, ...] = (square,)
         else:
             extended = self.ground_extension(square)
@@ -66,46 +77,26 @@ class Castles:
                 changed = len(grown)
                 grown.append((square,))
                 areas.append(1)
+                exits.append(None)
             else:
                 changed = extended
                 grown[changed] = tuple(sorted((*grown[changed], square)))
                 areas[changed] += 1
             members = tuple(grown)
             of[square] = changed
-            new = Castles(heights, tuple(of), members, tuple(areas))
+            new = Castles(heights, tuple(of), members, tuple(areas), reach, exits)
             affected = (square, *NEIGHBOURS[square], *members[changed])
-        new._update_build_squares(self, affected)
-        exits = self._gate_exits[:]
-        if len(exits) < len(new.members):
-            exits.append(None)
         exits[changed] = None
-        new._gate_exits = exits
-        # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
-        # to it (gates): only the squares next to the changed castle, and the changed square, need it again
-        reach = self._reach[:]
-        reach[square] = None
         for x in new.members[changed]:
             for n in NEIGHBOURS[x]:
                 reach[n] = None
-        new._reach = reach
+        buildable = self._buildable_at
+        if buildable is not None:  # carried over, re-decided only where the block can change it: its own
+            buildable = buildable[:]  # square, its neighbours and the squares of the castle it grew
+            for sq in affected:
+                buildable[sq] = new._buildable(sq)
+            new._buildable_at = buildable
         return new
-
-    def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
-        """Carry the build squares over from a board that differs by one block, re-deciding only the squares
-        that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
-        if before._build_squares is None or self._build_squares is not None:
-            return
-        mark = [False] * 64
-        for sq in affected:
-            mark[sq] = True
-        out = [sq for sq in before._build_squares if not mark[sq]]
-        for sq in affected:
-            if mark[sq]:  # once per square: `affected` may name one twice
-                mark[sq] = False
-                if self._buildable(sq):
-                    out.append(sq)
-        out.sort()
-        self._build_squares = tuple(out)
 
     @property
     def count(self) -> int:
@@ -131,9 +122,18 @@ class Castles:
     def build_squares(self) -> tuple[int, ...]:
         """Squares where a block may be built, figures aside (RULES 5.3): on top of a castle square whose stack
         stays <= the base area, or on ground next to exactly one castle."""
-        if self._build_squares is None:
-            self._build_squares = tuple(sq for sq in range(64) if self._buildable(sq))
-        return self._build_squares
+        squares = self._build_squares
+        if squares is None:
+            buildable = self.buildable_at()
+            squares = self._build_squares = tuple([sq for sq in range(64) if buildable[sq]])
+        return squares
+
+    def buildable_at(self) -> list[bool]:
+        """Per square, whether it is one of `build_squares` (a look-up for `apply`, not a search of the tuple)."""
+        buildable = self._buildable_at
+        if buildable is None:
+            buildable = self._buildable_at = [self._buildable(sq) for sq in range(64)]
+        return buildable
 
     def lonely_squares(self) -> tuple[int, ...]:
         """Ground squares touching no castle: where a moved block founds a new castle (card 8)."""
