@@ -31,7 +31,7 @@ from .codes import (
     PLAY_CARD,
 )
 from .editions import KNIGHTS_PER_PLAYER
-from .names import CARD_KINDS
+from .names import CARD_INDEX, CARD_KINDS
 from .scoring import advance
 from .state import NO_FIGURE, State, replaced
 
@@ -412,7 +412,7 @@ def _play_card_wire(state: State, action: Action) -> None:
     extra = set(action) - allowed - {"type", "card"}
     if extra:
         raise IllegalAction(f"play_card {card} has no field {', '.join(sorted(extra))}")
-    kind = CARD_KINDS.index(card)
+    kind = CARD_INDEX[card]
     if card == "block_under_knight":
         at = _square(action, "at")
         index = _stack_index(action.get("stack"), state.stacks[state.mover()],

@@ -18,7 +18,7 @@ def _name(sq: int) -> str:
 
 def reserve(state: State, seat: int) -> int:
     """Knights of the seat not yet on the board."""
-    return KNIGHTS_PER_PLAYER - state.knights.count(seat)
+    return KNIGHTS_PER_PLAYER - len(state.knight_squares(seat))
 
 
 def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list[int]:
