@@ -194,15 +194,15 @@ class Castles:
             found = [False] * 64  # a mask, not a set: the compiled build runs this loop as plain C
             found[square] = True  # never a target
             out: list[int] = []
-            entered: list[int] = []
+            entered = 0  # the castles already gone through, as bits of their indices: no list to search
             for t in NEIGHBOURS[square]:
                 if h[t] <= level + 1 and not found[t]:
                     found[t] = True
                     out.append(t)
                 c = of[t]
-                if c == NO_CASTLE or h[t] <= level or c in entered:
+                if c == NO_CASTLE or h[t] <= level or entered >> c & 1:
                     continue
-                entered.append(c)
+                entered |= 1 << c
                 for key in self.gate_exits(c):
                     if key > limit:
                         break

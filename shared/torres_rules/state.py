@@ -347,7 +347,9 @@ class State:
 
 def replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """A copy of a tuple with one item replaced: the building block of every change to a State."""
-    return (*values[:index], value, *values[index + 1 :])
+    items = list(values)
+    items[index] = value
+    return tuple(items)
 
 
 def _indices(values: tuple[int, ...], wanted: int) -> list[int]:
