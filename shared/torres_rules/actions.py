@@ -124,12 +124,12 @@ def _turn_codes(state: State) -> list[object]:
             for to in castles.reach(frm):
                 if knights[to] == NO_FIGURE and to != king:
                     out.append(CODES[base + to])
-        choices = building.stack_choices(state)
-        if choices:
-            squares = [sq for sq in castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
-            for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
-                base = BUILD + i * 64
-                for sq in squares:
+        # the build squares filtered per stack choice, not into a list first: once the turn's stack is fixed there
+        # is one choice (most calls), and the list cost an append and, compiled, a boxed int per square
+        for i in building.stack_choices(state):  # at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
+            base = BUILD + i * 64
+            for sq in castles.build_squares():
+                if knights[sq] == NO_FIGURE and sq != king:
                     out.append(CODES[base + sq])
         if cards.why_not_buy(state) is None:
             out.append(CODES[BUY_CARD])
