@@ -92,10 +92,19 @@ class Castles:
                 reach[n] = None
         buildable = self._buildable_at
         if buildable is not None:  # carried over, re-decided only where the block can change it: its own
-            buildable = buildable[:]  # square, its neighbours and the squares of the castle it grew
+            same = True  # square, its neighbours and the squares of the castle it grew
             for sq in affected:
-                buildable[sq] = new._buildable(sq)
-            new._buildable_at = buildable
+                if new._buildable(sq) != buildable[sq]:
+                    same = False
+                    break
+            if same:  # most blocks on top of a castle: the very same tables (never changed in place) serve
+                new._buildable_at = buildable
+                new._build_squares = self._build_squares
+            else:
+                buildable = buildable[:]
+                for sq in affected:
+                    buildable[sq] = new._buildable(sq)
+                new._buildable_at = buildable
         return new
 
     @property
