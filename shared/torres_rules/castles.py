@@ -200,15 +200,14 @@ class Castles:
             of = self.of
             level = h[square]
             limit = level * 64 + 63  # gate exits (level * 64 + square) no higher than the knight's level
-            # the squares found so far as bits of an int, not a set or a list of 64: nothing to allocate, and machine
-            # operations in the compiled build (the two top squares' bits make it a big int there: rare, still exact)
-            found = 1 << square  # never a target
+            found = [False] * 64  # a mask, not a set: the compiled build runs this loop as plain C
+            found[square] = True  # never a target
             out: list[int] = []
             gated = False
             entered = 0  # the castles already gone through, as bits of their indices: no list to search
             for t in NEIGHBOURS[square]:
-                if h[t] <= level + 1 and not found >> t & 1:
-                    found |= 1 << t
+                if h[t] <= level + 1 and not found[t]:
+                    found[t] = True
                     out.append(t)
                 c = of[t]
                 if c == NO_CASTLE or h[t] <= level or entered >> c & 1:
@@ -218,8 +217,8 @@ class Castles:
                     if key > limit:
                         break
                     e = key & 63
-                    if not found >> e & 1:
-                        found |= 1 << e
+                    if not found[e]:
+                        found[e] = True
                         out.append(e)
                         gated = True
             if gated:  # steps alone come in NEIGHBOURS' order, which is ascending

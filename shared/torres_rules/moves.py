@@ -27,19 +27,19 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
     h = state.heights
     knights = state.knights
     king = state.king
-    found = 0  # squares found (or ruled out), as bits of an int: no set to hash into, no list to allocate
-    if king != NO_FIGURE:  # never a target
-        found |= 1 << king
+    found = [False] * 64  # a mask, not a set: plain C in the compiled build, and no hashing in either
+    if king != NO_FIGURE:  # never a target (and never -1, which would index square 63)
+        found[king] = True
     if without != NO_FIGURE:
-        found |= 1 << without
+        found[without] = True
     out: list[int] = []
     for k in state.knight_squares(seat):
         if k == without:
             continue
         level = h[k]
         for n in NEIGHBOURS[k]:
-            if h[n] <= level and (knights[n] == NO_FIGURE or n == without) and not found >> n & 1:
-                found |= 1 << n
+            if h[n] <= level and (knights[n] == NO_FIGURE or n == without) and not found[n]:
+                found[n] = True
                 out.append(n)
     out.sort()
     return out
