@@ -31,7 +31,7 @@ from .codes import (
     PLAY_CARD,
 )
 from .editions import KNIGHTS_PER_PLAYER
-from .names import CARD_KINDS
+from .names import CARD_INDEX, CARD_KINDS
 from .scoring import advance
 from .state import NO_FIGURE, State, replaced
 
@@ -124,12 +124,12 @@ def _turn_codes(state: State) -> list[object]:
             for to in castles.reach(frm):
                 if knights[to] == NO_FIGURE and to != king:
                     out.append(CODES[base + to])
-        choices = building.stack_choices(state)
-        if choices:
-            squares = [sq for sq in castles.build_squares() if knights[sq] == NO_FIGURE and sq != king]
-            for i in choices:  # a stock has at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
-                base = BUILD + i * 64
-                for sq in squares:
+        # the build squares filtered per stack choice, not into a list first: once the turn's stack is fixed there
+        # is one choice (most calls), and the list cost an append and, compiled, a boxed int per square
+        for i in building.stack_choices(state):  # at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
+            base = BUILD + i * 64
+            for sq in castles.build_squares():
+                if knights[sq] == NO_FIGURE and sq != king:
                     out.append(CODES[base + sq])
         if cards.why_not_buy(state) is None:
             out.append(CODES[BUY_CARD])
@@ -412,7 +412,7 @@ def _play_card_wire(state: State, action: Action) -> None:
     extra = set(action) - allowed - {"type", "card"}
     if extra:
         raise IllegalAction(f"play_card {card} has no field {', '.join(sorted(extra))}")
-    kind = CARD_KINDS.index(card)
+    kind = CARD_INDEX[card]
     if card == "block_under_knight":
         at = _square(action, "at")
         index = _stack_index(action.get("stack"), state.stacks[state.mover()],
@@ -470,9 +470,7 @@ def _place_foundation(state: State, sq: int) -> None:
 def _place_start_knight(state: State, sq: int) -> None:
     if sq not in turns.free_foundations(state):
         raise IllegalAction(f"each player places a start knight on a free foundation: {SQUARE_NAMES[sq]} is not")
-    knights = list(state.knights)
-    knights[sq] = state.mover()
-    state.knights = tuple(knights)
+    state.put_knight(state.mover(), NO_FIGURE, sq)
     turns.after_start_knight(state)
 
 
@@ -496,9 +494,7 @@ def _place_knight(state: State, sq: int) -> None:
             f"{SQUARE_NAMES[sq]} is not such a square"
         )
     _spend(state, 2, "placing a knight")
-    knights = list(state.knights)
-    knights[sq] = seat
-    state.knights = tuple(knights)
+    state.put_knight(seat, NO_FIGURE, sq)
 
 
 def _move_knight(state: State, frm: int, to: int) -> None:

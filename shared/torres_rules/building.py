@@ -23,7 +23,7 @@ def build_squares(state: State) -> list[int]:
 
 def may_build(state: State, sq: int) -> bool:
     """One square of `build_squares`, without listing them all (for `apply`)."""
-    return state.is_free(sq) and sq in state.castles.build_squares()
+    return state.castles.buildable_at()[sq] and state.is_free(sq)
 
 
 def why_not_build(state: State, sq: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from .board import NEIGHBOURS, SQUARES
+from .board import NEIGHBOURS
 
 NO_CASTLE: Final = -1
 
@@ -21,36 +21,50 @@ class Castles:
     members[c]: its squares. Figure-independent derived tables are computed on first use.
     """
 
-    __slots__ = ("_build_squares", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights", "members", "of")
+    __slots__ = ("_build_squares", "_buildable_at", "_gate_exits", "_landing", "_lonely", "_reach", "areas", "heights",
+                 "members", "of")
 
     def __init__(
         self,
         heights: tuple[int, ...],
         of: tuple[int, ...] | None = None,
         members: tuple[tuple[int, ...], ...] | None = None,
+        areas: tuple[int, ...] | None = None,
+        reach: list[tuple[int, ...] | None] | None = None,
+        gate_exits: list[list[int] | None] | None = None,
     ) -> None:
-        """The castles of `heights`: found by a flood fill, or given (`of` and `members`) when derived from a
-        board one block away (`with_block`)."""
+        """The castles of `heights`: found by a flood fill, or given (`of`, `members` and their `areas`, and the
+        caches still valid) when derived from a board one block away (`with_block`)."""
         if of is None or members is None:
             of, members = _flood(heights)
         self.heights = heights
         self.of = of
         self.members = members
-        self.areas: tuple[int, ...] = tuple([len(m) for m in members])
+        self.areas: tuple[int, ...] = tuple([len(m) for m in members]) if areas is None else areas
         self._build_squares: tuple[int, ...] | None = None
+        # per square, whether a block may go there (figures aside): what `build_squares` lists, as a table that
+        # `with_block` copies and re-decides only where the block can change it
+        self._buildable_at: list[bool] | None = None
         self._lonely: tuple[int, ...] | None = None
         self._landing: tuple[int, ...] | None = None
-        self._reach: dict[int, tuple[int, ...]] = {}
-        self._gate_exits: list[tuple[tuple[int, int], ...] | None] = [None] * len(members)
+        # per square, its reach once asked for: a list indexed by square, which `with_block` copies whole and
+        # clears where stale (a dict cost an insert per surviving entry)
+        self._reach: list[tuple[int, ...] | None] = [None] * 64 if reach is None else reach
+        self._gate_exits: list[list[int] | None] = [None] * len(members) if gate_exits is None else gate_exits
 
     def with_block(self, square: int, heights: tuple[int, ...]) -> Castles:
         """The castles after one block was added on `square` (giving `heights`), derived without a new flood
         fill: a block on top changes no membership; a ground block joins the one castle it touches or founds
         one (building never joins castles). Only the changed castle's tables are recomputed: castles never
         touch, so no other castle's gates or build squares depend on it."""
+        # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
+        # to it (gates): only the squares next to the changed castle, and the changed square, need it again
+        reach = self._reach[:]
+        reach[square] = None
+        exits = self._gate_exits[:]
         if self.heights[square]:
             changed = self.of[square]
-            new = Castles(heights, self.of, self.members)
+            new = Castles(heights, self.of, self.members, self.areas, reach, exits)
             affected: tuple[int, ...] = (square,)
         else:
             extended = self.ground_extension(square)
@@ -58,42 +72,40 @@ class Castles:
                 return Castles(heights)
             of = list(self.of)
             grown = list(self.members)
+            areas = list(self.areas)
             if extended == NO_CASTLE:
                 changed = len(grown)
                 grown.append((square,))
+                areas.append(1)
+                exits.append(None)
             else:
                 changed = extended
                 grown[changed] = tuple(sorted((*grown[changed], square)))
+                areas[changed] += 1
             members = tuple(grown)
             of[square] = changed
-            new = Castles(heights, tuple(of), members)
+            new = Castles(heights, tuple(of), members, tuple(areas), reach, exits)
             affected = (square, *NEIGHBOURS[square], *members[changed])
-        new._update_build_squares(self, affected)
-        exits = self._gate_exits + [None] * (len(new.members) - len(self.members))
         exits[changed] = None
-        new._gate_exits = exits
-        # a square's reach depends only on its own level and its neighbours' (steps), and on the castles next
-        # to it (gates): only the squares next to the changed castle, and the changed square, need it again
-        if self._reach:
-            stale = [False] * 64
-            stale[square] = True
-            for x in new.members[changed]:
-                for n in NEIGHBOURS[x]:
-                    stale[n] = True
-            new._reach = {sq: t for sq, t in self._reach.items() if not stale[sq]}
+        for x in new.members[changed]:
+            for n in NEIGHBOURS[x]:
+                reach[n] = None
+        buildable = self._buildable_at
+        if buildable is not None:  # carried over, re-decided only where the block can change it: its own
+            same = True  # square, its neighbours and the squares of the castle it grew
+            for sq in affected:
+                if new._buildable(sq) != buildable[sq]:
+                    same = False
+                    break
+            if same:  # most blocks on top of a castle: the very same tables (never changed in place) serve
+                new._buildable_at = buildable
+                new._build_squares = self._build_squares
+            else:
+                buildable = buildable[:]
+                for sq in affected:
+                    buildable[sq] = new._buildable(sq)
+                new._buildable_at = buildable
         return new
-
-    def _update_build_squares(self, before: Castles, affected: tuple[int, ...]) -> None:
-        """Carry the build squares over from a board that differs by one block, re-deciding only the squares
-        that block can affect: its own, its neighbours and the squares of the castle it grew or shrank."""
-        if before._build_squares is None or self._build_squares is not None:
-            return
-        buildable = [False] * 64
-        for sq in before._build_squares:
-            buildable[sq] = True
-        for sq in affected:
-            buildable[sq] = self._buildable(sq)
-        self._build_squares = tuple([sq for sq in SQUARES if buildable[sq]])
 
     @property
     def count(self) -> int:
@@ -119,15 +131,24 @@ class Castles:
     def build_squares(self) -> tuple[int, ...]:
         """Squares where a block may be built, figures aside (RULES 5.3): on top of a castle square whose stack
         stays <= the base area, or on ground next to exactly one castle."""
-        if self._build_squares is None:
-            self._build_squares = tuple(sq for sq in SQUARES if self._buildable(sq))
-        return self._build_squares
+        squares = self._build_squares
+        if squares is None:
+            buildable = self.buildable_at()
+            squares = self._build_squares = tuple([sq for sq in range(64) if buildable[sq]])
+        return squares
+
+    def buildable_at(self) -> list[bool]:
+        """Per square, whether it is one of `build_squares` (a look-up for `apply`, not a search of the tuple)."""
+        buildable = self._buildable_at
+        if buildable is None:
+            buildable = self._buildable_at = [self._buildable(sq) for sq in range(64)]
+        return buildable
 
     def lonely_squares(self) -> tuple[int, ...]:
         """Ground squares touching no castle: where a moved block founds a new castle (card 8)."""
         if self._lonely is None:
             near = {n for members in self.members for sq in members for n in NEIGHBOURS[sq]}
-            self._lonely = tuple(sq for sq in SQUARES if sq not in near and not self.heights[sq])
+            self._lonely = tuple(sq for sq in range(64) if sq not in near and not self.heights[sq])
         return self._lonely
 
     def landing_squares(self) -> tuple[int, ...]:
@@ -150,18 +171,22 @@ class Castles:
                 found = d
         return found != NO_CASTLE
 
-    def gate_exits(self, castle: int) -> tuple[tuple[int, int], ...]:
-        """(level of E, square E) for every square a gate of the castle opens onto, lowest first (RULES 5.2
-        [ruling]: a gate exists between a castle square X and a neighbour E whose level is below X's top)."""
+    def gate_exits(self, castle: int) -> list[int]:
+        """Every square a gate of the castle opens onto, as `level * 64 + square` (the level of E, then E), lowest
+        first (RULES 5.2 [ruling]: a gate exists between a castle square X and a neighbour E whose level is below
+        X's top); E appears once per gate onto it (`reach` marks each square once). Plain ints, not (level, square)
+        pairs, and no de-duplication: no tuple per exit, and sorting compares machine ints."""
         exits = self._gate_exits[castle]
         if exits is None:
             h = self.heights
-            found: dict[int, int] = {}
+            exits = []
             for x in self.members[castle]:
+                top = h[x]
                 for e in NEIGHBOURS[x]:
-                    if h[e] < h[x]:
-                        found[e] = h[e]
-            exits = tuple(sorted((level, e) for e, level in found.items()))
+                    level = h[e]
+                    if level < top:
+                        exits.append(level * 64 + e)
+            exits.sort()
             self._gate_exits[castle] = exits
         return exits
 
@@ -169,26 +194,36 @@ class Castles:
         """Where `move_knight` (5.2) leads from a knight on `square`, figures aside, sorted: a step onto a
         neighbour at most 1 level higher, or a gate move through any castle next to it with a gate above the
         knight's level, out through a gate onto a square no higher than it started."""
-        targets = self._reach.get(square)
+        targets = self._reach[square]
         if targets is None:
             h = self.heights
             of = self.of
             level = h[square]
+            limit = level * 64 + 63  # gate exits (level * 64 + square) no higher than the knight's level
             found = [False] * 64  # a mask, not a set: the compiled build runs this loop as plain C
-            entered: list[int] = []
+            found[square] = True  # never a target
+            out: list[int] = []
+            gated = False
+            entered = 0  # the castles already gone through, as bits of their indices: no list to search
             for t in NEIGHBOURS[square]:
-                if h[t] <= level + 1:
+                if h[t] <= level + 1 and not found[t]:
                     found[t] = True
+                    out.append(t)
                 c = of[t]
-                if c == NO_CASTLE or h[t] <= level or c in entered:
+                if c == NO_CASTLE or h[t] <= level or entered >> c & 1:
                     continue
-                entered.append(c)
-                for e_level, e in self.gate_exits(c):
-                    if e_level > level:
+                entered |= 1 << c
+                for key in self.gate_exits(c):
+                    if key > limit:
                         break
-                    found[e] = True
-            found[square] = False
-            targets = tuple([sq for sq in SQUARES if found[sq]])
+                    e = key & 63
+                    if not found[e]:
+                        found[e] = True
+                        out.append(e)
+                        gated = True
+            if gated:  # steps alone come in NEIGHBOURS' order, which is ascending
+                out.sort()
+            targets = tuple(out)
             self._reach[square] = targets
         return targets
 
@@ -197,7 +232,7 @@ def _flood(heights: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, 
     """(castle index of each square, squares of each castle): maximal orthogonally connected castle squares."""
     of = [NO_CASTLE] * 64
     members: list[tuple[int, ...]] = []
-    for start in SQUARES:
+    for start in range(64):
         if heights[start] == 0 or of[start] != NO_CASTLE:
             continue
         index = len(members)

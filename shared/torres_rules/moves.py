@@ -18,7 +18,7 @@ def _name(sq: int) -> str:
 
 def reserve(state: State, seat: int) -> int:
     """Knights of the seat not yet on the board."""
-    return KNIGHTS_PER_PLAYER - state.knights.count(seat)
+    return KNIGHTS_PER_PLAYER - len(state.knight_squares(seat))
 
 
 def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list[int]:
@@ -27,16 +27,22 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
     h = state.heights
     knights = state.knights
     king = state.king
-    out: set[int] = set()
+    found = [False] * 64  # a mask, not a set: plain C in the compiled build, and no hashing in either
+    if king != NO_FIGURE:  # never a target (and never -1, which would index square 63)
+        found[king] = True
+    if without != NO_FIGURE:
+        found[without] = True
+    out: list[int] = []
     for k in state.knight_squares(seat):
         if k == without:
             continue
         level = h[k]
         for n in NEIGHBOURS[k]:
-            if h[n] <= level and (knights[n] == NO_FIGURE or n == without) and n != king:
-                out.add(n)
-    out.discard(without)
-    return sorted(out)
+            if h[n] <= level and (knights[n] == NO_FIGURE or n == without) and not found[n]:
+                found[n] = True
+                out.append(n)
+    out.sort()
+    return out
 
 
 def knight_destinations(state: State, square: int) -> list[int]:

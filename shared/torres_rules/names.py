@@ -16,6 +16,8 @@ CARD_KINDS: Final[tuple[str, ...]] = (
     "reposition_knight",
     "jump",
 )
+CARD_INDEX: Final[dict[str, int]] = {card: i for i, card in enumerate(CARD_KINDS)}
+"""A card kind's index in CARD_KINDS (a dict look-up, not tuple.index: the rules ask for it per generated action)."""
 COPIES_PER_KIND: Final = 4  # 40 action cards = 4 colours x the same 10 kinds
 
 MASTER_CARDS: Final[tuple[str, ...]] = (

@@ -72,7 +72,7 @@ class State:
     (multisets); decks/deck/seen are tuples, top card first.
     """
 
-    __slots__ = (*_FIELDS, "_castles", "_key", "_knights_of")
+    __slots__ = (*_FIELDS, "_castles", "_key", "_knights_for", "_knights_of")
 
     players: int
     edition: str
@@ -164,7 +164,10 @@ class State:
         self.played = played
         self._castles: Castles | None = None
         self._key: tuple[object, ...] | None = None
-        self._knights_of: tuple[tuple[int, ...], dict[int, tuple[int, ...]]] | None = None
+        # per seat, its knights' squares (None: not asked for yet), valid while `knights` is `_knights_for`;
+        # shared by copies until a knight moves, then replaced (never changed in place) by `put_knight`
+        self._knights_for: tuple[int, ...] | None = None
+        self._knights_of: list[tuple[int, ...] | None] | None = None
 
     def _copy(self) -> State:
         """A private, still mutable copy for `apply` to change before handing it out."""
@@ -199,6 +202,7 @@ class State:
             self.played,
         )
         new._castles = self._castles
+        new._knights_for = self._knights_for
         new._knights_of = self._knights_of
         return new
 
@@ -235,16 +239,48 @@ class State:
         return self.knights[square] == NO_FIGURE and self.king != square
 
     def knight_squares(self, seat: int) -> tuple[int, ...]:
-        """The seat's knights, by square; cached per seat for the current knights tuple (a copy shares the cache
-        until its knights change)."""
+        """The seat's knights, by square, ascending; cached per seat for the current knights tuple (a copy shares
+        the cache until its knights change, and `put_knight` carries it over)."""
         cache = self._knights_of
-        if cache is None or cache[0] is not self.knights:
-            cache = (self.knights, {})
+        if cache is None or self._knights_for is not self.knights:
+            cache = [None] * self.players
             self._knights_of = cache
-        squares = cache[1].get(seat)
+            self._knights_for = self.knights
+        squares = cache[seat]
         if squares is None:
-            squares = cache[1][seat] = tuple(_indices(self.knights, seat))
+            squares = tuple(_indices(self.knights, seat))
+            cache[seat] = squares
         return squares
+
+    def put_knight(self, seat: int, frm: int, to: int) -> None:
+        """Private to the engine: a knight of `seat` onto the free square `to` of a fresh copy, from `frm` or,
+        when `frm` is NO_FIGURE, from the seat's reserve. The per-seat squares are updated, not re-derived by a
+        scan of the 64 squares: most actions of a game are knight moves."""
+        knights = list(self.knights)
+        knights[to] = seat
+        if frm != NO_FIGURE:
+            knights[frm] = NO_FIGURE
+        new_knights = tuple(knights)
+        cache = self._knights_of
+        if cache is not None and self._knights_for is self.knights:
+            cache = cache[:]
+            old = cache[seat]
+            if old is not None:
+                moved: list[int] = []
+                placed = False
+                for sq in old:
+                    if sq == frm:
+                        continue
+                    if not placed and to < sq:
+                        moved.append(to)
+                        placed = True
+                    moved.append(sq)
+                if not placed:
+                    moved.append(to)
+                cache[seat] = tuple(moved)
+            self._knights_of = cache
+            self._knights_for = new_knights
+        self.knights = new_knights
 
     def mover(self) -> int:
         """The seat to move, for the rules of a stage in which someone is (every stage but "over")."""
@@ -311,7 +347,9 @@ class State:
 
 def replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """A copy of a tuple with one item replaced: the building block of every change to a State."""
-    return (*values[:index], value, *values[index + 1 :])
+    items = list(values)
+    items[index] = value
+    return tuple(items)
 
 
 def _indices(values: tuple[int, ...], wanted: int) -> list[int]:

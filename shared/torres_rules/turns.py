@@ -161,7 +161,8 @@ def end_turn(state: State, used: int, spread: list[int]) -> None:
     leftover = stacks[used]
     remaining = stacks[:used] + stacks[used + 1 :]
     if remaining:
-        new = tuple(h + add for h, add in zip(remaining, spread, strict=True))
+        assert len(spread) == len(remaining), "a validated spread lists one number per remaining stack"
+        new = tuple([remaining[i] + spread[i] for i in range(len(remaining))])
         state.supply += leftover - sum(spread)
     else:
         new = ()
@@ -221,7 +222,7 @@ def deal_stocks(state: State) -> None:
         kept = state.leftover[seat]
         spread = building.default_spread(stock, kept, capped)
         state.supply += kept - sum(spread)
-        stacks.append(tuple(h + add for h, add in zip(stock, spread, strict=True)))
+        stacks.append(tuple([stock[i] + spread[i] for i in range(len(stock))]))
     state.stacks = tuple(stacks)
     state.leftover = (0,) * state.players
 
