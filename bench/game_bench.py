@@ -344,29 +344,35 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
 def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: int, workers: int,
                            threads: int, classes: tuple[str, str] = ("gevent", "gthread"),
                            overrides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> None:
-    """gevent (production) against the former gthread, side by side: both servers run for the whole comparison
-    and the load moves between them in short slices, ABBA (gevent, gthread, gthread, gevent, ...), so that the
-    machine's drift -- which moves one configuration's figure by more than the difference measured, from 287 to
-    811 actions/s within minutes here -- is the same for the two slices of a pair. The figure is the median of
-    the pairs' ratios. (The idle server costs nearly nothing; both listen for the other's appends alike.)
-    ``classes`` = ("gevent", "gevent") compares two identical servers: the method's own noise (an A/A test);
-    ``overrides`` (environment of A, of B) compares two settings of one class."""
+    """gevent (production) against the former gthread, side by side: both servers run at once and the load moves
+    between them in short slices, ABBA (A, B, B, A, ...), so that the machine's drift -- which moves one
+    configuration's figure by more than the difference measured, from 287 to 811 actions/s within minutes here
+    -- is the same for the two slices of a pair. The figure is the median of the pairs' ratios. Two identical
+    servers (``classes`` = ("gevent", "gevent"), an A/A test) came out 0.85 apart in one run, so halfway the
+    servers are restarted in the other order and on new ports: whatever favours the first- or second-started
+    server then counts for both configurations alike. (The idle server costs nearly nothing; both listen for
+    the other's appends alike.) ``overrides`` (environment of A, of B) compares two settings of one class."""
     first, second = names = tuple(f"{cls} ({side}{''.join(f' {k}={v}' for k, v in env.items())})"
                                   for cls, side, env in zip(classes, "AB", overrides, strict=True))
     rates: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     ratios: list[float] = []
-    with gunicorn_server(url, workers, threads, classes[0], overrides[0]) as server_a, \
-            gunicorn_server(url, workers, threads, classes[1], overrides[1]) as server_b:
-        servers = {first: server_a, second: server_b}
-        for pair in range(slices):
-            for name in names if pair % 2 == 0 else names[::-1]:
-                result = http_load(*servers[name], games, slice_seconds, warm_up=1.0)
-                rates[name].append(result["rate"])
-                cpu[name].append(result["cpu"][0])
-            ratios.append(rates[first][-1] / rates[second][-1])
-            print(f"pair {pair + 1:>2}: {first} {rates[first][-1]:7.1f}, {second} {rates[second][-1]:7.1f} "
-                  f"actions/s, ratio {ratios[-1]:.3f}", flush=True)
+    settings = dict(zip(names, zip(classes, overrides, strict=True), strict=True))
+    halves = [(0, (slices + 1) // 2, names), ((slices + 1) // 2, slices, names[::-1])]
+    for begin, end, start_order in (half for half in halves if half[0] < half[1]):
+        started_first = "A" if start_order[0] == first else "B"
+        with contextlib.ExitStack() as stack:
+            servers = {name: stack.enter_context(gunicorn_server(url, workers, threads, *settings[name]))
+                       for name in start_order}
+            for pair in range(begin, end):
+                for name in names if pair % 2 == 0 else names[::-1]:
+                    result = http_load(*servers[name], games, slice_seconds, warm_up=1.0)
+                    rates[name].append(result["rate"])
+                    cpu[name].append(result["cpu"][0])
+                ratios.append(rates[first][-1] / rates[second][-1])
+                print(f"pair {pair + 1:>2} ({started_first} started first): {first} "
+                      f"{rates[first][-1]:7.1f}, {second} {rates[second][-1]:7.1f} actions/s, "
+                      f"ratio {ratios[-1]:.3f}", flush=True)
     for name in names:
         threaded = f", {workers}x{threads}" if name.startswith("gthread") else f", {workers} workers"
         report(f"median HTTP accepted actions/s, {name}{threaded}", statistics.median(rates[name]), "actions/s")
