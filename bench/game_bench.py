@@ -41,6 +41,7 @@ from torres_game.store.hashing import GENESIS_HASH
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "infra" / "migrations"
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+API_KEY = "bench-key"  # the service key of every server this benchmark starts
 
 
 @contextlib.contextmanager
@@ -269,8 +270,8 @@ def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "g
     """gunicorn started with the production configuration (``infra/gunicorn.conf.py``), with its worker class
     (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker, and ``overrides`` of
     its environment; yields (port, pid)."""
-    port, api_key = free_port(), "bench-key"
-    env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": api_key, "TORRES_ADMIN_KEY": "bench-admin",
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": "bench-admin",
            "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
            "WEB_CONCURRENCY": str(workers), "GUNICORN_WORKER_CLASS": worker_class,
            "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_LOG_LEVEL": "warning"}
@@ -306,7 +307,7 @@ def http_load(port: int, server_pid: int, games: int, duration: float, warm_up: 
     stop = threading.Event()
     accepted = [[0] for _ in range(games)]
     latencies: list[list[float]] = [[] for _ in range(games)]
-    drivers = [threading.Thread(target=drive_game, args=(port, "bench-key", stop, accepted[i], latencies[i], i),
+    drivers = [threading.Thread(target=drive_game, args=(port, API_KEY, stop, accepted[i], latencies[i], i),
                                 daemon=True) for i in range(games)]
     for d in drivers:
         d.start()
