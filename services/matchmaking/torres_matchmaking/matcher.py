@@ -281,11 +281,6 @@ class Matcher:
         elif report.created:
             self._retry_delay = self.config.retry_delay
 
-    def load_pool(self, pool: Pool, lo: float = -math.inf, hi: float = math.inf) -> list[Candidate]:
-        """The queued, unexpired tickets of one pool rated in [lo, hi] (one Lua call)."""
-        return candidates(self.store.scripts.run("snapshot", self.store.keys.pool_keys(pool), *bounds(lo, hi)),
-                          self.clock())
-
     def claim(self, pool: Pool, groups: list[Group], now: float) -> list[Claim]:
         """Claim every group in one pipeline of Lua calls; each call is all-or-nothing on its own."""
         keys = self.store.keys
