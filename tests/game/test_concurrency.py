@@ -163,3 +163,78 @@ def test_a_stale_cache_answers_409_not_403(pg_app: Flask, pg_url: str) -> None:
         assert event_count(client_a, gid) == 2
     finally:
         other.extensions["torres_game"].close()
+
+
+def _open_append(pg_url: str, game_id: str, expected: int) -> tuple[Any, int]:
+    """An append whose transaction stays open: torres_append run on a connection outside autocommit. Returns
+    the connection (commit or roll back to end it) and the position its event drew."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    conn = psycopg.connect(pg_url)
+    row = conn.execute(
+        "SELECT outcome, positions FROM torres_append(%s, %s, %s, NULL, now(), %s, NULL, NULL, NULL, false)",
+        (game_id, expected, f"open-{game_id}", Jsonb([{"type": "action_applied", "payload": {"seat": 0},
+                                                        "schema_version": 1, "content_hash": "c" * 64}])),
+    ).fetchone()
+    assert row is not None and row[0] == "ok"
+    return conn, row[1][0]
+
+
+def test_the_notification_log_never_skips_a_position_that_commits_later(pg_url: str,
+                                                                      pg_store: PostgresEventStore) -> None:
+    """Writer A draws position p and has not committed; writer B draws p + 1 and commits. B must not wait
+    for A (appends of different games do not serialise), and a reader of the log must not hand out p + 1
+    before p is settled: a consumer that moved its cursor to p + 1 would never see p."""
+    slow_game, fast_game = new_game(pg_store), new_game(pg_store)
+    start = pg_store.notifications(after=0, limit=100000)[-1].position
+    conn, p = _open_append(pg_url, slow_game, 1)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            fast = pool.submit(pg_store.append, fast_game, 1, act(1), "fast")
+            assert fast.result(timeout=10).events[0].position == p + 1  # not behind A's open transaction
+            page = pool.submit(pg_store.notifications, after=start, limit=100)
+            time.sleep(0.5)
+            assert not page.done(), f"the log was read past an unsettled position: {page.result()}"
+            conn.commit()
+            positions = [e.position for e in page.result(timeout=10)]
+    finally:
+        conn.close()
+    assert positions == [p, p + 1]
+
+
+def test_a_rolled_back_append_leaves_a_hole_the_log_reads_past(pg_url: str, pg_store: PostgresEventStore) -> None:
+    game = new_game(pg_store)
+    start = pg_store.notifications(after=0, limit=100000)[-1].position
+    conn, p = _open_append(pg_url, game, 1)
+    conn.rollback()
+    conn.close()
+    pg_store.append(game, 1, act(1), "after-the-rollback")
+    assert [e.position for e in pg_store.notifications(after=start, limit=100)] == [p + 1]
+
+
+def test_concurrent_writers_and_a_tailing_reader_see_every_position_once(pg_store: PostgresEventStore) -> None:
+    """Eight writers append as fast as they can while a consumer tails the log by its cursor, as the ratings
+    consumer does: it must see every position, once, in ascending order."""
+    games = [new_game(pg_store) for _ in range(8)]
+    start = pg_store.notifications(after=0, limit=100000)[-1].position
+    stop = threading.Event()
+
+    def writer(game_id: str) -> None:
+        version = 1
+        while not stop.is_set():
+            pg_store.append(game_id, version, act(version) * 2, f"w-{version}")
+            version += 2
+
+    seen: list[int] = []
+    with ThreadPoolExecutor(len(games)) as pool:
+        writers = [pool.submit(writer, g) for g in games]
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            seen += [e.position for e in pg_store.notifications(after=(seen or [start])[-1], limit=50)]
+        stop.set()
+        for w in writers:
+            w.result(timeout=30)
+    seen += [e.position for e in pg_store.notifications(after=(seen or [start])[-1], limit=100000)]
+    everything = [e.position for e in pg_store.notifications(after=start, limit=100000)]
+    assert len(everything) > 100 and seen == everything == sorted(set(everything))

@@ -142,9 +142,13 @@ def play_full_game(client: FlaskClient, app: Flask, players: int, edition: str, 
     stream = client.get(f"/v1/games/{gid}/stream?version={max(positions) - 1}&timeout=30").get_data(as_text=True)
     last = stream.rstrip().rsplit("\n\n", 1)[-1]
     assert last.startswith("event: game-over\n") and "event: timeout" not in stream
-    # matchmaking reads finished games from the notification log
-    log_all = client.get("/v1/notifications?limit=1000", headers={"X-API-Key": API_KEY}).get_json()
-    finished = [n for n in log_all["notifications"] if n["type"] == "game_ended" and n["game_id"] == gid]
+    # matchmaking reads finished games from the notification log, page by page as its consumer does (the log
+    # holds every game of the test session's database)
+    finished, after = [], 0
+    while page := client.get(f"/v1/notifications?after={after}&limit=1000",
+                             headers={"X-API-Key": API_KEY}).get_json()["notifications"]:
+        finished += [n for n in page if n["type"] == "game_ended" and n["game_id"] == gid]
+        after = page[-1]["position"]
     assert len(finished) == 1 and finished[0]["payload"]["winner"] == summary["winner"]
 
 

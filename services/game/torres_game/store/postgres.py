@@ -1,16 +1,18 @@
 """PostgreSQL backend: psycopg 3 with a connection pool.
 
-An append is one statement, ``SELECT * FROM torres_append(...)`` (migration 0003), so it costs one
+An append is one statement, ``SELECT * FROM torres_append(...)`` (migrations 0003 and 0006), so it costs one
 round trip and holds its locks only while the server works. Concurrency design (why appends are
 correct under many writers):
 
 * ``SELECT ... FOR UPDATE`` on the game's row serialises appends *per game*; the version check and
   the command-id lookup run after the lock is held (each with a fresh snapshot), so they see every
   committed append.
-* ``LOCK TABLE events IN EXCLUSIVE MODE`` (as the ``eventsourcing`` library does) serialises the
-  short insert-and-commit section *globally*, so notification-log positions become visible in
-  ascending order and a consumer reading ``after=p`` can never skip a later-committed lower
-  position. Plain SELECTs are not blocked by this lock.
+* The notification log is read up to a *horizon* (migration 0006): every insert into ``events`` takes a
+  shared advisory lock before it draws its position, and a reader first takes that lock exclusively, which
+  waits for every writer in flight, and reads the highest position drawn. Positions up to it are settled,
+  later ones are above it, so a consumer reading ``after=p`` can never skip a later-committed lower
+  position. Writers never wait for each other (the global ``LOCK TABLE events`` this replaced held every
+  append behind the previous one's WAL flush); plain reads of a game's events take no lock at all.
 * Unique constraints and the chain trigger are the last line of defence: any integrity error on
   the stream becomes :class:`VersionConflict`.
 """
@@ -213,7 +215,6 @@ class PostgresEventStore:
     def _insert(
         self, conn: psycopg.Connection, stamped: list[StoredEvent], fingerprint: str | None, now: datetime
     ) -> list[StoredEvent]:
-        conn.execute("LOCK TABLE events IN EXCLUSIVE MODE")
         out: list[StoredEvent] = []
         for e in stamped:
             position = conn.execute(
@@ -297,9 +298,12 @@ class PostgresEventStore:
 
     def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
         with self.pool.connection() as conn:
+            # Two statements: the page must be read with a snapshot taken after the horizon's wait.
+            horizon = conn.execute("SELECT torres_events_horizon()").fetchone()[0]  # type: ignore[index]
             rows = conn.execute(
-                f"SELECT {_EVENT_COLS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
-                (after, limit),
+                f"SELECT {_EVENT_COLS} FROM events WHERE position > %s AND position <= %s"
+                " ORDER BY position LIMIT %s",
+                (after, horizon, limit),
             ).fetchall()
         return [_event(r) for r in rows]
 
