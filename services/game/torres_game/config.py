@@ -38,10 +38,11 @@ class Config:
     migrations_dir: Path = _REPO_MIGRATIONS
     auto_migrate: bool = True
     pool_min: int = 1
-    # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends waiting
-    # for the events lock, and each hand-over cost the pool's (gevent) locks. 25 against 8 gave +10-16 % actions/s;
-    # 16 keeps two replicas within PostgreSQL's default 100 connections (docs/performance.md, issue 11, and
-    # docs/operations.md: replicas x WEB_CONCURRENCY x (this + 1) < max_connections).
+    # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends (then
+    # waiting for the global events lock that migration 0006 removed), and each hand-over cost the pool's (gevent)
+    # locks. 25 against 8 gave +10-16 % actions/s; 16 keeps two replicas within PostgreSQL's default 100
+    # connections (docs/performance.md, issue 11, and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 1)
+    # < max_connections).
     pool_max: int = 16
     state_cache_size: int = 2048
     max_streams: int = 10_000  # open waits + SSE streams + WebSockets per process; past it: 503 too_many_streams
