@@ -329,20 +329,22 @@ def test_restarts_of_the_service_and_of_enforcer_processes_mid_turn(tmp_path: Pa
     second = create_app(make_config(f"sqlite:///{db}", enforcer_interval=0.05))
     svc = svc_of(second)
     assert [svc.game_summary(g["game_id"])["deadline"] for g in games] == deadlines  # still running
-    others = [_enforcer_process(db) for _ in range(2)]
+    others: list[subprocess.Popen[str]] = []
     try:
+        for _ in range(2):
+            others.append(_enforcer_process(db))
         _wait_for(lambda: all(svc.game_summary(g["game_id"])["status"] == "over" for g in games))
         time.sleep(0.3)  # let every enforcer sweep again over the settled games
         for game in games:
             events = svc.store.read(game["game_id"])
             assert sum(e.type == "timed_out" for e in events) == 1
             assert svc.verify(game["game_id"])["ok"]
-    finally:
+    finally:  # every enforcer started is stopped, also when the test fails half-way (none is left running)
         for process in others:
             process.send_signal(signal.SIGTERM)
-        for process in others:
-            assert process.wait(timeout=20) == 0, process.stdout.read() if process.stdout else ""
+        codes = [process.wait(timeout=20) for process in others]
         svc_of(second).close()
+    assert codes == [0, 0], [process.stdout.read() if process.stdout else "" for process in others]
 
 
 def test_admin_reads_the_timeout_in_the_log(online: Flask, clock: Clock) -> None:
