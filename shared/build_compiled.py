@@ -30,9 +30,10 @@ BUILD = SHARED / "build"
 # for a shared object, GCC must assume that any of its non-static functions may be replaced at load time
 # ("semantic interposition") and so never inlines them: the engine's every list and tuple index, unboxing and
 # comparison stayed a call into lib-rt. Nothing interposes them, so these flags let GCC inline and call them
-# directly (only the modules' init functions are exported, which Python marks visible itself). No change of target:
+# directly (only the modules' init functions are exported, which Python marks visible itself); -fno-plt calls
+# libpython through its GOT entry instead of a PLT stub. No change of target:
 # the build stays portable. GCC and Clang flags; MSVC (Windows) has no interposition and gets none.
-EXTRA_CFLAGS = [] if os.name == "nt" else ["-fno-semantic-interposition", "-fvisibility=hidden"]
+EXTRA_CFLAGS = [] if os.name == "nt" else ["-fno-semantic-interposition", "-fvisibility=hidden", "-fno-plt"]
 OUT = BUILD / COMPILED_DIR_NAME
 
 
