@@ -92,13 +92,13 @@ class Castles:
             # at that level get a gate, and `square` itself stops being a gate exit at that level). A knight next to
             # the castle on a lower level reaches the same squares unless it stands next to `square` (its steps
             # and whether it enters the castle through `square` change): most knights around a growing castle.
+            # Next to a castle, only its own squares are that high (the ground is lower, and castles never touch).
             heights_before = self.heights
             for n in NEIGHBOURS[square]:
                 reach[n] = None
             for x in new.members[changed]:
-                for n in NEIGHBOURS[x]:
-                    if heights_before[n] >= below:
-                        reach[n] = None
+                if heights_before[x] >= below:
+                    reach[x] = None
         else:
             for x in new.members[changed]:
                 for n in NEIGHBOURS[x]:
