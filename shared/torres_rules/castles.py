@@ -93,9 +93,12 @@ class Castles:
             # the castle on a lower level reaches the same squares unless it stands next to `square` (its steps
             # and whether it enters the castle through `square` change): most knights around a growing castle.
             # Next to a castle, only its own squares are that high (the ground is lower, and castles never touch).
+            # A neighbour of `square` lower than below - 1 keeps its reach too: `square` was no step for it and
+            # stays none, and it entered the castle through `square` and still does.
             heights_before = self.heights
             for n in NEIGHBOURS[square]:
-                reach[n] = None
+                if heights_before[n] + 1 >= below:
+                    reach[n] = None
             for x in new.members[changed]:
                 if heights_before[x] >= below:
                     reach[x] = None
