@@ -6,7 +6,6 @@ Validation of a use that is not generated asks `why_not_*` for the rule's senten
 
 from __future__ import annotations
 
-from itertools import permutations
 from typing import Final
 
 from . import building, codes, moves
@@ -57,12 +56,21 @@ def keep_card_codes(state: State) -> list[object]:
     for i, card in enumerate(seen):
         if card in seen[:i]:
             continue
+        # the distinct orders of the other (at most 2) seen cards, by name as sorted permutations would list them, as
+        # codes.keep_card_code numbers them: 0 for none, else 1 + kind, the first card * 11 + the second
         others = seen[:i] + seen[i + 1 :]
-        orders = sorted(set(permutations(others)))
-        kept = CARD_INDEX[card]
+        if not others:
+            orders = [0]
+        elif len(others) == 1:
+            orders = [(CARD_INDEX[others[0]] + 1) * 11]
+        else:
+            low, high = (others[0], others[1]) if others[0] <= others[1] else (others[1], others[0])
+            first, second = CARD_INDEX[low] + 1, CARD_INDEX[high] + 1
+            orders = [first * 11 + second] if low == high else [first * 11 + second, second * 11 + first]
+        kept = codes.KEEP_CARD + CARD_INDEX[card] * 242
         for rest in rests:
             for order in orders:
-                out.append(codes.CODES[codes.keep_card_code(kept, rest, tuple([CARD_INDEX[c] for c in order]))])
+                out.append(codes.CODES[kept + rest * 121 + order])
     return out
 
 

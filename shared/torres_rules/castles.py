@@ -87,9 +87,25 @@ class Castles:
             new = Castles(heights, tuple(of), members, tuple(areas), reach, exits)
             affected = (square, *NEIGHBOURS[square], *members[changed])
         exits[changed] = None
-        for x in new.members[changed]:
-            for n in NEIGHBOURS[x]:
-                reach[n] = None
+        below = self.heights[square]
+        if below:  # on top: the castle's gates change only at levels >= the old top of `square` (its neighbours
+            # at that level get a gate, and `square` itself stops being a gate exit at that level). A knight next to
+            # the castle on a lower level reaches the same squares unless it stands next to `square` (its steps
+            # and whether it enters the castle through `square` change): most knights around a growing castle.
+            # Next to a castle, only its own squares are that high (the ground is lower, and castles never touch).
+            # A neighbour of `square` lower than below - 1 keeps its reach too: `square` was no step for it and
+            # stays none, and it entered the castle through `square` and still does.
+            heights_before = self.heights
+            for n in NEIGHBOURS[square]:
+                if heights_before[n] + 1 >= below:
+                    reach[n] = None
+            for x in new.members[changed]:
+                if heights_before[x] >= below:
+                    reach[x] = None
+        else:
+            for x in new.members[changed]:
+                for n in NEIGHBOURS[x]:
+                    reach[n] = None
         buildable = self._buildable_at
         if buildable is not None:  # carried over, re-decided only where the block can change it: its own
             same = True  # square, its neighbours and the squares of the castle it grew
