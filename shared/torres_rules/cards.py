@@ -56,21 +56,22 @@ def keep_card_codes(state: State) -> list[object]:
     for i, card in enumerate(seen):
         if card in seen[:i]:
             continue
-        # the distinct orders of the other (at most 2) seen cards, by name as sorted permutations would list them, as
-        # codes.keep_card_code numbers them: 0 for none, else 1 + kind, the first card * 11 + the second
+        # the distinct orders of the other (at most 2) seen cards, by name as sorted permutations would list them,
+        # numbered as codes.keep_card_code numbers them (0 for no card, else 1 + its kind)
         others = seen[:i] + seen[i + 1 :]
         if not others:
             orders = [0]
         elif len(others) == 1:
-            orders = [(CARD_INDEX[others[0]] + 1) * 11]
+            orders = [(CARD_INDEX[others[0]] + 1) * codes.KEEP_PER_FIRST]
         else:
             low, high = (others[0], others[1]) if others[0] <= others[1] else (others[1], others[0])
             first, second = CARD_INDEX[low] + 1, CARD_INDEX[high] + 1
-            orders = [first * 11 + second] if low == high else [first * 11 + second, second * 11 + first]
-        kept = codes.KEEP_CARD + CARD_INDEX[card] * 242
+            orders = [first * codes.KEEP_PER_FIRST + second] if low == high else \
+                [first * codes.KEEP_PER_FIRST + second, second * codes.KEEP_PER_FIRST + first]
+        kept = codes.KEEP_CARD + CARD_INDEX[card] * codes.KEEP_PER_CARD
         for rest in rests:
             for order in orders:
-                out.append(codes.CODES[kept + rest * 121 + order])
+                out.append(codes.CODES[kept + rest * codes.KEEP_PER_REST + order])
     return out
 
 

@@ -59,6 +59,11 @@ MOVE_KING: Final = 4615
 PLAY_CARD: Final = 4679
 KEEP_CARD: Final = 29577
 KEEP_CARD_END: Final = 31997  # first unused code
+# keep_card = KEEP_CARD + card * KEEP_PER_CARD + rest * KEEP_PER_REST + first * KEEP_PER_FIRST + second, where first
+# and second are 0 for no card, else 1 + the card's kind index
+KEEP_PER_CARD: Final = 242
+KEEP_PER_REST: Final = 121
+KEEP_PER_FIRST: Final = 11
 NUM_CODES: Final = 32768  # fixed upper bound: every code is in range(NUM_CODES)
 
 # Every code as a ready-made int object, for the lists of codes the engine hands out. CPython caches only the
@@ -130,7 +135,7 @@ def keep_card_code(card: int, rest: int, order: tuple[int, ...]) -> int:
     """card and order as CARD_KINDS indices (order: at most 2, top first), rest 0 = top, 1 = bottom."""
     first = order[0] + 1 if len(order) > 0 else 0
     second = order[1] + 1 if len(order) > 1 else 0
-    return KEEP_CARD + card * 242 + rest * 121 + first * 11 + second
+    return KEEP_CARD + card * KEEP_PER_CARD + rest * KEEP_PER_REST + first * KEEP_PER_FIRST + second
 
 
 # --- wire form -> code ------------------------------------------------------------------------------------------
@@ -248,9 +253,9 @@ def _make(code: int) -> dict[str, Any]:
             out["from"], out["to"] = SQUARE_NAMES[payload // 64], SQUARE_NAMES[payload % 64]
         return out
     if code < KEEP_CARD_END:
-        card, rest_order = divmod(code - KEEP_CARD, 242)
-        rest, pair = divmod(rest_order, 121)
-        first, second = divmod(pair, 11)
+        card, rest_order = divmod(code - KEEP_CARD, KEEP_PER_CARD)
+        rest, pair = divmod(rest_order, KEEP_PER_REST)
+        first, second = divmod(pair, KEEP_PER_FIRST)
         if second and not first:
             raise NoCode(f"code {code} is no action: a keep_card order has no second card without a first")
         order = [CARD_KINDS[c - 1] for c in (first, second) if c]
