@@ -108,19 +108,16 @@ class Castles:
                     reach[n] = None
         buildable = self._buildable_at
         if buildable is not None:  # carried over, re-decided only where the block can change it: its own
-            same = True  # square, its neighbours and the squares of the castle it grew
-            for sq in affected:
-                if new._buildable(sq) != buildable[sq]:
-                    same = False
-                    break
-            if same:  # most blocks on top of a castle: the very same tables (never changed in place) serve
-                new._buildable_at = buildable
+            table = buildable  # square, its neighbours and the squares of the castle it grew; copied on the first
+            for sq in affected:  # change, as the tables are never changed in place
+                decided = new._buildable(sq)
+                if decided != table[sq]:
+                    if table is buildable:
+                        table = buildable[:]
+                    table[sq] = decided
+            new._buildable_at = table
+            if table is buildable:  # most blocks on top of a castle: the very same tables serve
                 new._build_squares = self._build_squares
-            else:
-                buildable = buildable[:]
-                for sq in affected:
-                    buildable[sq] = new._buildable(sq)
-                new._buildable_at = buildable
         return new
 
     @property
