@@ -21,7 +21,7 @@ $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
 	touch $(STAMP)
 
 # Exits 0 without a build where compilation is impossible (no compiler or headers): the pure build then runs.
-$(COMPILED_RULES): $(STAMP) $(RULES_SOURCES) shared/build_compiled.py
+$(COMPILED_RULES): $(STAMP) $(RULES_SOURCES) shared/build_compiled.py shared/train_compiled.py
 	$(BIN)/python shared/build_compiled.py
 
 install: $(STAMP) $(COMPILED_RULES)
