@@ -23,7 +23,10 @@ COPY requirements.lock ./
 RUN pip install --no-deps --require-hashes -r requirements.lock
 COPY shared ./shared
 COPY services ./services
-RUN pip install --no-deps ./shared ./services/common ./services/game ./services/ai-worker ./services/matchmaking
+# The compiled rules engine first (profile-guided; it lands inside the package, which ships it as package data),
+# then the packages; the step says which build it made, or why the image will run the pure one.
+RUN python shared/build_compiled.py \
+    && pip install --no-deps ./shared ./services/common ./services/game ./services/ai-worker ./services/matchmaking
 
 # --- runtime: the virtual environment, the migrations and the gunicorn settings; no compilers, no pip cache ---
 FROM ${PYTHON_IMAGE} AS runtime

@@ -5,9 +5,10 @@ BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
 COMPONENTS := shared services/common clients/terminal services/game services/ai-worker services/matchmaking
-# The compiled (mypyc) rules engine, built beside its sources and rebuilt whenever one of them changes; its
-# digest file is written last. torres_rules loads it only while the digest matches (shared/torres_rules/_loader.py).
-COMPILED_RULES := shared/build/compiled/SOURCES.sha256
+# The compiled (mypyc) rules engine, built into the package (torres_rules/_compiled) and rebuilt whenever one of
+# its sources changes; its digest file is written last. torres_rules loads it only while the digest matches
+# (shared/torres_rules/_loader.py).
+COMPILED_RULES := shared/torres_rules/_compiled/SOURCES.sha256
 RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
 .PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools
@@ -88,4 +89,4 @@ lock: $(STAMP)
 		infra/tools/checkov.in > infra/tools/checkov.lock
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build
+	rm -rf $(VENV) .tools .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build shared/torres_rules/_compiled

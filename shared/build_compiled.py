@@ -2,11 +2,12 @@
 
     python shared/build_compiled.py        # run by `make install`; needs mypy (mypyc), a C compiler, Python headers
 
-The extension modules land in `shared/build/compiled/` together with `SOURCES.sha256`, the digest
-of the sources they were compiled from. Compiling in place (as black and mypy do for their wheels) would let a
-stale `.so` shadow edited source, and would leave no pure build to fall back to: instead `torres_rules/__init__`
-puts this folder first on the package's `__path__` only when the digest still matches the sources and
-TORRES_RULES_PURE is not set (see `torres_rules/_loader.py`).
+The extension modules land in `shared/torres_rules/_compiled/` together with `SOURCES.sha256`, the digest of the
+sources they were compiled from; `pip install ./shared` ships that folder as package data (the image build runs this
+script first). Compiling in place (as black and mypy do for their wheels) would let a stale `.so` shadow edited
+source, and would leave no pure build to fall back to: instead `torres_rules/__init__` puts this folder first on the
+package's `__path__` only when the digest still matches the sources and TORRES_RULES_PURE is not set (see
+`torres_rules/_loader.py`). mypyc's C sources and the object files stay in `shared/build/`.
 
 With GCC the build is profile-guided: compiled once with counters, trained on `train_compiled.py`'s seeded games,
 compiled again with the counts (see `_profile_guided`); with another compiler, or when that fails, it is compiled
@@ -40,7 +41,7 @@ BUILD = SHARED / "build"
 # libpython through its GOT entry instead of a PLT stub. No change of target:
 # the build stays portable. GCC and Clang flags; MSVC (Windows) has no interposition and gets none.
 EXTRA_CFLAGS = [] if os.name == "nt" else ["-fno-semantic-interposition", "-fvisibility=hidden", "-fno-plt"]
-OUT = BUILD / COMPILED_DIR_NAME
+OUT = SHARED / "torres_rules" / COMPILED_DIR_NAME
 PROFILE = BUILD / "profile"
 TRAINING = SHARED / "train_compiled.py"
 

@@ -1,7 +1,9 @@
 """Which build of the engine this process runs: the compiled (mypyc) one or the pure Python one.
 
-Both come from the same source files. `shared/build_compiled.py` (run by `make install`) compiles them into a
-folder beside the package, `shared/build/compiled/`, with the digest of the sources it compiled. `select` puts
+Both come from the same source files. `shared/build_compiled.py` (run by `make install`, and by the image build)
+compiles them into a folder inside the package, `torres_rules/_compiled/`, with the digest of the sources it compiled;
+the package ships that folder as package data, so an installed copy (the image's) carries its compiled build along.
+`select` puts
 that folder first on the package's `__path__`, so `import torres_rules.actions` finds the extension module
 there before the `.py` file here -- but only when
 
@@ -24,7 +26,7 @@ import sys
 from collections.abc import MutableSequence
 from pathlib import Path
 
-COMPILED_DIR_NAME = "compiled"
+COMPILED_DIR_NAME = "_compiled"
 DIGEST_FILE = "SOURCES.sha256"
 NOT_COMPILED = ("__init__", "_loader")
 SHARED_LIBRARY = "_native__mypyc"  # mypyc's shared library for group "torres_rules._native"
@@ -65,7 +67,7 @@ def select(package_path: MutableSequence[str]) -> str:
     if os.environ.get("TORRES_RULES_PURE") == "1":
         log.info("torres_rules: pure Python build loaded (TORRES_RULES_PURE=1)")
         return "pure"
-    folder = package.parent / "build" / COMPILED_DIR_NAME
+    folder = package / COMPILED_DIR_NAME
     problem = _compiled_dir_problem(package, folder)
     if problem is None:
         package_path.insert(0, str(folder))

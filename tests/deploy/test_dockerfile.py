@@ -61,3 +61,12 @@ def test_every_copied_path_exists_and_is_in_the_build_context() -> None:
         assert any(src == a or src.startswith(a + "/") for a in allowed), f"{src} is excluded by .dockerignore"
     for secret in (".env", ".venv", "data", ".git"):
         assert not any(secret == a or secret.startswith(a + "/") for a in allowed)
+
+
+def test_the_image_compiles_the_rules_engine_and_installs_it_with_the_package() -> None:
+    """The compiled engine is package data of torres_rules (tests/rules/test_loader.py): built in the build stage
+    before the package is installed, never taken from the checkout that sends the build context."""
+    build = stages()[0]
+    assert build.index("python shared/build_compiled.py") < build.index("pip install --no-deps ./shared")
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert "shared/build" in ignored and "shared/torres_rules/_compiled" in ignored
