@@ -70,8 +70,11 @@ def test_serve_prints_address_and_a_curl_example(tmp_path: Path) -> None:
     )
     try:
         assert server.stdout is not None
-        lines = [server.stdout.readline() for _ in range(6)]
-        text = "".join(lines)
+        text = ""
+        for _ in range(12):  # the log lines of start-up, then the banner
+            text += server.stdout.readline()
+            if "X-API-Key" in text:
+                break
         assert f"http://127.0.0.1:{port}" in text and "curl -s -X POST" in text and "X-API-Key: cli-key" in text
         for _ in range(50):
             try:
@@ -109,3 +112,22 @@ def test_ai_driver_auto_uses_the_ai_workers_drivers_and_names_resolve(monkeypatc
     assert isinstance(make_driver("none"), OutboxOnlyDriver)
     with pytest.raises(ValueError, match="unknown AI driver"):
         make_driver("telepathy")
+
+
+def test_the_service_logs_which_rules_engine_build_it_runs(tmp_path: Path) -> None:
+    """torres_rules announces its build at first import, before any logging is set up; the app says it again."""
+    import torres_rules as tr
+
+    from torres_game.app import create_app
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("torres_game.http")
+    logger.addHandler(handler)
+    try:
+        create_app(Config.from_env({"TORRES_DATA_DIR": str(tmp_path), "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
+                                    "TORRES_AI_DRIVER": "none"}))
+    finally:
+        logger.removeHandler(handler)
+    assert [r.engine_build for r in records if r.getMessage() == "rules engine loaded"] == [tr.ENGINE_BUILD]

@@ -8,6 +8,7 @@ import sqlite3
 import psycopg
 from flask import Flask
 
+import torres_rules as tr
 from torres_service.cors import allow_cross_origin
 from torres_service.fields import GAME_ID
 from torres_service.json_provider import OrjsonProvider
@@ -37,6 +38,8 @@ def create_app(
 ) -> Flask:
     config = config or Config.from_env()
     configure_logging("torres_game", config.log_level, config.json_logs)
+    # torres_rules says which build it loaded when first imported, before any logging is set up: said again here
+    log.info("rules engine loaded", extra={"engine_build": tr.ENGINE_BUILD})
     if not config.api_key or not config.admin_key:
         config = config.with_generated_keys()
     store = store or open_store(config.database_url, migrations_dir=config.migrations_dir,
