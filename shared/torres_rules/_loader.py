@@ -3,9 +3,8 @@
 Both come from the same source files. `shared/build_compiled.py` (run by `make install`, and by the image build)
 compiles them into a folder inside the package, `torres_rules/_compiled/`, with the digest of the sources it compiled;
 the package ships that folder as package data, so an installed copy (the image's) carries its compiled build along.
-`select` puts
-that folder first on the package's `__path__`, so `import torres_rules.actions` finds the extension module
-there before the `.py` file here -- but only when
+`select` puts that folder first on the package's `__path__`, so `import torres_rules.actions` finds the extension
+module there before the `.py` file here -- but only when
 
 - TORRES_RULES_PURE is not set to 1 (tests and benchmarks run both builds; anyone can rule the compiled one out),
 - the digest matches the sources now (a stale build never shadows edited source: it is ignored, and said so),

@@ -117,7 +117,6 @@ def test_ai_driver_auto_uses_the_ai_workers_drivers_and_names_resolve(monkeypatc
 def test_the_service_logs_which_rules_engine_build_it_runs(tmp_path: Path) -> None:
     """torres_rules announces its build at first import, before any logging is set up; the app says it again."""
     import torres_rules as tr
-
     from torres_game.app import create_app
 
     records: list[logging.LogRecord] = []
