@@ -73,6 +73,8 @@ def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, star
     played = [e for e in pg_store.read(gid) if e.type == "action_applied"]
     per_seat = {s: sum(1 for e in played if e.payload["seat"] == s) for s in (0, 1)}
 
+    # the worker says once which rules-engine build its AI runs on (the same checkout as this test's)
+    assert [r["engine_build"] for r in worker.records("rules engine loaded")] == [tr.ENGINE_BUILD]
     turns = [r for r in worker.records("ai turn") if r["game_id"] == gid]
     assert {"seat", "version", "from_version", "level", "outcome", "actions", "decision_ms", "queue"} <= set(turns[0])
     assert sum(r["actions"] for r in turns) == len(played)  # every action logged once

@@ -112,14 +112,19 @@ def _logging(loglevel: str | int | None = None, **_: Any) -> None:
 def _worker_started(**_: Any) -> None:
     import redis
 
-    import torres_rules as tr
-
     from . import metrics
 
-    # the AI's cost depends on it (the compiled build is 3-3.5x faster); torres_rules's own line came before logging
-    logging.getLogger("torres_ai").info("rules engine loaded", extra={"engine_build": tr.ENGINE_BUILD})
     client = redis.Redis.from_url(app.conf.broker_url, socket_timeout=2)  # LLEN per queue on each scrape
     metrics.serve(settings.metrics_port, (settings.queue, settings.bulk_queue), client.llen)
+
+
+@signals.worker_ready.connect
+def _worker_ready(**_: Any) -> None:
+    """Which rules-engine build the AI runs on (the compiled one is 3-3.5x faster): torres_rules says so when first
+    imported, before the worker's logging is set up (as is `worker_init`), so it is said again here."""
+    import torres_rules as tr
+
+    logging.getLogger("torres_ai").info("rules engine loaded", extra={"engine_build": tr.ENGINE_BUILD})
 
 
 @signals.worker_process_shutdown.connect
