@@ -324,10 +324,11 @@ def test_embedded_mode_wakes_waiters_in_process() -> None:
         services.stop()
 
 
-def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_redis: LocalRedis,
-                                                                       config: Config) -> None:
+def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_redis: LocalRedis, config: Config,
+                                                                       tmp_path: Path) -> None:
     """gunicorn with infra/gunicorn.conf.py (one gevent worker): 40 long-polls held at once by one worker cost
-    Redis nothing while idle; a cancel wakes its waiter at once; SIGTERM ends the others at once (drain)."""
+    Redis nothing while idle; a cancel wakes its waiter at once; SIGTERM ends the others at once (drain). The
+    server's own output is printed when the test fails (it failed once in ~100 runs with every long-poll at once)."""
     import httpx
 
     root = Path(__file__).resolve().parents[2]
@@ -336,9 +337,11 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
     env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "REDIS_URL": private_redis.url,
            "GAME_SERVICE_URL": config.game_service_url, "GAME_SERVICE_API_KEY": API_KEY, "LOG_LEVEL": "WARNING",
            "GUNICORN_LOG_LEVEL": "warning"}
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(root / "infra" / "gunicorn.conf.py"),
-                               "torres_matchmaking.wsgi:app"], env=env, cwd=root, stdout=subprocess.DEVNULL,
-                              start_new_session=True)
+    server_log = tmp_path / "gunicorn.log"
+    with server_log.open("wb") as output:
+        server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(root / "infra" / "gunicorn.conf.py"),
+                                   "torres_matchmaking.wsgi:app"], env=env, cwd=root, stdout=output,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     admin = private_redis.client()
     try:
@@ -380,6 +383,9 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
             thread.join(10)
         rest = [out.get(t) for t in ids[1:]]
         assert all(r is not None and r[0] == "queued" and r[1] - drained_at < 8 for r in rest), rest
+    except BaseException:
+        print("gunicorn's output:\n" + server_log.read_text(errors="replace")[-6000:])  # shown with the failure
+        raise
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
