@@ -90,16 +90,24 @@ def in_one_line(squares: Sequence[int]) -> bool:
     )
 
 
+def pieces(squares: set[int] | frozenset[int]) -> tuple[dict[int, int], int]:
+    """The orthogonally connected pieces of the squares: each square's piece, numbered from 0, and how many."""
+    piece: dict[int, int] = {}
+    count = 0
+    for start in squares:
+        if start in piece:
+            continue
+        piece[start] = count
+        todo = [start]
+        while todo:
+            for n in NEIGHBOURS[todo.pop()]:
+                if n in squares and n not in piece:
+                    piece[n] = count
+                    todo.append(n)
+        count += 1
+    return piece, count
+
+
 def is_connected(squares: set[int] | frozenset[int]) -> bool:
     """True when the squares form one orthogonally connected group (the empty set counts as connected)."""
-    if not squares:
-        return True
-    start = next(iter(squares))
-    seen = {start}
-    todo = [start]
-    while todo:
-        for n in NEIGHBOURS[todo.pop()]:
-            if n in squares and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return len(seen) == len(squares)
+    return pieces(squares)[1] <= 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .board import NEIGHBOURS, SQUARE_NAMES, is_connected
+from .board import NEIGHBOURS, SQUARE_NAMES, pieces
 from .castles import NO_CASTLE, Castles, analyse
 from .editions import MIN_CASTLES, STACK_CAP
 from .state import NO_FIGURE, State
@@ -170,36 +170,18 @@ def move_block_targets(state: State, frm: int) -> list[int]:
         c = castles.of[frm]
         rest = set(castles.members[c])
         rest.discard(frm)
-        connected = is_connected(rest)
-        if not connected or any(heights[sq] > len(rest) for sq in rest):
+        piece, split = pieces(rest)
+        if split > 1 or any(heights[sq] > len(rest) for sq in rest):
             near = {n for sq in rest for n in NEIGHBOURS[sq] if not heights[n]}
-            if not connected:  # only a square touching every piece can mend the split: judge those alone
-                near = _touching_every_piece(near, rest)
+            if split > 1:  # only a square next to every piece can join them again (any other leaves the castle
+                # split, which move_block_problem would refuse after a full analysis): judge those alone
+                near = {sq for sq in near if len({piece[n] for n in NEIGHBOURS[sq] if n in piece}) == split}
             return sorted(to for to in near if move_block_problem(state, frm, to) is None)
         count = castles.count - (not rest)
         targets = _lifted_targets(castles, frm, rest, count >= MIN_CASTLES)
     if count + 1 < MIN_CASTLES:
         return []
     return [to for to in targets if to != frm and knights[to] == NO_FIGURE and to != king]
-
-
-def _touching_every_piece(squares: set[int], rest: set[int]) -> set[int]:
-    """The squares next to every orthogonally connected piece of `rest`: where a block joins them all again. Any
-    other destination leaves the castle split, which move_block_problem would refuse after a full analysis."""
-    piece: dict[int, int] = {}
-    count = 0
-    for start in rest:
-        if start in piece:
-            continue
-        piece[start] = count
-        todo = [start]
-        while todo:
-            for n in NEIGHBOURS[todo.pop()]:
-                if n in rest and n not in piece:
-                    piece[n] = count
-                    todo.append(n)
-        count += 1
-    return {sq for sq in squares if len({piece[n] for n in NEIGHBOURS[sq] if n in piece}) == count}
 
 
 def _lifted_targets(castles: Castles, frm: int, rest: set[int], landing: bool) -> list[int]:
