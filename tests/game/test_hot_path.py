@@ -244,6 +244,7 @@ def test_summary_reads_the_same_fields_as_the_position(players: int, seed: int) 
             "stage": position["stage"], "phase": position["phase"], "round": position["round"],
             "to_move": None if over else position["to_move"], "scores": position["scores"],
             "winner": tr.winner(state) if over else None, "deadline": None,
+            "winners": [tr.winner(state)] if over else [],
         }
         if over:
             break

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 import redis
 from flask.testing import FlaskClient
 
@@ -81,3 +82,14 @@ def test_the_result_ranks_decide_over_the_scores() -> None:
     # a scored more but forfeited: ranked last by the result, a loses rating
     a, b = rate_game(seats, current, scores=[30, 10], winner=1, ranks=[1, 0])
     assert a.mu < 25.0 < b.mu
+
+
+def test_a_tie_in_the_result_is_rated_as_a_draw() -> None:
+    """Issue 25: a game abandoned with equal scores has ``winner: null`` and ``ranks [0, 0]``: equal ratings stay
+    equal, and the weaker player gains on the stronger one."""
+    seats = [{"kind": "human", "player_id": "a"}, {"kind": "human", "player_id": "b"}]
+    a, b = rate_game(seats, {"a": Rating("a"), "b": Rating("b")}, scores=[7, 7], winner=None, ranks=[0, 0])
+    assert a.mu == pytest.approx(b.mu) == pytest.approx(25.0)
+    weak, strong = rate_game(seats, {"a": Rating("a", mu=20.0), "b": Rating("b", mu=30.0)}, scores=[7, 7],
+                             winner=None, ranks=[0, 0])
+    assert weak.mu > 20.0 and strong.mu < 30.0

@@ -319,3 +319,28 @@ def test_a_clocked_game_from_the_lobby_shows_its_clock(stack: dict[str, str], ne
     left = int(re.search(r"clock: (\d+) s left", page.inner_text("#turn"))[1])
     assert 0 < left <= 600
     assert console.unexpected() == []
+
+
+def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str], new_page: Any,
+                                                          console: Console) -> None:
+    """Issue 25: a portal abandons a game with equal scores; the page names no single winner."""
+    api = httpx.Client(base_url=stack["game"], headers={"X-API-Key": stack["key"]})
+    game = api.post("/v1/games", json={"seats": [{"kind": "human", "player_id": "ann"},
+                                                 {"kind": "human", "player_id": "ben"}]}).json()
+    gid = game["game_id"]
+    for n in range(3):  # the two start knights and the king: the game is in its first turn, scores 0 and 0
+        summary = api.get(f"/v1/games/{gid}").json()
+        seat = summary["to_move"]
+        auth = {"Authorization": f"Bearer {game['seats'][seat]['token']}"}
+        legal = api.get(f"/v1/games/{gid}/legal-actions", headers=auth).json()
+        assert api.post(f"/v1/games/{gid}/actions", headers=auth, json={
+            "seat": seat, "action": legal["actions"][0], "expected_version": legal["version"],
+            "command_id": f"setup-{n}"}).status_code == 201
+    assert api.post(f"/v1/games/{gid}/abandon", json={"reason": "server move"}).status_code == 201
+    page = new_page()
+    page.goto(f"{stack['play']}".split("#")[0] + f"#game={gid}&token={game['seats'][1]['token']}")
+    final = page.locator("#final")
+    final.wait_for()
+    assert "A tie for first place between seat 0 and you with 0 points each." in final.inner_text()
+    assert "wins" not in final.inner_text()
+    assert console.unexpected() == []

@@ -5,7 +5,7 @@ import { commandId } from './api.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
 import { clockLine, logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
-import { actionWords, cardName } from './words.js';
+import { actionWords, cardName, outcomeWords } from './words.js';
 
 const AT_TYPES = new Set(['place_foundation', 'place_start_knight', 'place_king', 'place_knight', 'build']);
 
@@ -133,7 +133,10 @@ export class LiveGame {
 
   // -- acting ----------------------------------------------------------------------------------------------
 
-  myTurn() { return this.seat !== null && this.pos && this.pos.stage !== 'over' && this.pos.to_move === this.seat; }
+  /** Over by the rules, or ended by the service (resignations, abandonment): the summary's status says which. */
+  over() { return this.pos.stage === 'over' || this.summary.status === 'over'; }
+
+  myTurn() { return this.seat !== null && this.pos && !this.over() && this.pos.to_move === this.seat; }
 
   async submit(action) {
     if (this.busy) return;
@@ -251,14 +254,12 @@ export class LiveGame {
   renderControls(targets) {
     const box = this.controls;
     box.replaceChildren();
-    if (this.pos.stage === 'over') {
-      const best = Math.max(...this.pos.scores);
-      const winner = this.pos.scores.indexOf(best);
+    if (this.over()) {
       box.append(h('div', { class: 'final', id: 'final' },
         h('h3', {}, 'Final score'),
         h('ol', {}, ...this.pos.scores.map((s, seat) => ({ s, seat })).sort((a, b) => b.s - a.s)
           .map(({ s, seat }) => h('li', {}, seatBadge(seat), ` ${seatTitle(this.summary.seats, seat, this.seat)}: ${s}`))),
-        h('p', {}, `${winner === this.seat ? 'You win' : `Seat ${winner} wins`} with ${best} points.`)));
+        h('p', {}, outcomeWords(this.summary.winners || [], this.pos.scores, this.seat))));
       return;
     }
     if (this.seat === null) { box.append(h('p', { class: 'muted' }, 'Watching as a spectator.')); return; }

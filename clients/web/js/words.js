@@ -51,3 +51,17 @@ export function stageWords(pos) {
     default: return pos.stage;
   }
 }
+
+/** Who won, from the summary's `winners` (every seat ranked first): one seat wins, or several share the first
+ * place (an abandoned game with equal scores). The same words as the service's event text. */
+export function outcomeWords(winners, scores, me) {
+  if (winners.length === 1) {
+    const [seat] = winners;
+    return `${seat === me ? 'You win' : `Seat ${seat} wins`} with ${scores[seat]} points.`;
+  }
+  if (winners.length > 1) {
+    const names = winners.map((seat) => (seat === me ? 'you' : `seat ${seat}`));
+    return `A tie for first place between ${names.join(' and ')} with ${scores[winners[0]]} points each.`;
+  }
+  return 'No winner.';
+}

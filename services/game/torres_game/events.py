@@ -117,8 +117,20 @@ def event_text(event_type: str, payload: dict[str, Any]) -> str:
         return f"game created: {payload.get('players')} players, {payload.get('edition')} edition{master}"
     if event_type == GAME_ENDED:
         scores = ", ".join(str(s) for s in payload.get("scores", []))
-        return f"game over: scores {scores}; seat {payload.get('winner')} wins"
+        return f"game over: scores {scores}; {outcome_text(payload)}"
     return event_type
+
+
+def outcome_text(result: dict[str, Any]) -> str:
+    """Who won, in words: one seat, or the seats sharing the first place (``winners``; logs written before it
+    existed name only ``winner``)."""
+    winner = result.get("winner")
+    if winner is not None:
+        return f"seat {winner} wins"
+    tied = result.get("winners") or []
+    if len(tied) > 1:
+        return "a tie between seats " + " and ".join(str(seat) for seat in tied)
+    return "no winner"
 
 
 def initial_state(created: dict[str, Any], seed: int) -> tr.State:
@@ -156,12 +168,14 @@ def summary_of(state: tr.State, life: Lifecycle) -> dict[str, Any]:
     """
     over = life.over or tr.is_over(state)
     deadline = life.deadline()
+    best, winner = lc.winners(lc.ranks(state, life)) if over else ([], None)
     return {
         "stage": state.stage,
         "phase": state.phase,
         "round": state.round,
         "to_move": None if over else state.to_move,
         "scores": list(tr.scores(state)),
-        "winner": lc.ranks(state, life).index(0) if over else None,
+        "winner": winner,
+        "winners": best,
         "deadline": None if deadline is None else format_time(deadline),
     }

@@ -28,6 +28,10 @@ ABANDONED = "abandoned"
 #: Actions after which nothing before them may be undone: they reveal hidden information (a card drawn and
 #: looked at, a card from a hand shown) or take back nothing (keep_card follows a draw).
 CLOSES_UNDO = frozenset({"buy_card", "keep_card", "play_card"})
+#: Actions that end the rules' turn (RULES 5: "a turn ends only when the player ends it"); each setup
+#: placement and the king's move between phases is a whole turn of its own. Who moves next does not matter:
+#: the same seat may move again after a phase scoring (it moves the king, or starts the next round).
+ENDS_TURN = frozenset({"end_turn", "move_king", "place_foundation", "place_start_knight", "place_king"})
 POLICIES = ("forfeit", "ai")
 AI_SCOPES = ("turn", "game")
 
@@ -203,8 +207,8 @@ def step(state: tr.State | None, life: Lifecycle | None, type_: str, payload: di
         action = payload["action"]
         before = state
         state = tr.apply(state, action)
-        undoable = (life.settings.undo and not payload.get("auto") and action.get("type") not in CLOSES_UNDO
-                    and payload.get("seat") == before.to_move)
+        undoable = (life.settings.undo and not payload.get("auto") and payload.get("seat") == before.to_move
+                    and within_turn(action["type"], before, state))
         life = replace(life, acted=life.acted or not payload.get("auto"),
                        undo=(*life.undo, (version, before)) if undoable else ())
         return state, life.after(state, at)
@@ -230,6 +234,15 @@ def step(state: tr.State | None, life: Lifecycle | None, type_: str, payload: di
     raise ValueError(f"version {version}: unknown event type {type_!r}")
 
 
+def within_turn(action_type: str, before: tr.State, after: tr.State) -> bool:
+    """Whether an action stays inside the rules' turn, so that undo may take it back: it neither ends the turn
+    nor reveals anything, and the stage, phase, round and seat to move are the same after it. Anything that
+    could cross a phase scoring changes the phase or the stage, so a scoring can never be taken back."""
+    return (action_type not in CLOSES_UNDO and action_type not in ENDS_TURN
+            and before.stage == after.stage == "turn"
+            and (before.phase, before.round, before.to_move) == (after.phase, after.round, after.to_move))
+
+
 def pass_action(state: tr.State) -> dict[str, Any]:
     """What a forfeited seat does when it is to move: end its turn (its knights stay), leave the king where
     it is, or else the first legal choice (setup placements, a card to keep), so the game goes on."""
@@ -252,12 +265,21 @@ def ranks(state: tr.State, life: Lifecycle) -> list[int]:
     return out
 
 
+def winners(order: list[int]) -> tuple[list[int], int | None]:
+    """The seats sharing the best rank, and the winner: the one such seat, or None when several share it (an
+    abandoned game with equal scores; the rules' own end leaves no tie, RULES 8)."""
+    best = [seat for seat, rank in enumerate(order) if rank == 0]
+    return best, best[0] if len(best) == 1 else None
+
+
 def result(state: tr.State, life: Lifecycle, *, reason: str) -> dict[str, Any]:
     """The ``game_ended`` payload's result part (the seed is added by the caller): what ratings read."""
     order = ranks(state, life)
+    best, winner = winners(order)
     return {
         "scores": list(tr.scores(state)),
-        "winner": order.index(0) if 0 in order else None,
+        "winner": winner,
+        "winners": best,
         "ranks": order,
         "forfeited": list(life.forfeited),
         "reason": reason,

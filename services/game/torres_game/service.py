@@ -377,6 +377,8 @@ class GameService:
             "seats": record.seats,
             **{k: record.summary.get(k) for k in ("stage", "phase", "round", "to_move", "scores", "winner",
                                                    "deadline")},
+            "winners": record.summary.get("winners", [] if record.summary.get("winner") is None
+                                          else [record.summary["winner"]]),
             "created_at": record.created_at,
         }
 

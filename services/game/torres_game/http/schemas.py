@@ -118,7 +118,11 @@ class GameSummarySchema(Schema):
     round = fields.Integer(allow_none=True)
     to_move = fields.Integer(allow_none=True)
     scores = fields.List(fields.Integer())
-    winner = fields.Integer(allow_none=True)
+    winner = fields.Integer(allow_none=True, metadata={
+        "description": "the one seat ranked first; null while the game runs and when several seats share the first "
+                       "place (an abandoned game with equal scores)"})
+    winners = fields.List(fields.Integer(), metadata={
+        "description": "every seat ranked first: one seat, several on a tie, none while the game runs"})
     deadline = fields.String(allow_none=True, metadata={"description": "when the seat to move runs out of time"})
     created_at = fields.String()
 
