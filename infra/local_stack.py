@@ -5,14 +5,21 @@ Redis-compatible store) as child processes, prints their addresses, keys and cur
 person is at the terminal -- starts a game against the service's AI seats. The services keep running after the
 game until Ctrl-C. Setting DATABASE_URL / REDIS_URL / CELERY_BROKER_URL switches the children to the scale-out
 configuration; nothing else changes.
+
+Both ports are checked before anything starts: a port another server holds (another `make run`, say) ends the
+launcher with one line naming the option that moves it. A service counts as up only when the process this
+launcher started answers -- its listening socket is the child's (where /proc tells) and the game service accepts
+the key generated for it -- so another server on the same port can never pass for it.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,20 +28,111 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"  # where the children listen (their serve commands' default)
 
 
-def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, seconds: float = 30.0) -> None:
+def port_problem(port: int) -> str | None:
+    """Why a server could not listen on HOST:port now (None: it could). Binds as the services' server does
+    (SO_REUSEADDR, so connections closing in TIME_WAIT do not count; a listening socket, even one shared with
+    SO_REUSEPORT, does)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, port))
+        except OSError as exc:
+            return "already in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+    return None
+
+
+def check_ports(ports: dict[str, tuple[int, str]]) -> str | None:
+    """One line naming each port that cannot be used and the option and variable that move it; None if all can.
+    ``ports`` maps a service's name to (port, "--option / VARIABLE")."""
+    numbers = [port for port, _ in ports.values()]
+    if len(set(numbers)) < len(numbers):
+        problems = [f"the {' and the '.join(ports)} cannot share port {numbers[0]}"]
+    else:
+        problems = [f"port {port} ({name}; {option}) is {reason} on {HOST}"
+                    for name, (port, option) in ports.items() if (reason := port_problem(port))]
+    if not problems:
+        return None
+    return ("make run: " + "; ".join(problems) + " -- is another `make run` running? Stop it, or choose other "
+            "ports, e.g. make run ARGS=\"--game-port 8001 --matchmaking-port 8101\" "
+            "(or GAME_PORT=8001 MATCHMAKING_PORT=8101 make run)")
+
+
+def listening_inodes(port: int) -> set[str] | None:
+    """The inodes of the TCP sockets listening on ``port`` (any address), from /proc; None where there is no
+    /proc (not Linux)."""
+    inodes: set[str] = set()
+    found = False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found = True
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rpartition(":")[2], 16) == port:
+                inodes.add(fields[9])
+    return inodes if found else None
+
+
+def holds_port(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds a socket listening on ``port``; None where /proc cannot tell."""
+    inodes = listening_inodes(port)
+    fd_dir = Path(f"/proc/{pid}/fd")
+    if inodes is None or not fd_dir.is_dir():
+        return None
+    try:
+        for fd in fd_dir.iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in inodes:
+                return True
+    except OSError:
+        return None
+    return False
+
+
+def last_line(log: Path) -> str:
+    try:
+        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1].strip() if lines else ""
+
+
+def wait_ready(name: str, url: str, port: int, process: subprocess.Popen[bytes], log: Path, key: str | None = None,
+               seconds: float = 30.0) -> None:
+    """Until the child answers /healthz on ``url``: the answer counts only while the child is alive and holds the
+    listening socket (where /proc tells), and -- given ``key`` -- the game service accepts that key (only the
+    instance started with it does). Another server on the port therefore never passes for the child."""
     deadline = time.monotonic() + seconds
+    stranger = False
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"{url} did not start (exit {process.returncode}); see {log}")
+            line = last_line(log)
+            raise SystemExit(f"make run: the {name} did not start (exit {process.returncode})"
+                             f"{': ' + line if line else ''}; see {log}")
         try:
-            if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
-                return
+            healthy = httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200
+            if healthy and key is not None:  # a service-key endpoint: another instance refuses this key
+                status = httpx.get(f"{url}/v1/notifications", params={"limit": 1}, headers={"X-API-Key": key},
+                                   timeout=5.0).status_code
+                healthy, stranger = status == 200, stranger or status in (401, 403)
         except httpx.HTTPError:
-            pass
+            healthy = False
+        if healthy and process.poll() is None:
+            held = holds_port(process.pid, port)
+            if held is not False:
+                return
+            stranger = True
         time.sleep(0.2)
-    raise SystemExit(f"{url} did not answer /healthz within {seconds:.0f} s; see {log}")
+    other = f"; another server answers at {url}" if stranger else ""
+    raise SystemExit(f"make run: the {name} did not come up at {url} within {seconds:.0f} s{other}; see {log}")
 
 
 def start(name: str, args: list[str], env: dict[str, str], logs: Path) -> tuple[subprocess.Popen[bytes], Path]:
@@ -58,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seat", type=int, default=0)
     args = parser.parse_args(argv)
 
+    taken = check_ports({"game service": (args.game_port, "--game-port / GAME_PORT"),
+                         "matchmaker": (args.matchmaking_port, "--matchmaking-port / MATCHMAKING_PORT")})
+    if taken:  # before anything starts: a server already there would answer in the children's place
+        print(taken, file=sys.stderr)
+        return 2
+
     data = Path(args.data_dir)
     logs = data / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -65,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     env.setdefault("TORRES_API_KEY", secrets.token_urlsafe(18))
     env.setdefault("TORRES_ADMIN_KEY", secrets.token_urlsafe(18))
     env["TORRES_DATA_DIR"] = str(data)
-    game_url = f"http://127.0.0.1:{args.game_port}"
-    mm_url = f"http://127.0.0.1:{args.matchmaking_port}"
+    game_url = f"http://{HOST}:{args.game_port}"
+    mm_url = f"http://{HOST}:{args.matchmaking_port}"
     env["GAME_SERVICE_URL"] = game_url
     env["GAME_SERVICE_API_KEY"] = env["TORRES_API_KEY"]
     # The web client at {game_url}/play/ calls the matchmaker, another origin: tell the page where it is and let
@@ -90,11 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         game, game_log = start("game", ["-m", "torres_game", "serve", "--port", str(args.game_port)], env, logs)
         children.append(game)
-        wait_healthy(game_url, game, game_log)
+        wait_ready("game service", game_url, args.game_port, game, game_log, key=env["TORRES_API_KEY"])
         mm, mm_log = start("matchmaking", ["-m", "torres_matchmaking", "serve", "--port", str(args.matchmaking_port)],
                            env, logs)
         children.append(mm)
-        wait_healthy(mm_url, mm, mm_log)
+        wait_ready("matchmaker", mm_url, args.matchmaking_port, mm, mm_log)
         if env.get("CELERY_BROKER_URL") or env.get("REDIS_URL"):  # the game service hands AI turns to Celery
             worker, _ = start("ai-worker", ["-m", "celery", "-A", "torres_ai.celery_app", "worker", "-B",
                                             "--schedule", str(data / "celerybeat-schedule"),

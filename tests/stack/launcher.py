@@ -24,15 +24,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def launcher_command(game_port: int, mm_port: int, data_dir: Path) -> list[str]:
+    """What `make run ARGS="--no-play ..."` runs."""
+    return [sys.executable, str(ROOT / "infra" / "local_stack.py"), "--no-play", "--game-port", str(game_port),
+            "--matchmaking-port", str(mm_port), "--data-dir", str(data_dir)]
+
+
+def clean_env(**extra_env: str) -> dict[str, str]:
+    """This environment without the variables that switch the launcher to servers, plus ``extra_env``."""
+    return {k: v for k, v in os.environ.items() if k not in SCALE_OUT} | extra_env
+
+
 @contextlib.contextmanager
 def local_stack(data_dir: Path, **extra_env: str) -> Iterator[dict[str, str]]:
     """Start the launcher, wait for its banner, yield the addresses, the service key and the banner."""
     game_port, mm_port = free_port(), free_port()
-    env = {k: v for k, v in os.environ.items() if k not in SCALE_OUT} | extra_env
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "infra" / "local_stack.py"), "--no-play", "--game-port", str(game_port),
-         "--matchmaking-port", str(mm_port), "--data-dir", str(data_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, text=True,
+        launcher_command(game_port, mm_port, data_dir), env=clean_env(**extra_env),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
         start_new_session=True,
     )
     lines: list[str] = []
