@@ -1,27 +1,108 @@
 """Suite-wide hooks.
 
-Tests of the event store, Celery and matchmaking use the machine's real PostgreSQL and Redis servers and skip
-when one is unreachable, so that a developer without them can still run the rest. CI must never pass by
-skipping them: with TORRES_REQUIRE_SERVICES=1 (set by .ci/run) such a skip is reported as a failure.
+Tests of the event store, Celery and matchmaking use the machine's real PostgreSQL and Redis servers, and some
+need a tool (Chromium, kubectl, hadolint, checkov, redis-server): each skips when what it needs is missing, so
+that a developer without it can still run the rest. Every such skip says "<what> not reachable ...", and that
+wording does two things: the run ends with a loud summary of those skips, grouped by what was missing, with how
+to run them (`pytest_terminal_summary`); and with TORRES_REQUIRE_SERVICES=1 (set by .ci/run) such a skip is
+reported as a failure, so CI never passes by skipping them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import uuid
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
 
+#: The wording of every skip for a missing server or tool (the summary and TORRES_REQUIRE_SERVICES match it).
+MISSING = "not reachable"
+
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
     outcome = yield
     report = outcome.get_result()
-    if os.environ.get("TORRES_REQUIRE_SERVICES") == "1" and report.skipped and "not reachable" in str(report.longrepr):
+    if os.environ.get("TORRES_REQUIRE_SERVICES") == "1" and report.skipped and MISSING in str(report.longrepr):
         report.outcome = "failed"
+
+
+#: How to make each missing thing reachable, by the start of its skip text (lower case; first match wins).
+HOW_TO_RUN = (
+    ("postgresql", "PostgreSQL on 127.0.0.1:5432 with `trust` auth for user postgres, or point the tests at a "
+                   "server: TEST_DATABASE_URL=postgresql://user:pass@host:5432/postgres (a role that may "
+                   "CREATE DATABASE)"),
+    ("redis cluster", "the redis-server and redis-cli binaries (apt-get install redis-server); the tests start "
+                      "their own servers"),
+    ("redis-server", "the redis-server binary (apt-get install redis-server); the tests start their own server"),
+    ("redis", "Redis on 127.0.0.1:6379, or TEST_REDIS_URL (Celery, AI and ops tests; default "
+              "redis://127.0.0.1:6379/13) and TEST_MM_REDIS_URL (matchmaking; default redis://127.0.0.1:6379/14)"),
+    ("chromium", "apt-get install -y chromium, or TORRES_CHROMIUM=/path/to/chromium"),
+    ("playwright", "make install (it comes with requirements.lock)"),
+    ("kubectl", "kubectl on PATH (the manifests are rendered with `kubectl kustomize`)"),
+    ("hadolint", "make install (it comes with requirements.lock)"),
+    ("checkov", "make policy-tools (make test builds it)"),
+)
+
+
+def _redacted(text: str) -> str:
+    """``text`` with the password of every URL in it replaced by ***."""
+    return re.sub(r"://([^:/@\s]*):[^@/\s]+@", r"://\1:***@", text)
+
+
+def _skip_text(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return _redacted(" ".join(text.removeprefix("Skipped: ").split()))
+
+
+def _missing(text: str) -> tuple[str, str | None]:
+    """"Redis not reachable at redis://host:6379/13: Error 111 ..." -> ("Redis", "redis://host:6379/13")."""
+    found = re.match(r"(.+?) not reachable(?: at (\S+?)(?=:\s|[,;)]|\s|$))?", text)
+    return (found[1], found[2]) if found else (text, None)
+
+
+def _how_to_run(what: str) -> str:
+    return next((how for start, how in HOW_TO_RUN if what.lower().startswith(start)), "see the reason above")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Generator[None]:
+    """After pytest's own summary: the tests that did not run because a server or tool was missing, loudly."""
+    yield
+    missing: dict[str, list[tuple[str, str]]] = {}  # what is missing -> (test, skip text)
+    places: dict[str, list[str]] = {}  # what is missing -> where the tests looked for it
+    other: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        text = _skip_text(report)
+        if MISSING in text:
+            what, where = _missing(text)
+            missing.setdefault(what, []).append((report.nodeid, text))
+            if where and where not in places.setdefault(what, []):
+                places[what].append(where)
+        else:
+            other[text] = other.get(text, 0) + 1
+    if not missing:
+        return
+    write = terminalreporter.write_line
+    total = sum(len(tests) for tests in missing.values())
+    terminalreporter.section(f"{total} TESTS DID NOT RUN: a server or tool they need is missing", sep="!",
+                             red=True, bold=True)
+    write("This is not a full pass. Skipped for lack of:", red=True, bold=True)
+    for what, tests in sorted(missing.items(), key=lambda item: -len(item[1])):
+        at = f" at {', '.join(places[what])}" if places.get(what) else ""
+        write(f"  {what}{at}: {len(tests)} test(s), e.g. {tests[0][0]}", bold=True)
+        write(f"      why:    {tests[0][1][:300]}")
+        write(f"      to run: {_how_to_run(what)}")
+    if other:
+        write("Also skipped, for other reasons: " + "; ".join(f"{n} x {text}" for text, n in other.items()))
+    write("`.ci/run` starts PostgreSQL and Redis, installs Chromium and runs `TORRES_REQUIRE_SERVICES=1 make test`; "
+          "TORRES_REQUIRE_SERVICES=1 turns every skip above into a failure.", red=True, bold=True)
+    return None
 
 
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -44,7 +125,7 @@ def _throwaway_database(prefix: str) -> Iterator[str]:
     try:
         admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:  # pragma: no cover - depends on the machine
-        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {exc}")
+        pytest.skip(f"PostgreSQL not reachable at {_redacted(ADMIN_URL)}: {exc}")
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     try:

@@ -53,7 +53,8 @@ CASES = [  # game_bench.py appears twice: its everyday run and its worker-class 
 def test_benchmark_runs(script: str, args: list[str], expected: str, servers: list[tuple[str, int]]) -> None:
     for address in servers:
         if not _reachable(address):
-            pytest.skip(f"{script} needs the server at {address[0]}:{address[1]}, not reachable")
+            name = "PostgreSQL" if address == POSTGRES else "Redis"
+            pytest.skip(f"{name} not reachable at {address[0]}:{address[1]} ({script} needs it)")
     run = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
     assert expected in run.stdout

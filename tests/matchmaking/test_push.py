@@ -161,7 +161,7 @@ def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRed
     """A Redis server of these tests' own: they kill its pub/sub connections and count every command it runs,
     which on the shared server would hit (and count) other work."""
     if shutil.which("redis-server") is None:  # pragma: no cover - depends on the machine
-        pytest.skip("redis-server is not installed")
+        pytest.skip("redis-server not reachable: the binary is not installed (apt-get install redis-server)")
     server = LocalRedis(tmp_path_factory.mktemp("push-redis"))
     yield server
     server.stop()
