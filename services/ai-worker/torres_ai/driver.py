@@ -6,7 +6,9 @@
   broker never blocks a player's request; a publish that fails is logged (one structured line,
   :func:`torres_game.ai.log_enqueue_failure`) and left to the sweeper (the outbox row stays).
 * :class:`ThreadDriver` plays the turns in-process with the real bots (levels from the environment):
-  the embedded default, so ``make run`` needs no Redis and a person can play against AI seats.
+  the embedded default, so ``make run`` needs no Redis and a person can play against AI seats. It also takes up
+  due turns other processes recorded and left (a standalone enforcer's, a dead replica's: see
+  :class:`torres_game.ai.BackgroundDriver`); with Celery that is the sweeper's job.
 * :func:`from_env` chooses: a broker URL (``CELERY_BROKER_URL`` or ``REDIS_URL``) means Celery.
 """
 
@@ -81,6 +83,11 @@ class CeleryDriver(BackgroundDriver, WholeTurns):
     """
 
     thread_name = "torres-ai-publisher"
+    # Rows other processes wrote are theirs to publish (a worker publishes the turns its task makes due, an
+    # enforcer the turns its timeouts make due), and the sweeper re-publishes any left due, once per period
+    # across all processes (its Redis marker). A publisher re-publishing every row still waiting in a queue
+    # would multiply the backlog by the number of service processes.
+    adopts = False
     _QUEUE_CACHE = 4096
 
     def __init__(self, settings: Settings | None = None, *, synchronous: bool = False, celery: Celery | None = None

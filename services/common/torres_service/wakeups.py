@@ -13,15 +13,21 @@ a change made while nobody listened is found by that re-check and no wake-up is 
 Hubs are shared per store within a process (:func:`hub_for`), so a process holds one listening connection per store
 however many app instances it runs, and :func:`drain_all` (called on SIGTERM by ``infra/gunicorn.conf.py``) ends the
 open waits of every service in the process.
+
+A consumer that cares about every key rather than one (the game service's AI driver, which looks for AI turns any
+process made due) registers with :meth:`WakeHub.watch`: it gets the same notices, without a subscription per key.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from .errors import ServiceError
+
+log = logging.getLogger(__name__)
 
 
 class Listener(Protocol):
@@ -29,6 +35,7 @@ class Listener(Protocol):
 
 
 Newer = Callable[[Any, Any], bool]
+Watcher = Callable[[str | None, Any], None]
 
 
 def _always(old: Any, new: Any) -> bool:
@@ -98,6 +105,7 @@ class WakeHub:
         self._open = 0
         self.draining = False
         self.listener: Any = None  # the process's listener for this store (None: in-process publishing only)
+        self._watchers: tuple[Watcher, ...] = ()  # replaced, never mutated: publishers read it without the lock
 
     # -- subscribers --------------------------------------------------------------------------
 
@@ -130,6 +138,26 @@ class WakeHub:
     def open_count(self) -> int:
         return self._open
 
+    def watch(self, watcher: Watcher) -> None:
+        """Also hand every notice, whatever its key, to ``watcher(key, notice)``, and ``watcher(None, None)``
+        when the listener asks for a re-check (notices may have been missed). It runs in the publisher's thread
+        (the listener's), so it must return at once; an error it raises is logged and does not stop the
+        listener. Not counted against ``max_open``: one per consumer, not per client."""
+        with self._lock:
+            self._watchers = (*self._watchers, watcher)
+
+    def unwatch(self, watcher: Watcher) -> None:
+        """Idempotent."""
+        with self._lock:
+            self._watchers = tuple(w for w in self._watchers if w != watcher)
+
+    def _tell_watchers(self, key: str | None, notice: Any) -> None:
+        for watcher in self._watchers:
+            try:
+                watcher(key, notice)
+            except Exception:  # a consumer's bug must not cost the other keys their wake-ups
+                log.exception("a hub watcher failed", extra={"key": key})
+
     # -- publishers ---------------------------------------------------------------------------
 
     def publish(self, key: str, notice: Any = None) -> None:
@@ -138,6 +166,7 @@ class WakeHub:
             subs = list(self._subs.get(key, ()))
         for sub in subs:
             sub._offer(notice)
+        self._tell_watchers(key, notice)
 
     def recheck_all(self, keep: Callable[[str], bool] | None = None) -> None:
         """Tell every subscriber (of the keys ``keep`` accepts) to re-read its state: notices may have been
@@ -146,6 +175,7 @@ class WakeHub:
             subs = [sub for key, group in self._subs.items() if keep is None or keep(key) for sub in group]
         for sub in subs:
             sub._poke()
+        self._tell_watchers(None, None)
 
     def drain(self) -> None:
         """Shutdown: refuse new waiters and end the open ones now, so the worker exits within its grace."""

@@ -41,25 +41,32 @@ def serve(config: Config, host: str, port: int) -> int:
 
 def enforce(config: Config) -> int:
     """A dedicated deadline enforcer (the service processes run one each as well, unless
-    ``TORRES_ENFORCER_INTERVAL=0``): sweeps due deadlines until SIGTERM/SIGINT. Any number may run at once."""
+    ``TORRES_ENFORCER_INTERVAL=0``): sweeps due deadlines until SIGTERM/SIGINT. Any number may run at once.
+
+    It hands the AI turns its timeouts make due (the ``ai`` policy) to the driver the service would use
+    (``TORRES_AI_DRIVER``): published to Celery at once, or played by its own in-process bots; were it to
+    only record them, the game would wait for the sweeper or for another process to adopt the outbox row.
+    Killed after a timeout's commit, it loses nothing: the row stays due and is taken up elsewhere."""
     import signal
     import threading
 
-    from .ai import OutboxOnlyDriver
+    from .ai import make_driver
     from .service import GameService
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir,
                        pool_min=config.pool_min, pool_max=config.pool_max)
-    service = GameService(store, config, OutboxOnlyDriver())  # AI turns it makes due are played by the workers
+    # The sweep runs in this thread (below), not in the service's own enforcer thread.
+    service = GameService(store, config.with_(enforcer_interval=0), make_driver(config.ai_driver, config.ai_delay))
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     interval = config.enforcer_interval or 1.0
+    service.start()
     print(f"deadline enforcer on {store.backend}, every {interval} s", flush=True)
     try:
         service.run_enforcer(stop, interval)
     finally:
-        store.close()
+        service.close()  # the driver first (a turn it did not finish stays due in the outbox), then the store
     return 0
 
 
