@@ -18,12 +18,17 @@ earlier run would be summed in); a worker that exits is marked dead so its live 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
+
+from gunicorn import util
 
 # Bind address: $PORT (platforms and compose/k8s set it), all interfaces; `--bind` on the command line wins.
 bind = os.environ.get("GUNICORN_BIND") or f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
@@ -61,6 +66,58 @@ proc_name = os.environ.get("GUNICORN_PROC_NAME", "torres")
 # would fight over it, and a read-only root filesystem has nowhere to put it. Nothing here uses it.
 control_socket_disable = True
 worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None  # /dev/shm in containers
+
+# Request-head limits (docs/security.md, "Input limits"). The services' input guard refuses a request target longer
+# than TORRES_MAX_URL_BYTES (4096: 414), a header line longer than TORRES_MAX_HEADER_BYTES (8192) or more than
+# TORRES_MAX_HEADERS (100) header fields (431), as problem+json with the limit. gunicorn reads the head first and
+# refuses past its own limits without asking the app, so its limits sit above the guard's, and the guard answers:
+# 8190 is the longest request line gunicorn bounds (0 would buffer a line of any length), a header line may be 16 kB,
+# and 128 fields are allowed. Past these, gunicorn's own answer is problem+json too (_problem_error below).
+limit_request_line = int(os.environ.get("GUNICORN_LIMIT_REQUEST_LINE", "8190"))
+limit_request_field_size = int(os.environ.get("GUNICORN_LIMIT_REQUEST_FIELD_SIZE", "16384"))
+limit_request_fields = int(os.environ.get("GUNICORN_LIMIT_REQUEST_FIELDS", "128"))
+
+# The codes of torres_service.problems for the statuses gunicorn answers itself (tests/game/test_serve_limits.py
+# checks that they are the same; this file imports nothing of the services, as the master never loads them).
+_PROBLEM_CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
+                  431: "headers_too_large", 500: "internal_error", 501: "not_implemented"}
+
+
+def _problem_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own refusals (a request line past limit_request_line, a malformed head, an unknown transfer
+    coding) as RFC 9457 problem details, like every other answer of the services, instead of its HTML page.
+
+    Installed in place of ``gunicorn.util.write_error``, which ``Worker.handle_error`` calls with these four
+    arguments after it has logged the refusal and chosen its status: only the body's form changes, and the
+    close lingers (:func:`_linger`) so that the client gets to read it."""
+    code = _PROBLEM_CODES.get(status_int, f"http_{status_int}")
+    body = json.dumps({"type": f"urn:torres:problem:{code}", "title": reason, "status": status_int,
+                       "detail": mesg[:300] or reason, "code": code}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+    _linger(sock)
+
+
+def _linger(sock: Any, seconds: float = 1.0, most: int = 1 << 20) -> None:
+    """Half-close, then read and drop what the client is still sending (at most ``most`` bytes for ``seconds``)
+    before gunicorn closes the socket. A refusal comes before the request was read (most of a 100 kB request
+    line is still unread), and closing a socket with unread data makes the kernel send a reset, which can
+    destroy the answer before the client reads it."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(seconds)
+        deadline, drained = time.monotonic() + seconds, 0
+        while drained < most and time.monotonic() < deadline:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            drained += len(chunk)
+    except OSError:  # the client is gone, or took too long: gunicorn closes the socket either way
+        pass
+
+
+util.write_error = _problem_error  # the workers are forked from this process: they inherit it
 
 _METRICS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="torres-metrics-")
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = _METRICS_DIR  # inherited by every worker before its first import

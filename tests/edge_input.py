@@ -125,3 +125,98 @@ def hostile_request(slot: Slot, value: str, *, path_values: dict[str, str], body
 def doc_slots(spec: dict[str, Any]) -> list[Slot]:
     """:func:`slots` as a list, sorted so that hypothesis draws from the same sequence every run."""
     return sorted(set(slots(spec)), key=str)
+
+
+# -- hostile bodies (issue 26): what the input guard (torres_service.limits) must refuse before any parser fails --
+
+PROBLEM_JSON = "application/problem+json"
+_HOLE = "hole-7f3a9c"
+
+
+def with_raw(good: dict[str, Any], key: str, raw: str) -> bytes:
+    """``good`` as JSON text with the value of ``key`` replaced by the raw text ``raw`` (which need not be JSON)."""
+    return json.dumps({**good, key: _HOLE}).replace(json.dumps(_HOLE), raw).encode()
+
+
+def with_repeated_key(good: dict[str, Any], key: str) -> bytes:
+    """``good`` as JSON text with ``key`` written a second time, with the same value: refused all the same."""
+    text = json.dumps(good)
+    return (text[:-1] + f", {json.dumps(key)}: {json.dumps(good[key])}" + "}").encode()
+
+
+@dataclass(frozen=True)
+class HostileBody:
+    """A body, its Content-Type, and the answer the guard gives it (status and code)."""
+
+    name: str
+    data: bytes
+    content_type: str
+    status: int
+    code: str
+
+
+def hostile_bodies(good: dict[str, Any], key: str) -> list[HostileBody]:
+    """The bodies of the issue, each spoiling an otherwise well-formed ``good`` request in one way: an integer of
+    4 301 digits (was a 500: ValueError), 1 000 nested arrays (was a 500: RecursionError), a repeated key (was
+    accepted, the last one winning), NaN and its kin (accepted by Python's parser), a body sent as text/plain
+    (was answered with field errors) or in another charset."""
+    as_json = "application/json"
+    return [
+        HostileBody("4301-digit integer", with_raw(good, key, "1" * 4301), as_json, 400, "json_number_too_long"),
+        HostileBody("101-digit integer", with_raw(good, key, "1" * 101), as_json, 400, "json_number_too_long"),
+        HostileBody("1000 levels deep", with_raw(good, key, "[" * 1000 + "]" * 1000), as_json, 400, "json_too_deep"),
+        HostileBody("33 objects deep", with_raw(good, key, '{"a":' * 33 + "1" + "}" * 33), as_json, 400,
+                    "json_too_deep"),
+        HostileBody("repeated key", with_repeated_key(good, key), as_json, 400, "json_duplicate_key"),
+        HostileBody("NaN", with_raw(good, key, "NaN"), as_json, 400, "json_not_finite"),
+        HostileBody("-Infinity", with_raw(good, key, "-Infinity"), as_json, 400, "json_not_finite"),
+        HostileBody("1e999", with_raw(good, key, "1e999"), as_json, 400, "json_not_finite"),
+        HostileBody("text/plain", json.dumps(good).encode(), "text/plain", 415, "unsupported_media_type"),
+        HostileBody("form", b"seat=0", "application/x-www-form-urlencoded", 415, "unsupported_media_type"),
+        HostileBody("latin-1 JSON", json.dumps(good).encode(), "application/json; charset=latin-1", 415,
+                    "unsupported_media_type"),
+        HostileBody("not JSON", b"{" + json.dumps(good).encode(), as_json, 400, "validation_failed"),
+        HostileBody("not UTF-8", json.dumps(good).encode()[:-1] + b'\xff}', as_json, 400, "validation_failed"),
+    ]
+
+
+def json_shapes(field_names: list[str]) -> st.SearchStrategy[str]:
+    """JSON-like text shaped to hurt a parser: objects with the endpoint's own keys and odd ones (repeated,
+    empty, 10 kB, surrogates), numbers of up to 6 000 digits, NaN/Infinity/1e999, nesting up to 1 500 levels
+    deep, and now and then a broken bracket. Text, not values, so that what ``json.dumps`` cannot write (a
+    repeated key, NaN) is in it."""
+    numbers = st.one_of(
+        st.integers().map(str),
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        st.integers(1, 6000).map(lambda n: "9" * n),
+        st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999", "-1E400", "0.1e-400", "-0", "1" + "0" * 99,
+                         "-" + "9" * 100, "0x10", "01", "1.", ".5", "+1"]),
+    )
+    keys = st.one_of(st.sampled_from([*field_names, "", "__proto__", "constructor", "k" * 10_000]),
+                     hostile_strings()).map(json.dumps)
+    leaves = st.one_of(numbers, hostile_strings().map(json.dumps), st.sampled_from(["true", "false", "null"]))
+
+    def grow(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        arrays = st.lists(children, max_size=5).map(lambda items: "[" + ",".join(items) + "]")
+        objects = st.lists(st.tuples(keys, children), max_size=5).map(
+            lambda pairs: "{" + ",".join(f"{k}:{v}" for k, v in pairs) + "}")
+        levels = st.one_of(st.integers(1, 40), st.integers(900, 1500))  # around the limit, and the old crash
+        deep = st.tuples(levels, children, st.booleans()).map(
+            lambda t: ("[" * t[0] + t[1] + "]" * t[0]) if t[2] else ('{"a":' * t[0] + t[1] + "}" * t[0]))
+        return st.one_of(arrays, objects, arrays, objects, deep)
+
+    values = st.recursive(leaves, grow, max_leaves=12)
+    top = st.lists(st.tuples(st.sampled_from(field_names).map(json.dumps) | keys, values), max_size=6).map(
+        lambda pairs: "{" + ",".join(f"{k}:{v}" for k, v in pairs) + "}")
+    broken = st.tuples(st.one_of(top, values), st.sampled_from(["", "]", "}", "{", '"', ",", "\\"])).map(
+        lambda t: t[0] + t[1])
+    return st.one_of(top, top, values, broken)
+
+
+def body_content_types() -> st.SearchStrategy[str]:
+    """Mostly JSON, sometimes what a confused or hostile client sends."""
+    return st.one_of(st.just("application/json"), st.just("application/json"), st.just("application/json"),
+                     st.sampled_from([
+        "application/json; charset=utf-8", "application/merge-patch+json", "text/plain", "text/json", "",
+        "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+        "application/json; charset=utf-16"]))

@@ -187,10 +187,12 @@ def test_a_value_the_store_refuses_is_400_not_500(pg_url: str) -> None:
     import psycopg
     from flask import Flask as Bare
 
+    from torres_service.limits import InputLimits
     from torres_service.problems import problem_api
 
     app = Bare("backstop")
-    problem_api(app, title="t", description="d", max_content_length=1024, store_input_errors=(psycopg.DataError,))
+    problem_api(app, title="t", description="d", limits=InputLimits(max_body_bytes=1024),
+                store_input_errors=(psycopg.DataError,))
 
     @app.get("/echo/<value>")
     def echo(value: str) -> dict[str, Any]:

@@ -9,7 +9,8 @@ escapes, floats use the shortest round-trip digits (``1e16`` rather than ``1e+16
 arguments is compact too (the standard one puts a space after ``,`` and ``:``). Non-finite floats, which JSON
 cannot carry (the standard encoder writes the invalid ``NaN``), come out as ``null``. Whatever orjson
 refuses (integers beyond 64 bits, say) falls back to the standard encoder, so no body fails that worked
-before. Decoding is left to the standard library (bodies are small; its NaN and big-int handling stay).
+before. Request bodies are not decoded here: :func:`torres_service.limits.request_json` is the one parser of a
+body (the standard library's, with hooks that refuse deep nesting, long numbers, NaN and repeated keys).
 """
 
 from __future__ import annotations

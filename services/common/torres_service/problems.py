@@ -11,14 +11,16 @@ from http import HTTPStatus
 from typing import Any
 
 from apispec import BasePlugin
-from flask import Flask, Response, json
+from flask import Flask, Response, current_app, json, request
 from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
+from marshmallow import Schema
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from torres_service.errors import InvalidInput, MalformedId, ServiceError, ValidationFailed
 from torres_service.fields import Kind
+from torres_service.limits import InputLimits, check_head, request_json
 from torres_service.schemas import ProblemSchema
 
 log = logging.getLogger(__name__)
@@ -26,8 +28,10 @@ log = logging.getLogger(__name__)
 PROBLEM_TYPE = "urn:torres:problem:"
 PROBLEM_JSON = "application/problem+json"
 _HTTP_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found",
-               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
-               500: "internal_error"}
+               405: "method_not_allowed", 413: "payload_too_large", 414: "uri_too_long", 415: "unsupported_media_type",
+               431: "headers_too_large", 500: "internal_error"}
+#: Where the app keeps its :class:`InputLimits` (``app.extensions``).
+LIMITS = "torres_input_limits"
 # Headers an HTTP error carries that the problem response must keep (405's ``Allow``, RFC 9110 15.5.6).
 _KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 
@@ -40,7 +44,8 @@ def problem(status: int, code: str, title: str, detail: str, headers: Mapping[st
 
 
 def service_problem(error: ServiceError) -> Response:
-    return problem(error.status, error.code, error.title, error.detail, **error.extras)
+    return problem(error.status, error.code, error.title, error.detail, headers=dict(error.headers) or None,
+                   **error.extras)
 
 
 def unexpected_problem(error: Exception) -> Response:
@@ -70,9 +75,13 @@ def _flatten_messages(messages: Any) -> Any:
 
 class ProblemParser(FlaskParser):
     """Argument errors are answered 400 (see :meth:`ProblemApi.handle_http_exception`), so they are documented
-    as 400 (webargs' default is 422)."""
+    as 400 (webargs' default is 422). A JSON body is the input guard's (:func:`torres_service.limits.request_json`),
+    parsed once under the app's limits: webargs' own ``json.loads`` knows none."""
 
     DEFAULT_VALIDATION_STATUS = 400
+
+    def load_json(self, req: Any, schema: Schema) -> Any:
+        return request_json(req, current_app.extensions[LIMITS])
 
 
 class ProblemBlueprint(Blueprint):
@@ -105,6 +114,20 @@ class PathIdentifiers(BasePlugin):
             responses = operation.setdefault("responses", {})
             if 400 not in responses and "400" not in responses:
                 responses["400"] = "BAD_REQUEST"
+
+
+class BodyLimits(BasePlugin):
+    """Documents what the input guard answers to any operation that takes a body: 400 (the JSON limits), 413
+    (too long) and 415 (not JSON)."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for operation in (operations or {}).values():
+            if "requestBody" in operation:
+                responses = operation.setdefault("responses", {})
+                for status in (400, 413, 415):
+                    if status not in responses and str(status) not in responses:
+                        responses[str(status)] = HTTPStatus(status).name
 
 
 class ProblemApi(Api):
@@ -142,16 +165,19 @@ def _openapi_extras(self: Any, field: Any, **_: Any) -> dict[str, Any]:
     return dict(field.metadata.get("openapi", {}))
 
 
-def problem_api(app: Flask, *, title: str, description: str, max_content_length: int,
+def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits,
                 problem_schema: type[ProblemSchema] = ProblemSchema, path_ids: Mapping[str, Kind] | None = None,
                 store_input_errors: tuple[type[Exception], ...] = ()) -> ProblemApi:
-    """The HTTP front every service shares: OpenAPI 3 at ``/openapi.json``, request bodies capped, and every
-    error, its own or HTTP's, answered as problem details.
+    """The HTTP front every service shares: OpenAPI 3 at ``/openapi.json``, the input guard, and every error,
+    its own or HTTP's, answered as problem details.
 
-    ``problem_schema`` is the service's problem schema (the kit's plus its own extras), documented for every
-    shared error response. ``path_ids`` names the path parameters that are identifiers: each is checked whole
-    before the view runs (400 ``malformed_id``) and documented with its pattern. ``store_input_errors`` are the
-    store's exceptions for values it cannot hold, answered 400 ``invalid_input`` (:func:`refused_by_store`).
+    ``limits`` are the input guard's (:mod:`torres_service.limits`): the request head is checked before
+    anything else (414, 431, 401 for an ``Authorization`` that is not a bearer token), the body before the view
+    (413, 415, the JSON limits). ``problem_schema`` is the service's problem schema (the kit's plus its own
+    extras), documented for every shared error response. ``path_ids`` names the path parameters that are
+    identifiers: each is checked whole before the view runs (400 ``malformed_id``) and documented with its
+    pattern. ``store_input_errors`` are the store's exceptions for values it cannot hold, answered 400
+    ``invalid_input`` (:func:`refused_by_store`).
     """
     # An empty path segment ("/v1/tickets//stream") is no resource: without this, werkzeug merges the slashes and
     # answers 308 to another route ("/v1/tickets/stream", as if "stream" were an id). Rules bind the map's value
@@ -163,16 +189,23 @@ def problem_api(app: Flask, *, title: str, description: str, max_content_length:
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
-        MAX_CONTENT_LENGTH=max_content_length,
+        MAX_CONTENT_LENGTH=limits.max_body_bytes,  # werkzeug's own stop for a chunked body
     )
+    app.extensions[LIMITS] = limits
     kinds = dict(path_ids or {})
     api_class = type("ServiceApi", (ProblemApi,), {"ERROR_SCHEMA": problem_schema})
     api = api_class(app, spec_kwargs={"info": {"description": description},
-                                       "extra_plugins": [PathIdentifiers(kinds)]})
+                                       "extra_plugins": [PathIdentifiers(kinds), BodyLimits()]})
     api.ma_plugin.converter.add_attribute_function(_openapi_extras)
     app.register_error_handler(ServiceError, service_problem)
     for error in (UnicodeEncodeError, *store_input_errors):
         app.register_error_handler(error, refused_by_store)
+
+    # URL value preprocessors are the first hooks Flask runs for every request, matched or not (a routing error
+    # is raised later, at dispatch): the head is judged before anything reads it, in registration order.
+    @app.url_value_preprocessor
+    def _check_head(endpoint: str | None, values: dict[str, Any] | None) -> None:
+        check_head(request.environ, limits)
 
     @app.url_value_preprocessor
     def _check_path_ids(endpoint: str | None, values: dict[str, Any] | None) -> None:
@@ -180,5 +213,12 @@ def problem_api(app: Flask, *, title: str, description: str, max_content_length:
             kind = kinds.get(name)
             if kind is not None and not kind.accepts(value):
                 raise MalformedId(kind.message, **{name: value[:80]})
+
+    @app.before_request
+    def _check_body() -> None:
+        """Every body is read and parsed here, before any view and whether or not the view takes one; an
+        unknown route or method is answered as such (404, 405) instead."""
+        if request.routing_exception is None:
+            request_json(request, limits)
 
     return api

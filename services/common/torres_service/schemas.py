@@ -33,6 +33,11 @@ class ProblemSchema(Schema):
     detail = fields.String()
     code = fields.String()
     errors = fields.Dict(metadata={"description": "validation_failed only: field errors"})
+    limit = fields.Integer(metadata={"description": "the input limit a request exceeded (413 payload_too_large, "
+                                                    "414 uri_too_long, 431 headers_too_large, 400 json_too_deep and "
+                                                    "json_number_too_long; docs/security.md)"})
+    key = fields.String(metadata={"description": "400 json_duplicate_key only: the repeated key (first 80 "
+                                                  "characters)"})
 
 
 def problem_responses(blp: Blueprint, schema: type[Schema]) -> Callable[..., Callable[[Any], Any]]:

@@ -12,6 +12,7 @@ import torres_rules as tr
 from torres_service.cors import allow_cross_origin
 from torres_service.fields import GAME_ID
 from torres_service.json_provider import OrjsonProvider
+from torres_service.limits import InputLimits
 from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
@@ -55,7 +56,7 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]  # insertion order: cheaper, reads as documented
     app.extensions["torres_game"] = service
     api = problem_api(app, title="Torres game service", description="Event-sourced Torres games (issue 4).",
-                      max_content_length=64 * 1024, problem_schema=schemas.ProblemSchema,
+                      limits=InputLimits.from_env(max_body_bytes=64 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"game_id": GAME_ID},
                       store_input_errors=(psycopg.DataError, sqlite3.DataError))
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})

@@ -11,6 +11,7 @@ from flask import Flask
 
 from torres_service.cors import allow_cross_origin
 from torres_service.fields import PLAYER_ID, TICKET_ID
+from torres_service.limits import InputLimits
 from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
@@ -83,7 +84,7 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     app = Flask("torres_matchmaking")
     app.extensions["torres_matchmaking"] = services
     api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
-                      max_content_length=16 * 1024, problem_schema=schemas.ProblemSchema,
+                      limits=InputLimits.from_env(max_body_bytes=16 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID})
     for blueprint in (ops_blp, tickets_blp, metrics_blp):
         api.register_blueprint(blueprint)

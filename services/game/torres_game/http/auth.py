@@ -5,13 +5,15 @@ from __future__ import annotations
 from flask import request
 
 from torres_game.access import Credentials
+from torres_service.limits import bearer_token
 
 
 def credentials() -> Credentials:
-    auth = request.headers.get("Authorization", "")
-    scheme, _, token = auth.partition(" ")
+    """The keys and the seat token the request carries. ``Authorization`` is read by the kit's one parser
+    (:func:`torres_service.limits.bearer_token`), which the input guard has already applied: a header that is
+    not ``Bearer <token>`` never gets here (401 ``unsupported_authorization``)."""
     return Credentials(
         api_key=request.headers.get("X-API-Key") or None,
         admin_key=request.headers.get("X-Admin-Key") or None,
-        token=token.strip() or None if scheme.lower() == "bearer" else None,
+        token=bearer_token(request.headers.get("Authorization")),
     )

@@ -8,12 +8,13 @@ from functools import wraps
 from typing import Any
 
 from flask import Response, current_app, request
-from webargs.core import parse_json
-from webargs.flaskparser import is_json_request
+from marshmallow import missing
 
 from torres_game.errors import ValidationFailed
 from torres_game.push import SSE_OPENING, follow, notice_of, slow_client_limits, sse
 from torres_game.service import GameService
+from torres_service.limits import request_json
+from torres_service.problems import LIMITS
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses, sse_event
 
@@ -60,14 +61,10 @@ def everyday_first(fast: Callable[..., Any | None]) -> Callable[[View], View]:
 
 
 def _json_body() -> Any:
-    """The body as webargs reads it (JSON mimetype, UTF-8, ``json.loads``), or None where webargs would
-    report it missing or malformed (the documented path then does so)."""
-    if not is_json_request(request):
-        return None
-    try:
-        return parse_json(request.get_data(cache=True))
-    except ValueError:  # json.JSONDecodeError, also raised for undecodable bytes
-        return None
+    """The body as the documented path reads it: the input guard's value, parsed once under the limits before
+    the view (a body it refuses never gets here); None without a body (the documented path reports it)."""
+    body = request_json(request, current_app.extensions[LIMITS])
+    return None if body is missing else body
 
 
 def _fast_submit_action(game_id: str) -> Any | None:

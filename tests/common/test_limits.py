@@ -1,0 +1,195 @@
+"""The input guard's parts (torres_service.limits, issue 26), without a service: the one JSON parser of request
+bodies and its limits, the depth scan, the bearer-token reading and the request-head checks."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torres_service.errors import (
+    HeadersTooLarge,
+    JsonDuplicateKey,
+    JsonNotFinite,
+    JsonNumberTooLong,
+    JsonTooDeep,
+    ServiceError,
+    UnsupportedAuthorization,
+    UriTooLong,
+    ValidationFailed,
+)
+from torres_service.limits import SETTINGS, InputLimits, bearer_token, check_head, nesting_depth, parse_json
+
+LIMITS = InputLimits()
+
+
+def parse(text: str, limits: InputLimits = LIMITS) -> Any:
+    return parse_json(text.encode("utf-8", "surrogatepass"), limits)
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("[" + "1" * 4301 + "]", JsonNumberTooLong),             # was ValueError (int conversion limit)
+    ("[" * 1000 + "]" * 1000, JsonTooDeep),                   # was RecursionError
+    ('{"a":' * 1000 + "1" + "}" * 1000, JsonTooDeep),
+    ('{"seat": 0, "seat": 1}', JsonDuplicateKey),             # was the last one winning
+    ('{"a": {"b": 1, "b": 1}}', JsonDuplicateKey),
+    ('[{"x": 1}, {"y": 2, "y": 2}]', JsonDuplicateKey),
+    ("[NaN]", JsonNotFinite), ("[Infinity]", JsonNotFinite), ("[-Infinity]", JsonNotFinite),
+    ("[1e999]", JsonNotFinite), ("[-1E400]", JsonNotFinite),
+    ("[" + "1" * 101 + "]", JsonNumberTooLong), ("[-" + "1" * 100 + "]", JsonNumberTooLong),
+    ("[0." + "1" * 99 + "]", JsonNumberTooLong),
+    ("{not json", ValidationFailed), ("", ValidationFailed), ("[1] [2]", ValidationFailed),
+])
+def test_each_hostile_shape_has_its_error(text: str, error: type[ServiceError]) -> None:
+    with pytest.raises(error) as raised:
+        parse(text)
+    assert raised.type is error  # the precise code, not a parent's
+    assert raised.value.status == 400
+
+
+def test_the_limits_are_inclusive() -> None:
+    assert parse("[" * 32 + "]" * 32) is not None
+    with pytest.raises(JsonTooDeep):
+        parse("[" * 33 + "]" * 33)
+    assert parse("[" + "9" * 100 + "]") == [int("9" * 100)]
+    assert parse("[-" + "9" * 99 + "]") == [-int("9" * 99)]
+    assert parse("[1.7976931348623157e308, -0.0, 5e-324]") == [1.7976931348623157e308, -0.0, 5e-324]
+
+
+def test_the_errors_carry_their_limit_and_key() -> None:
+    with pytest.raises(JsonTooDeep) as deep:
+        parse("[" * 40 + "]" * 40)
+    assert deep.value.extras["limit"] == 32 and "40" in deep.value.detail
+    with pytest.raises(JsonNumberTooLong) as long:
+        parse("[" + "1" * 200 + "]")
+    assert long.value.extras["limit"] == 100
+    with pytest.raises(JsonDuplicateKey) as dup:
+        parse('{"seat": 0, "x": 1, "seat": 0}')
+    assert dup.value.extras["key"] == "seat"
+
+
+def test_brackets_in_strings_are_not_nesting() -> None:
+    text = json.dumps(["[" * 1000, {"k": "{" * 500 + '\\"[[[', "[[": "]]]]"}])
+    assert parse(text) == json.loads(text)
+    assert nesting_depth(text) == 2
+    assert nesting_depth('["\\\\", [["\\"]]"]]]') == 3  # an escaped backslash, then an escaped quote
+
+
+def test_invalid_utf8_and_encodings_are_invalid_json() -> None:
+    for data in (b'{"a": "\xff"}', b'\xef\xbb\xbf{"a": 1}', '{"a": 1}'.encode("utf-16")):
+        with pytest.raises(ValidationFailed) as raised:
+            parse_json(data, LIMITS)
+        assert raised.value.code == "validation_failed" and raised.value.extras == {
+            "errors": {"_body": ["Invalid JSON body."]}}
+
+
+@pytest.mark.parametrize("text", [
+    '"' + '\\"' * 30_000,                          # one unterminated string of escaped quotes
+    '"' + '\\"' * 30_000 + "\\",                   # ... ending in a lone backslash
+    '["' * 20_000,                                 # many strings, none closed
+    '"' * 60_000, "[" * 60_000, '[\\"' * 20_000,
+])
+def test_the_depth_scan_is_linear_on_hostile_text(text: str) -> None:
+    started = time.perf_counter()
+    with pytest.raises(ValidationFailed):
+        parse(text)
+    assert time.perf_counter() - started < 0.5
+
+
+def test_the_recursion_limit_is_a_backstop_not_a_500() -> None:
+    """Set far above the interpreter's recursion limit, the depth limit no longer protects the parser: its
+    RecursionError is still answered as too deep."""
+    with pytest.raises(JsonTooDeep):
+        parse("[" * 50_000 + "]" * 50_000, InputLimits(max_json_depth=100_000))
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**99) + 1, 10**99 - 1) | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(value=JSON_VALUES, wrap=st.integers(0, 40))
+def test_whatever_json_can_write_parses_as_json_loads_or_is_too_deep(value: Any, wrap: int) -> None:
+    """The guard changes nothing for well-formed JSON within the limits, and measures depth exactly."""
+    text = "[" * wrap + json.dumps(value) + "]" * wrap
+    assert nesting_depth(text) == _depth(value) + wrap
+    if _depth(value) + wrap > LIMITS.max_json_depth:
+        with pytest.raises(JsonTooDeep):
+            parse(text)
+    else:
+        assert parse(text) == json.loads(text)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(text=st.text(alphabet=st.sampled_from('[]{}",:\\01eE.-+ aNInfity\x00\u00e9'), max_size=200))
+def test_any_text_is_a_value_or_a_400(text: str) -> None:
+    """Bracket soup, stray quotes and backslashes: never another exception than the guard's 400s."""
+    try:
+        parse(text)
+    except ValidationFailed as refused:
+        assert refused.status == 400
+
+
+@pytest.mark.parametrize(("header", "token"), [
+    (None, None), ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc  ", "abc"),
+    ("Bearer eyJ0eXAi.eyJzdWIi.c2lnbmF0dXJl", "eyJ0eXAi.eyJzdWIi.c2lnbmF0dXJl"), ("Bearer a+b/c==", "a+b/c=="),
+    ("Bearer Zm9v-_~.", "Zm9v-_~."),
+])
+def test_a_bearer_token_is_read(header: str | None, token: str | None) -> None:
+    assert bearer_token(header) == token
+
+
+@pytest.mark.parametrize("header", [
+    "", " ", "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Bearer a=b", "Bearer\tabc", "Token abc",
+    "Digest username=x", "Bearer ab\u00e9", "Bearer \u212aey", "Bearerabc", "Bearer abc, Basic x",
+])
+def test_any_other_authorization_is_refused(header: str) -> None:
+    with pytest.raises(UnsupportedAuthorization) as refused:
+        bearer_token(header)
+    assert refused.value.status == 401 and dict(refused.value.headers) == {"WWW-Authenticate": "Bearer"}
+
+
+def _environ(**extra: str) -> dict[str, str]:
+    return {"REQUEST_METHOD": "GET", "PATH_INFO": "/v1/games", "QUERY_STRING": "", "HTTP_HOST": "x", **extra}
+
+
+def test_the_head_checks() -> None:
+    check_head(_environ(RAW_URI="/v1/games?" + "x" * 4000), LIMITS)
+    with pytest.raises(UriTooLong):
+        check_head(_environ(RAW_URI="/v1/games?" + "x" * 4100), LIMITS)
+    with pytest.raises(UriTooLong):  # no RAW_URI / REQUEST_URI: rebuilt from the path, as sent (escaped)
+        check_head(_environ(PATH_INFO="/" + "\u00e9" * 1500), LIMITS)
+    check_head(_environ(HTTP_X_PAD="x" * (8192 - len("X-Pad: "))), LIMITS)
+    with pytest.raises(HeadersTooLarge):
+        check_head(_environ(HTTP_X_PAD="x" * (8193 - len("X-Pad: "))), LIMITS)
+    with pytest.raises(HeadersTooLarge):
+        check_head(_environ(CONTENT_TYPE="x" * 9000), LIMITS)
+    check_head(_environ(**{f"HTTP_X_{n}": "x" for n in range(99)}), LIMITS)  # and Host: 100
+    with pytest.raises(HeadersTooLarge):
+        check_head(_environ(**{f"HTTP_X_{n}": "x" for n in range(100)}), LIMITS)
+    with pytest.raises(UnsupportedAuthorization):
+        check_head(_environ(HTTP_AUTHORIZATION="Basic x"), LIMITS)
+
+
+def test_the_limits_come_from_the_environment() -> None:
+    env = {name: "7" for name in SETTINGS.values()}
+    assert InputLimits.from_env(env) == InputLimits(**dict.fromkeys(SETTINGS, 7))
+    assert InputLimits.from_env({}, max_body_bytes=1024) == InputLimits(max_body_bytes=1024)
+    assert InputLimits.from_env({"TORRES_MAX_BODY_BYTES": "5"}, max_body_bytes=1024).max_body_bytes == 5
+    with pytest.raises(ValueError, match="TORRES_JSON_MAX_DEPTH"):
+        InputLimits.from_env({"TORRES_JSON_MAX_DEPTH": "0"})
