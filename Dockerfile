@@ -26,7 +26,7 @@ COPY services ./services
 # The compiled rules engine first (profile-guided; it lands inside the package, which ships it as package data),
 # then the packages; the step says which build it made, or why the image will run the pure one.
 RUN python shared/build_compiled.py \
-    && pip install --no-deps ./shared ./services/common ./services/game ./services/ai-worker ./services/matchmaking
+    && pip install --no-deps ./shared ./services/audit ./services/common ./services/game ./services/ai-worker ./services/matchmaking
 
 # --- runtime: the virtual environment, the migrations and the gunicorn settings; no compilers, no pip cache ---
 FROM ${PYTHON_IMAGE} AS runtime

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
-COMPONENTS := shared services/common clients/terminal services/game services/ai-worker services/matchmaking
+COMPONENTS := shared services/audit services/common clients/terminal services/game services/ai-worker services/matchmaking
 # The compiled (mypyc) rules engine, built into the package (torres_rules/_compiled) and rebuilt whenever one of
 # its sources changes; its digest file is written last. torres_rules loads it only while the digest matches
 # (shared/torres_rules/_loader.py).

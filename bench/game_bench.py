@@ -32,11 +32,12 @@ import orjson
 import psycopg
 
 import torres_rules as tr
+from torres_audit.chain import GENESIS_HASH
+from torres_audit.events import initial_state
+from torres_audit.lifecycle import Lifecycle, Settings, fold, fold_game
 from torres_game import events as ev
-from torres_game.lifecycle import Lifecycle, Settings
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import GameRecord, GameSecret, NewEvent, StoredEvent, stamp
-from torres_game.store.hashing import GENESIS_HASH
 
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "infra" / "migrations"
@@ -137,7 +138,7 @@ def complete_game_events(players: int, seed: int) -> tuple[list[StoredEvent], in
     game_seed = rng.getrandbits(128)
     seats = [{"seat": i, "kind": "human"} for i in range(players)]
     new: list[NewEvent] = [ev.game_created(edition="rio_grande", master=False, options={}, seats=seats, seed=game_seed)]
-    state = ev.initial_state(new[0].payload, game_seed)
+    state = initial_state(new[0].payload, game_seed)
     while not tr.is_over(state):
         action = rng.choice(tr.legal_actions(state))
         new.append(ev.action_applied(state.to_position()["to_move"], action))
@@ -159,15 +160,15 @@ def timed(func: Callable[[], Any], repeat: int) -> float:
 def bench_fold(snapshot_every: int, repeat: int) -> None:
     for players in (2, 4):
         log, seed = complete_game_events(players, seed=players)
-        full = timed(lambda log=log, seed=seed: ev.fold(log, seed), repeat)
+        full = timed(lambda log=log, seed=seed: fold(log, seed), repeat)
         cut = (len(log) // snapshot_every) * snapshot_every
-        at_cut = ev.fold_game(log[:cut], seed)
+        at_cut = fold_game(log[:cut], seed)
         assert at_cut is not None
         position, life = at_cut[0].to_position(), at_cut[1].to_json()  # what a snapshot row holds
 
         def from_snapshot(log: list[StoredEvent] = log, position: dict[str, Any] = position, cut: int = cut,
                           seed: int = seed, life: dict[str, Any] = life) -> None:
-            ev.fold_game(log[cut:], seed, (tr.from_position(position), Lifecycle.from_json(life)))
+            fold_game(log[cut:], seed, (tr.from_position(position), Lifecycle.from_json(life)))
 
         report(f"fold complete {players}-player game ({len(log)} events), no snapshot", full * 1e3, "ms",
                "(target < 20 ms)")

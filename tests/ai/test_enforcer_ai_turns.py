@@ -31,7 +31,7 @@ import pytest
 from game.conftest import ADMIN_KEY, API_KEY
 from game.servers import Server, gunicorn
 
-from torres_game.lifecycle import parse_time
+from torres_audit.lifecycle import parse_time
 from torres_game.store import PostgresEventStore
 
 from .conftest import MIGRATIONS, Worker, worker_env

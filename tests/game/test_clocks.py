@@ -23,9 +23,9 @@ import pytest
 from flask import Flask
 
 import torres_rules as tr
+from torres_audit.lifecycle import parse_time
 from torres_game.app import create_app
 from torres_game.errors import SeatPlayedByAi, TimeUp, VersionConflict
-from torres_game.lifecycle import parse_time
 from torres_game.service import GameService
 
 from .conftest import ADMIN, ADMIN_KEY, API_KEY, MIGRATIONS, bearer, make_config

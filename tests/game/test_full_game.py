@@ -11,8 +11,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import torres_rules as tr
-from torres_game import events as ev
-from torres_game.lifecycle import Lifecycle
+from torres_audit import events as ev
+from torres_audit import lifecycle as lc
+from torres_audit.lifecycle import Lifecycle
 from torres_game.service import GameService
 
 from .conftest import ADMIN, API_KEY, bearer, create_game, play_one
@@ -165,16 +166,16 @@ def test_snapshot_plus_tail_equals_full_fold(client: FlaskClient, app: Flask) ->
     assert [s.version for s in snapshots if s] == [20, 40, 60]
     seed = store.get_secret(gid).seed  # type: ignore[union-attr]
     log = store.read(gid)
-    full = ev.fold(log, seed)
+    full = lc.fold(log, seed)
     assert full is not None
     for snapshot in snapshots:
         assert snapshot is not None
         assert snapshot.lifecycle is not None
         base = (tr.from_position(snapshot.position), Lifecycle.from_json(snapshot.lifecycle))
-        from_snapshot = ev.fold_game(store.read(gid, after=snapshot.version), seed, base)
+        from_snapshot = lc.fold_game(store.read(gid, after=snapshot.version), seed, base)
         assert from_snapshot is not None and from_snapshot[0].to_position() == full.to_position()
-        at_snapshot = ev.fold(store.read(gid, up_to=snapshot.version), seed)
+        at_snapshot = lc.fold(store.read(gid, up_to=snapshot.version), seed)
         assert at_snapshot is not None and at_snapshot.to_position() == snapshot.position
     cold = GameService(store, service.config, service.driver)
     assert cold.state_at(gid)[1].to_position() == full.to_position()
-    assert cold.state_at(gid, 45)[1].to_position() == ev.fold(log[:45], seed).to_position()  # type: ignore[union-attr]
+    assert cold.state_at(gid, 45)[1].to_position() == lc.fold(log[:45], seed).to_position()  # type: ignore[union-attr]

@@ -24,14 +24,14 @@ from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError
 
 import torres_rules as tr
+from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash, format_time
+from torres_audit.lifecycle import Lifecycle, Settings
 from torres_game import events as ev
 from torres_game.access import Credentials
 from torres_game.app import create_app
 from torres_game.http import schemas as s
 from torres_game.http.schemas import ActionRequestSchema, plain_action_request
-from torres_game.lifecycle import Lifecycle, Settings
 from torres_game.store.base import NewEvent, content_hashes, stamp
-from torres_game.store.hashing import GENESIS_HASH, chain_hash, content_hash, format_time
 from torres_service.json_provider import OrjsonProvider, dumps_bytes
 
 from .conftest import API_KEY, make_config

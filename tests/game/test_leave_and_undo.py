@@ -11,8 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import torres_rules as tr
-from torres_game import lifecycle as lc
-from torres_game.lifecycle import CLOSES_UNDO, ENDS_TURN
+from torres_audit import lifecycle as lc
+from torres_audit.lifecycle import CLOSES_UNDO, ENDS_TURN
 from torres_game.service import GameService
 
 from .conftest import ADMIN, SERVICE, bearer

@@ -21,9 +21,9 @@ from typing import Any
 
 from flask import Flask
 
+from torres_audit.lifecycle import parse_time
 from torres_game.ai import BackgroundDriver, RandomBotDriver
 from torres_game.app import create_app
-from torres_game.lifecycle import parse_time
 from torres_game.service import GameService
 from torres_service.wakeups import WakeHub
 

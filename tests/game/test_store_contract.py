@@ -9,11 +9,11 @@ import uuid
 import psycopg
 import pytest
 
+from torres_audit.chain import GENESIS_HASH
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Snapshot
-from torres_game.store.hashing import GENESIS_HASH
 
 from .conftest import MIGRATIONS
 

@@ -1,45 +1,33 @@
-"""The event types, and the fold that turns a game's log back into a rules ``State`` and its lifecycle.
+"""The events the service appends, their words for a move log, and the summary it keeps on the games row.
 
-Events are facts in the rules package's own vocabulary (wire-form actions), so the log stays
-readable and any state can be rebuilt by ``new_game`` followed by ``apply`` per action. Online play
-adds a few more (:mod:`torres_game.lifecycle`: timeouts, resignations, abandonment, undo), folded by
-the same loop. The fold is the only code that interprets events; the API, verify and the snapshots
-all go through it.
+The vocabulary itself (event types, the seed, the fold) is :mod:`torres_audit`'s, the package a third party
+installs to verify a game record: the service builds and folds events with the same definitions the
+verifier checks them with. The fold (:func:`torres_audit.lifecycle.fold_game`) is the only code that
+interprets events; the API, verify and the snapshots all go through it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from collections.abc import Iterable
 from typing import Any
 
 import torres_rules as tr
-
-from . import lifecycle as lc
-from .lifecycle import (
+from torres_audit import lifecycle as lc
+from torres_audit.chain import format_time
+from torres_audit.events import (
     ABANDONED,
     ACTION_APPLIED,
     ACTION_UNDONE,
     GAME_CREATED,
     GAME_ENDED,
     RESIGNED,
+    SECRET_ACTION_TYPES,
     TIMED_OUT,
-    Lifecycle,
+    seed_commitment,
 )
-from .store.base import NewEvent, StoredEvent
-from .store.hashing import format_time
+from torres_audit.lifecycle import Lifecycle
 
-__all__ = ["ABANDONED", "ACTION_APPLIED", "ACTION_UNDONE", "GAME_CREATED", "GAME_ENDED", "RESIGNED", "TIMED_OUT"]
-
-#: Action types whose wire form carries hidden information (RULES.md section 13). Their events get
-#: a random salt, so the public hash chain cannot be brute-forced to recover a redacted field.
-SECRET_ACTION_TYPES = frozenset({"keep_card"})
-
-
-def seed_commitment(seed: int) -> str:
-    """The public promise made at creation: SHA-256 of the seed's decimal text."""
-    return hashlib.sha256(str(seed).encode()).hexdigest()
+from .store.base import NewEvent
 
 
 def game_created(
@@ -71,19 +59,13 @@ def action_applied(seat: int, action: dict[str, Any], *, auto: str | None = None
 
 
 def game_ended(state: tr.State, seed: int, life: Lifecycle, *, abandoned: bool = False) -> NewEvent:
-    """The result: scores, ranks (forfeited seats last), whether it is rated, why it ended, and the seed.
-    The reason follows from the log (so verify can recompute the whole payload): "abandoned" after an
-    ``abandoned`` event, "completed" after the third scoring, else "forfeit" (fewer than two seats left)."""
-    reason = "abandoned" if abandoned else "completed" if tr.is_over(state) else "forfeit"
-    return NewEvent(GAME_ENDED, {**lc.result(state, life, reason=reason), "seed": str(seed)})
+    """The result: scores, ranks (forfeited seats last), whether it is rated, why it ended, and the seed
+    (:func:`torres_audit.lifecycle.ended_payload`, which the verifier recomputes)."""
+    return NewEvent(GAME_ENDED, lc.ended_payload(state, seed, life, abandoned=abandoned))
 
 
 def timed_out(seat: int, life: Lifecycle, deadline: str) -> NewEvent:
-    s = life.settings
-    payload: dict[str, Any] = {"seat": seat, "deadline": deadline, "policy": s.timeout_policy}
-    if s.timeout_policy == "ai":
-        payload |= {"scope": s.ai_scope, "level": s.ai_level}
-    return NewEvent(TIMED_OUT, payload)
+    return NewEvent(TIMED_OUT, lc.timeout_payload(seat, life, deadline))
 
 
 def resigned(seat: int) -> NewEvent:
@@ -131,32 +113,6 @@ def outcome_text(result: dict[str, Any]) -> str:
     if len(tied) > 1:
         return "a tie between seats " + " and ".join(str(seat) for seat in tied)
     return "no winner"
-
-
-def initial_state(created: dict[str, Any], seed: int) -> tr.State:
-    return tr.new_game(
-        players=created["players"], seed=seed, edition=created["edition"], master=created["master"],
-        **created.get("options", {}),
-    )
-
-
-def fold(events: Iterable[StoredEvent], seed: int, state: tr.State | None = None) -> tr.State | None:
-    """The rules state after ``events`` from the start (the first one is ``game_created``)."""
-    if state is not None:
-        raise ValueError("fold the lifecycle too: use fold_game from a (state, lifecycle) base")
-    game = fold_game(events, seed)
-    return None if game is None else game[0]
-
-
-def fold_game(
-    events: Iterable[StoredEvent], seed: int, base: tuple[tr.State, Lifecycle] | None = None
-) -> tuple[tr.State, Lifecycle] | None:
-    """Apply events in order to ``base`` (or start from ``game_created``): the state and the lifecycle."""
-    state, life = base if base is not None else (None, None)
-    for event in events:
-        state, life = lc.step(state, life, event.type, event.payload, event.version, event.created_at,
-                              lambda created: initial_state(created, seed))
-    return None if state is None or life is None else (state, life)
 
 
 def summary_of(state: tr.State, life: Lifecycle) -> dict[str, Any]:

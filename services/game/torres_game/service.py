@@ -22,9 +22,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import torres_rules as tr
+from torres_audit import lifecycle as lc
+from torres_audit.chain import canonical_json, format_time
+from torres_audit.events import GAME_ENDED
 
 from . import events as ev
-from . import lifecycle as lc
 from . import metrics
 from .access import Access, Credentials, GameInfo, token_hash
 from .ai import AiDriver, ai_command_id
@@ -60,7 +62,6 @@ from .store.base import (
     Snapshot,
     StoredEvent,
 )
-from .store.hashing import canonical_json, format_time
 from .verification import verify_log
 from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
 
@@ -214,7 +215,7 @@ class GameService:
         tail: Sequence[StoredEvent], seed: int, base: tuple[tr.State, lc.Lifecycle] | None
     ) -> tuple[tr.State, lc.Lifecycle] | None:
         with metrics.FOLD_SECONDS.time():
-            game = ev.fold_game(tail, seed, base)
+            game = lc.fold_game(tail, seed, base)
         metrics.FOLD_EVENTS.observe(len(tail))
         return game
 
@@ -260,7 +261,7 @@ class GameService:
         undo: bool | None = None,
     ) -> dict[str, Any]:
         """A new game with a fresh id and random seat tokens: the 201 body. ``clock``, ``timeout`` and ``undo``
-        are the online-play settings (:class:`torres_game.lifecycle.Settings`)."""
+        are the online-play settings (:class:`torres_audit.lifecycle.Settings`)."""
         self.access.require_service(creds)
         public_seats = self._public_seats(seats)
         online = self._online(clock, timeout, undo)
@@ -613,7 +614,8 @@ class GameService:
     ) -> tuple[list[NewEvent], Folded]:
         """Fold ``events`` (raising the rules' errors) and add what follows from them in the same append: a
         forfeited seat to move passes (:func:`lifecycle.pass_action`), and the game ends, with its result,
-        after the third scoring, when fewer than two seats are left, or when the portal abandoned it."""
+        after the third scoring, when fewer than two seats are left, or when the portal abandoned it: what
+        :func:`torres_audit.lifecycle.follow_up` says, the rule the offline verifier holds every log to."""
         at = format_time(now)
         state, life, version = folded.state, folded.life, folded.version
         new = list(events)
@@ -624,13 +626,11 @@ class GameService:
         for event in new:
             version += 1
             state, life = lc.step(state, life, event.type, event.payload, version, at, initial)
-        while not life.over:
-            if abandoned or tr.is_over(state) or len(life.active_seats()) < 2:
+        while (due := lc.follow_up(state, life, abandoned=abandoned)) is not None:
+            if due == lc.END:
                 event = ev.game_ended(state, info.secret.seed, life, abandoned=abandoned)
-            elif state.to_move in life.forfeited:
-                event = ev.action_applied(state.to_move, lc.pass_action(state), auto="forfeit")
             else:
-                break
+                event = ev.action_applied(state.to_move, lc.pass_action(state), auto="forfeit")
             new.append(event)
             version += 1
             state, life = lc.step(state, life, event.type, event.payload, version, at, initial)
@@ -685,7 +685,7 @@ class GameService:
     @staticmethod
     def _result_body(result: AppendResult, reader: Reader) -> dict[str, Any]:
         """The 201 of resign/abandon, from the append alone, so a replay answers exactly the original body."""
-        over = any(event.type == ev.GAME_ENDED for event in result.events)
+        over = any(event.type == GAME_ENDED for event in result.events)
         return {"game_id": result.game_id, "version": result.version, "status": "over" if over else "active",
                 "events": redact_events(list(result.events), reader)}
 

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from torres_audit.chain import chain_hash, content_hash, format_time
 from torres_game.errors import VersionConflict
-
-from .hashing import chain_hash, content_hash, format_time
 
 __all__ = [
     "AiTurn",
@@ -128,7 +127,7 @@ class Snapshot:
     game_id: str
     version: int
     position: dict[str, Any]
-    lifecycle: dict[str, Any] | None = None  # torres_game.lifecycle.Lifecycle.to_json(); None in old snapshots
+    lifecycle: dict[str, Any] | None = None  # torres_audit.lifecycle.Lifecycle.to_json(); None in old snapshots
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 from torres_service.json_provider import dumps_bytes
@@ -45,7 +46,6 @@ from .base import (
     content_hashes,
     stamp,
 )
-from .hashing import GENESIS_HASH, format_time
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"

@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 
 from .base import AiTurn, AppendResult, GameExists, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
-from .hashing import GENESIS_HASH, canonical_json, format_time
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"

@@ -5,25 +5,31 @@ misclicks taken back. All of it is derived from the event log like the rules sta
 is folded event by event next to the ``State`` (:func:`step`), using the time each event was recorded by
 the service (``created_at``), never a process's memory, so a restarted service or a second replica reaches
 the same clocks and deadlines. The settings are chosen at creation and stored in ``game_created``.
+
+This module is the one fold of a game's log: the game service folds with it to serve and to decide, and the
+offline verifier folds with it to check, so what a record proves is what the service did (docs/audit.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import torres_rules as tr
 
-from .store.hashing import format_time
-
-GAME_CREATED = "game_created"
-ACTION_APPLIED = "action_applied"
-GAME_ENDED = "game_ended"
-ACTION_UNDONE = "action_undone"
-TIMED_OUT = "timed_out"
-RESIGNED = "resigned"
-ABANDONED = "abandoned"
+from .chain import format_time
+from .events import (
+    ABANDONED,
+    ACTION_APPLIED,
+    ACTION_UNDONE,
+    GAME_CREATED,
+    GAME_ENDED,
+    RESIGNED,
+    TIMED_OUT,
+    initial_state,
+)
 
 #: Actions after which nothing before them may be undone: they reveal hidden information (a card drawn and
 #: looked at, a card from a hand shown) or take back nothing (keep_card follows a draw).
@@ -196,7 +202,7 @@ class Lifecycle:
 
 
 def step(state: tr.State | None, life: Lifecycle | None, type_: str, payload: dict[str, Any], version: int,
-         at: str, initial: Any) -> tuple[tr.State, Lifecycle]:
+         at: str, initial: Callable[[dict[str, Any]], tr.State]) -> tuple[tr.State, Lifecycle]:
     """Fold one event. ``initial(payload)`` builds the state of ``game_created`` (it needs the secret seed)."""
     if type_ == GAME_CREATED:
         state = initial(payload)
@@ -285,3 +291,68 @@ def result(state: tr.State, life: Lifecycle, *, reason: str) -> dict[str, Any]:
         "reason": reason,
         "rated": life.acted,
     }
+
+
+def ended_payload(state: tr.State, seed: int, life: Lifecycle, *, abandoned: bool = False) -> dict[str, Any]:
+    """The whole ``game_ended`` payload: the result, why the game ended, and the seed revealed. The reason
+    follows from the log, so a verifier recomputes the payload exactly: "abandoned" after an ``abandoned``
+    event, "completed" after the third scoring, else "forfeit" (fewer than two seats left)."""
+    reason = "abandoned" if abandoned else "completed" if tr.is_over(state) else "forfeit"
+    return {**result(state, life, reason=reason), "seed": str(seed)}
+
+
+def timeout_payload(seat: int, life: Lifecycle, deadline: str) -> dict[str, Any]:
+    """The ``timed_out`` payload: the seat, the deadline it missed, and the policy the game was created with."""
+    s = life.settings
+    payload: dict[str, Any] = {"seat": seat, "deadline": deadline, "policy": s.timeout_policy}
+    if s.timeout_policy == "ai":
+        payload |= {"scope": s.ai_scope, "level": s.ai_level}
+    return payload
+
+
+#: What :func:`follow_up` may ask for: the end of the game, or an automatic pass of a seat that left.
+END, PASS = "end", "pass"
+
+
+def follow_up(state: tr.State, life: Lifecycle, *, abandoned: bool) -> str | None:
+    """What must follow at once, in the same append, once an event is folded: :data:`END` (``game_ended``)
+    after the third scoring, when fewer than two seats are left, or after ``abandoned``; :data:`PASS` (an
+    ``action_applied`` with ``auto: "forfeit"`` and :func:`pass_action`) when a forfeited seat is to move;
+    None when the game waits for a seat. The service appends what this says; the verifier demands it."""
+    if life.over:
+        return None
+    if abandoned or tr.is_over(state) or len(life.active_seats()) < 2:
+        return END
+    if state.to_move in life.forfeited:
+        return PASS
+    return None
+
+
+class LoggedEvent(Protocol):
+    """What the fold reads of an event (a stored event, a record's event)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+    @property
+    def created_at(self) -> str: ...
+
+
+def fold_game(
+    events: Iterable[LoggedEvent], seed: int, base: tuple[tr.State, Lifecycle] | None = None
+) -> tuple[tr.State, Lifecycle] | None:
+    """Apply events in order to ``base`` (or start from ``game_created``): the state and the lifecycle."""
+    state, life = base if base is not None else (None, None)
+    for event in events:
+        state, life = step(state, life, event.type, event.payload, event.version, event.created_at,
+                           lambda created: initial_state(created, seed))
+    return None if state is None or life is None else (state, life)
+
+
+def fold(events: Iterable[LoggedEvent], seed: int) -> tr.State | None:
+    """The rules state after ``events`` from the start (the first one is ``game_created``)."""
+    game = fold_game(events, seed)
+    return None if game is None else game[0]
