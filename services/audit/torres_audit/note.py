@@ -90,7 +90,7 @@ class Verifier:
 
     @classmethod
     def from_vkey(cls, text: str) -> Verifier:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 2)  # the base64 key may itself hold '+'
         if len(parts) != 3:
             raise NoteError(f"a vkey is <name>+<key ID>+<base64 key>, not {text!r}")
         name, hex_id, key = parts
@@ -132,7 +132,7 @@ class Signer:
 
     @classmethod
     def from_skey(cls, text: str) -> Signer:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 4)
         if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
             raise NoteError("a signing key is PRIVATE+KEY+<name>+<key ID>+<base64 key>")
         name, hex_id, key = parts[2:]

@@ -13,9 +13,13 @@ import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from torres_audit.note import Signer
+
 log = logging.getLogger(__name__)
 
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
+#: The key name of a generated signing key: .invalid says no real service signs with it.
+DEV_SIGNER_NAME = "torres.invalid/dev-game"
 _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 
 
@@ -54,6 +58,9 @@ class Config:
     json_logs: bool = True
     web_dir: Path = _REPO_WEB  # the web client's files, served at /play/ (absent directory: no /play/)
     matchmaking_url: str = ""  # the matchmaker's public address, told to the web client (empty: no matchmaking)
+    # The Ed25519 key that signs game records (docs/audit.md): an skey, PRIVATE+KEY+<name>+<id>+<base64>. Empty:
+    # a key generated at start (a dev server; records then verify only against the vkey it logs).
+    signing_key: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -81,6 +88,7 @@ class Config:
             json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
             web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),
             matchmaking_url=env.get("TORRES_MATCHMAKING_URL", ""),
+            signing_key=env.get("TORRES_SIGNING_KEY", ""),
         )
         return cfg.with_generated_keys()
 
@@ -100,6 +108,11 @@ class Config:
         if not self.admin_key:
             changes["admin_key"] = secrets.token_urlsafe(24)
             log.warning("TORRES_ADMIN_KEY unset; generated one", extra={"admin_key": changes["admin_key"]})
+        if not self.signing_key:
+            signer = Signer.generate(DEV_SIGNER_NAME)
+            changes["signing_key"] = signer.skey()
+            log.warning("TORRES_SIGNING_KEY unset; generated one: game records verify with this vkey",
+                        extra={"vkey": signer.verifier().vkey()})
         return replace(self, **changes) if changes else self
 
     @property

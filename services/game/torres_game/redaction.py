@@ -41,11 +41,18 @@ def redact_event(event: StoredEvent, reader: Reader) -> dict[str, Any]:
 
 def _redacted(event: StoredEvent, reader: Reader) -> dict[str, Any]:
     doc = event.to_json()
+    doc["payload"] = visible_payload(event, reader)
+    return doc
+
+
+def visible_payload(event: StoredEvent, reader: Reader) -> dict[str, Any]:
+    """The payload as ``reader`` may see it: the event's own, or a redacted copy that says ``"redacted": true``
+    (the game record then gives the event's content hash instead, so the chain still verifies)."""
     if reader.full or event.type != ACTION_APPLIED:
-        return doc
+        return event.payload
     action = event.payload.get("action", {})
     if action.get("type") not in SECRET_ACTION_TYPES:
-        return doc
+        return event.payload
     payload = {k: v for k, v in event.payload.items() if k != "salt"}
     if reader.seat is not None and reader.seat == event.payload.get("seat"):
         # The owner knows the card kept; deck order stays secret even to the owner (section 13).
@@ -53,8 +60,7 @@ def _redacted(event: StoredEvent, reader: Reader) -> dict[str, Any]:
     else:
         payload["action"] = {"type": action["type"]}
     payload["redacted"] = True
-    doc["payload"] = payload
-    return doc
+    return payload
 
 
 def redact_events(events: list[StoredEvent], reader: Reader) -> list[dict[str, Any]]:

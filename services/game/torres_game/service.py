@@ -25,6 +25,7 @@ import torres_rules as tr
 from torres_audit import lifecycle as lc
 from torres_audit.chain import canonical_json, format_time
 from torres_audit.events import GAME_ENDED
+from torres_audit.note import Signer
 
 from . import events as ev
 from . import metrics
@@ -50,6 +51,7 @@ from .errors import (
     ValidationFailed,
     VersionConflict,
 )
+from .records import build_record
 from .redaction import FULL, Reader, redact_events
 from .store.base import (
     AiTurn,
@@ -143,6 +145,10 @@ class GameService:
         self.config = config
         self.driver = driver
         self.access = Access(config)
+        # Signs game records (docs/audit.md). A config without a key (tests build Config directly) gets one
+        # for this process; Config.from_env generates and logs one for a dev server.
+        self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(
+            "torres.invalid/ephemeral")
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
         self._infos_lock = threading.Lock()
@@ -459,6 +465,14 @@ class GameService:
         return {"game_id": game_id, "version": current, "changed": current > version}
 
     # -- verify ---------------------------------------------------------------------------
+
+    def record(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
+        """The game record for the caller (docs/audit.md): complete once the game is over, else what this
+        reader may see of the events (admin key: all payloads; seat token: its own secrets; none: public)."""
+        info = self._info(game_id)
+        status = self._record(game_id).status
+        reader = self.access.reader(info, creds, over=status == "over", seat=seat)
+        return build_record(self.store.read(game_id), info.secret, reader, self.signer)
 
     def verify(self, game_id: str) -> dict[str, Any]:
         """Re-hash the chain and re-fold the log; report the first inconsistency found."""

@@ -159,6 +159,17 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     return service().position_at(game_id, credentials(), version=args.get("version"))
 
 
+@blp.route("/games/<game_id>/record", methods=["GET"])
+@blp.arguments(s.SeatArgs(), location="query")
+@blp.response(200, s.GameRecordSchema)
+@_errors(401, 403, 404)
+@blp.doc(security=[{}, {"seatToken": []}, {"adminKey": []}])
+def record(args: dict[str, Any], game_id: str) -> Response:
+    """The signed game record (docs/audit.md) for ``python -m torres_audit verify``: complete once the game
+    is over; before, what the reader may see (hidden payloads replaced by their content hashes)."""
+    return as_documented(service().record(game_id, credentials(), seat=args.get("seat")))
+
+
 @blp.route("/games/<game_id>/verify", methods=["GET"])
 @blp.response(200, s.VerifySchema)
 @_errors(404)

@@ -292,6 +292,37 @@ class VerifySchema(Schema):
     first_inconsistency = fields.Nested(InconsistencySchema, allow_none=True)
 
 
+class RecordEventSchema(Schema):
+    version = fields.Integer()
+    type = fields.String()
+    payload = fields.Dict()
+    schema_version = fields.Integer()
+    created_at = fields.String()
+    command_id = fields.String()
+    prev_hash = fields.String()
+    hash = fields.String()
+    redacted = fields.Boolean(metadata={"description": "present (true) when the payload is withheld from the reader"})
+    content_hash = fields.String(metadata={"description": "the withheld event's content hash (chain check)"})
+
+
+class GameRecordSchema(Schema):
+    """docs/audit.md, "The game record"."""
+
+    format = fields.String(metadata={"description": "torres-game-record/1"})
+    game_id = fields.String()
+    status = fields.String(metadata={"description": "active | over"})
+    reader = fields.Dict(metadata={"description": '{"kind": "full"} | {"kind": "seat", "seat": n} | '
+                                                  '{"kind": "spectator"}'})
+    creation = fields.Dict(metadata={"description": "the game_created payload"})
+    seed = fields.String(allow_none=True, metadata={"description": "the revealed seed (decimal), once over"})
+    result = fields.Dict(allow_none=True, metadata={"description": "the game_ended payload, once over"})
+    events = fields.List(fields.Nested(RecordEventSchema))
+    head = fields.Dict(metadata={"description": "{version, hash}: the last event"})
+    signature = fields.Dict(metadata={"description": "{key: the service's vkey, note: the signed head (C2SP note)}"})
+    inclusion = fields.Dict(allow_none=True,
+                            metadata={"description": "the transparency log's proof, once there is one"})
+
+
 class WaitSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
