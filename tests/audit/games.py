@@ -39,6 +39,7 @@ class Plan:
     timeout_at: int | None = None  # after this many actions the seat to move times out (once), besides p_timeout
     resign_at: int | None = None  # after this many actions the seat to move resigns (once), besides p_resign
     options: dict[str, Any] = field(default_factory=dict)
+    prefer: str | None = None  # an action type the driver picks, when legal, a third of the time
 
     def body(self) -> dict[str, Any]:
         seats = [{"kind": "ai", "level": "easy"} if i in self.ai_seats else {"kind": "human", "player_id": f"p{i}"}
@@ -110,7 +111,9 @@ def play(svc: GameService, client: Any, clock: Clock, plan: Plan, seed: int, *, 
         if choice == "undo":
             svc.undo(gid, creds, seat=seat, expected_version=folded.version, command_id=f"u{folded.version}")
             continue
-        action = rng.choice(tr.legal_actions(folded.state))
+        legal = tr.legal_actions(folded.state)
+        preferred = [a for a in legal if a["type"] == plan.prefer]
+        action = rng.choice(preferred if preferred and rng.random() < 0.33 else legal)
         try:
             svc.submit_action(gid, creds, seat=seat, action=action, expected_version=folded.version,
                               command_id=f"c{folded.version}")
