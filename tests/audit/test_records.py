@@ -164,3 +164,28 @@ def test_a_checkpoint_of_another_size_or_root_is_refused(sqlite_app: Flask, cloc
     assert "two different histories" in report.text()
     assert statuses(verify_record({**record, "inclusion": None}, keys=keys, checkpoint=checkpoint))["inclusion"] \
         == FAIL
+
+
+def test_the_signing_key_comes_from_torres_signing_key(tmp_path: Path) -> None:
+    """TORRES_SIGNING_KEY (an skey, as python -m torres_audit keygen prints it) signs every record; an
+    unreadable one stops the service at start, never signing with a key nobody published."""
+    from game.conftest import make_config
+
+    from torres_game.app import create_app
+    from torres_game.config import Config
+
+    signer = Signer.generate("games.example.org/2026")
+    config = Config.from_env({"TORRES_SIGNING_KEY": signer.skey(), "TORRES_DATA_DIR": str(tmp_path)})
+    assert config.signing_key == signer.skey()
+    app = create_app(make_config(f"sqlite:///{tmp_path / 'k.sqlite3'}", signing_key=signer.skey()))
+    try:
+        client = app.test_client()
+        gid = client.post("/v1/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]},
+                          headers=SERVICE).get_json()["game_id"]
+        record = fetch(app, gid)
+        assert record["signature"]["key"] == signer.verifier().vkey()
+        assert verify_record(record, keys=[signer.verifier()]).ok
+    finally:
+        service(app).close()
+    with pytest.raises(ValueError, match="signing key"):
+        create_app(make_config(f"sqlite:///{tmp_path / 'bad.sqlite3'}", signing_key="PRIVATE+KEY+x+00+AAAA"))

@@ -1,4 +1,5 @@
 """``python -m torres_audit verify record.json [--checkpoint cp.txt] [--key VKEY ...] [--json]``
+and ``python -m torres_audit keygen NAME`` (a signing key for TORRES_SIGNING_KEY and the vkey to publish).
 
 Verifies a game record offline and prints what was checked; exits 0 when the record verifies, 1 when it is
 refused (the report names the first problem and its version), 2 when the command itself cannot run (no such
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .note import NoteError, Verifier
+from .note import NoteError, Signer, Verifier
 from .verify import verify_text
 
 
@@ -41,7 +42,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a signed checkpoint of the transparency log you obtained yourself; the record's "
                              "inclusion proof must lead to its root")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    keygen = commands.add_parser("keygen", help="make an Ed25519 signing key: its skey (keep secret: "
+                                                "TORRES_SIGNING_KEY) and its vkey (publish it for auditors)")
+    keygen.add_argument("name", help="the key's name, e.g. games.example.org/2026 (no spaces, no '+')")
     args = parser.parse_args(argv)
+    if args.command == "keygen":
+        try:
+            signer = Signer.generate(args.name)
+        except NoteError as exc:
+            print(f"torres-audit: {exc}", file=sys.stderr)
+            return 2
+        print(f"skey {signer.skey()}\nvkey {signer.verifier().vkey()}")
+        return 0
 
     try:
         data = sys.stdin.buffer.read() if str(args.record) == "-" else args.record.read_bytes()

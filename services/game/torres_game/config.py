@@ -13,12 +13,10 @@ import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from torres_audit.note import Signer
-
 log = logging.getLogger(__name__)
 
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
-#: The key name of a generated signing key: .invalid says no real service signs with it.
+#: The key name of a generated signing key (TORRES_SIGNING_KEY unset): .invalid says no real service uses it.
 DEV_SIGNER_NAME = "torres.invalid/dev-game"
 _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 
@@ -58,8 +56,9 @@ class Config:
     json_logs: bool = True
     web_dir: Path = _REPO_WEB  # the web client's files, served at /play/ (absent directory: no /play/)
     matchmaking_url: str = ""  # the matchmaker's public address, told to the web client (empty: no matchmaking)
-    # The Ed25519 key that signs game records (docs/audit.md): an skey, PRIVATE+KEY+<name>+<id>+<base64>. Empty:
-    # a key generated at start (a dev server; records then verify only against the vkey it logs).
+    # The Ed25519 key that signs game records (docs/audit.md): an skey, PRIVATE+KEY+<name>+<id>+<base64>, as
+    # `python -m torres_audit keygen <name>` makes one. Empty: each process generates its own (named DEV_SIGNER_NAME),
+    # fine for a dev server, useless for auditors (nobody can pin a key that changes at every start).
     signing_key: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -108,11 +107,6 @@ class Config:
         if not self.admin_key:
             changes["admin_key"] = secrets.token_urlsafe(24)
             log.warning("TORRES_ADMIN_KEY unset; generated one", extra={"admin_key": changes["admin_key"]})
-        if not self.signing_key:
-            signer = Signer.generate(DEV_SIGNER_NAME)
-            changes["signing_key"] = signer.skey()
-            log.warning("TORRES_SIGNING_KEY unset; generated one: game records verify with this vkey",
-                        extra={"vkey": signer.verifier().vkey()})
         return replace(self, **changes) if changes else self
 
     @property

@@ -31,7 +31,7 @@ from . import events as ev
 from . import metrics
 from .access import Access, Credentials, GameInfo, token_hash
 from .ai import AiDriver, ai_command_id
-from .config import Config
+from .config import DEV_SIGNER_NAME, Config
 from .errors import (
     CommandIdReused,
     Forbidden,
@@ -145,10 +145,8 @@ class GameService:
         self.config = config
         self.driver = driver
         self.access = Access(config)
-        # Signs game records (docs/audit.md). A config without a key (tests build Config directly) gets one
-        # for this process; Config.from_env generates and logs one for a dev server.
-        self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(
-            "torres.invalid/ephemeral")
+        # Signs game records (docs/audit.md); without TORRES_SIGNING_KEY, a key of this process only (a dev server).
+        self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
         self._infos_lock = threading.Lock()

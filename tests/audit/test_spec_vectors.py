@@ -1,0 +1,180 @@
+"""docs/audit.md's test vectors verify, every intermediate value in them recomputes, and the seed's deal follows
+from the specification's own words (an independent MT19937 written from docs/audit.md, not Python's)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import torres_rules as tr
+from torres_audit import merkle
+from torres_audit.note import Verifier, open_checkpoint, open_note
+from torres_audit.verify import verify_text
+
+from .spec_vectors import OUT, vectors
+
+SPEC = OUT.parent / "audit.md"
+
+
+def committed(name: str) -> str:
+    return (OUT / name).read_text(encoding="utf-8")
+
+
+def intermediate() -> dict[str, Any]:
+    return dict(json.loads(committed("intermediate.json")))
+
+
+def test_the_committed_vectors_are_what_the_code_makes() -> None:
+    """Byte for byte: a change to hashing, signing or the record format shows up here first."""
+    for name, text in vectors().items():
+        assert committed(name) == text, f"docs/audit-vectors/{name} is stale: run python tests/audit/spec_vectors.py"
+
+
+def test_the_vector_record_verifies_offline(tmp_path: Path) -> None:
+    keys = [Verifier.from_vkey(committed("game.vkey")), Verifier.from_vkey(committed("log.vkey"))]
+    report = verify_text(committed("record.json"), keys=keys, checkpoint=committed("checkpoint.txt"))
+    assert report.ok and all(check.status == "ok" for check in report.checks), report.text()
+    done = subprocess.run(
+        [sys.executable, "-m", "torres_audit", "verify", str(OUT / "record.json"), "--key", str(OUT / "game.vkey"),
+         "--key", str(OUT / "log.vkey"), "--checkpoint", str(OUT / "checkpoint.txt")],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.endswith("VERIFIED\n"), done.stdout + done.stderr
+
+
+def test_every_intermediate_hash_recomputes() -> None:
+    data = intermediate()
+    record = json.loads(committed("record.json"))
+    prev = "0" * 64
+    for step, event in zip(data["events"], record["events"], strict=True):
+        content = {k: event[k] for k in ("version", "type", "payload", "schema_version", "created_at", "command_id")}
+        content["game_id"] = record["game_id"]
+        # The canonical form, by its definition: sorted keys, no spaces, UTF-8 as is.
+        assert step["canonical_content"] == json.dumps(content, sort_keys=True, separators=(",", ":"),
+                                                       ensure_ascii=False)
+        assert step["content_hash"] == hashlib.sha256(step["canonical_content"].encode()).hexdigest()
+        assert step["prev_hash"] == prev == event["prev_hash"]
+        assert step["chain_input"] == prev + step["content_hash"]
+        assert step["hash"] == hashlib.sha256(step["chain_input"].encode()).hexdigest() == event["hash"]
+        prev = step["hash"]
+    assert record["head"] == {"version": len(record["events"]), "hash": prev}
+    assert data["seed"]["commitment"] == hashlib.sha256(data["seed"]["seed"].encode()).hexdigest()
+    note, _ = open_note(data["head"]["note"], [Verifier.from_vkey(data["keys"]["game"]["vkey"])])
+    assert note.text == data["head"]["text"]
+    m = data["merkle"]
+    leaves = [leaf.encode() for leaf in m["leaves"]]
+    assert m["leaf_hashes"] == [hashlib.sha256(b"\x00" + leaf).hexdigest() for leaf in leaves]
+    node = hashlib.sha256(b"\x01" + bytes.fromhex(m["leaf_hashes"][0]) + bytes.fromhex(m["leaf_hashes"][1]))
+    assert m["node_0_1"] == node.hexdigest()
+    root = hashlib.sha256(b"\x01" + node.digest() + bytes.fromhex(m["leaf_hashes"][2])).hexdigest()
+    assert m["root"] == root and m["inclusion_proof_of_leaf_2"] == [m["node_0_1"]]
+    checkpoint, _ = open_checkpoint(m["checkpoint"], [Verifier.from_vkey(data["keys"]["log"]["vkey"])])
+    assert checkpoint.root.hex() == root and checkpoint.size == 3
+    assert m["leaves"][2] == data["head"]["text"]
+    merkle.verify_inclusion(2, 3, bytes.fromhex(m["leaf_hashes"][2]), [node.digest()], bytes.fromhex(root))
+
+
+def test_the_specification_quotes_the_vectors() -> None:
+    """docs/audit.md shows the vector's key values inline; they must be the committed ones."""
+    data, spec = intermediate(), SPEC.read_text(encoding="utf-8")
+    for value in (data["seed"]["seed"], data["seed"]["commitment"], data["events"][0]["content_hash"],
+                  data["events"][0]["hash"], data["events"][-1]["hash"], data["merkle"]["root"],
+                  data["keys"]["game"]["vkey"], " ".join(str(word) for word in data["seed"]["mt19937_key"])):
+        assert value in spec, value
+
+
+# -- the seed, from the specification's words ------------------------------------------------------------------
+
+class MT19937:
+    """Written from docs/audit.md, "The seed" (itself MT19937 as published by Matsumoto and Nishimura, 2002)."""
+
+    def __init__(self, seed: int) -> None:
+        key = [(seed >> (32 * i)) & 0xFFFFFFFF for i in range(max(1, (seed.bit_length() + 31) // 32))]
+        mt = [0] * 624
+        mt[0] = 19650218
+        for i in range(1, 624):
+            mt[i] = (1812433253 * (mt[i - 1] ^ (mt[i - 1] >> 30)) + i) & 0xFFFFFFFF
+        i, j = 1, 0
+        for _ in range(max(624, len(key))):
+            mt[i] = ((mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525)) + key[j] + j) & 0xFFFFFFFF
+            i, j = i + 1, j + 1
+            if i >= 624:
+                mt[0], i = mt[623], 1
+            if j >= len(key):
+                j = 0
+        for _ in range(623):
+            mt[i] = ((mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941)) - i) & 0xFFFFFFFF
+            i += 1
+            if i >= 624:
+                mt[0], i = mt[623], 1
+        mt[0] = 0x80000000
+        self.mt, self.index = mt, 624
+
+    def next32(self) -> int:
+        if self.index >= 624:
+            mt = self.mt
+            for k in range(624):
+                y = (mt[k] & 0x80000000) | (mt[(k + 1) % 624] & 0x7FFFFFFF)
+                mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+            self.index = 0
+        y = self.mt[self.index]
+        self.index += 1
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        return y ^ (y >> 18)
+
+    def below(self, n: int) -> int:
+        k = n.bit_length()
+        while True:
+            r = self.next32() >> (32 - k)
+            if r < n:
+                return r
+
+
+def deal(seed: int, players: int, edition: str, master: bool) -> dict[str, Any]:
+    """Start player, master card and decks as docs/audit.md derives them, in its order of draws."""
+    rng = MT19937(seed)
+    start = rng.below(players) if edition == "yucata" else 0
+    card = tr.MASTER_CARDS[rng.below(len(tr.MASTER_CARDS))] if master else None
+    decks = deck = None
+    deck_mode = "hand" if master else "common" if edition == "ravensburger" else "personal"
+    if deck_mode == "personal":
+        decks = []
+        for _ in range(players):
+            pool, drawn = list(tr.CARD_KINDS), []
+            for i in range(len(pool)):
+                j = rng.below(len(pool) - i)
+                drawn.append(pool[j])
+                pool[j] = pool[len(pool) - i - 1]
+            decks.append(drawn)
+    elif deck_mode == "common":
+        deck = list(tr.CARD_KINDS) * 4
+        for i in range(len(deck) - 1, 0, -1):
+            j = rng.below(i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+    return {"start_player": start, "master_card": card, "decks": decks, "deck": deck}
+
+
+@pytest.mark.parametrize("edition", ["rio_grande", "ravensburger", "yucata"])
+@pytest.mark.parametrize("master", [False, True])
+def test_the_deal_follows_from_the_seed_as_specified(edition: str, master: bool) -> None:
+    rng = random.Random(f"{edition}{master}")
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**128 - 1, *(rng.getrandbits(128) for _ in range(20))]
+    for seed in seeds:
+        for players in (2, 3, 4):
+            position = tr.new_game(players=players, seed=seed, edition=edition, master=master).to_position()
+            expected = deal(seed, players, edition, master)
+            assert {k: position[k] for k in expected} == expected, (seed, players)
+
+
+def test_the_vector_seed_deals_the_recorded_decks() -> None:
+    seed = intermediate()["seed"]
+    assert deal(int(seed["seed"]), 2, "rio_grande", False) == {k: seed[k] for k in ("start_player", "master_card",
+                                                                                       "decks", "deck")}
