@@ -81,6 +81,7 @@ bench: install
 	$(BIN)/python bench/push_bench.py
 	$(BIN)/python bench/matchmaking_bench.py
 	$(BIN)/python bench/edge_bench.py
+	$(BIN)/python bench/audit_bench.py
 
 lock: $(STAMP)
 	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \

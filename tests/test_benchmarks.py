@@ -43,6 +43,7 @@ CASES = [  # game_bench.py appears twice: its everyday run and its worker-class 
     ("game_bench.py", ["--only", "http", "--games", "2", "--compare-worker-classes", "1", "--slice-seconds", "1"],
      "ratio gevent / gthread, median of the pairs", [POSTGRES]),
     ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
+    ("audit_bench.py", ["--runs", "1", "--players", "2"], "verify (in process), 1 runs: median", []),
     ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),
     ("ai_bench.py", ["latency", "--human-games", "1", "--background", "1", "--samples", "1", "--level", "easy"],
      "median ratio", [POSTGRES, REDIS]),
