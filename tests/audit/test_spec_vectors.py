@@ -178,3 +178,16 @@ def test_the_vector_seed_deals_the_recorded_decks() -> None:
     seed = intermediate()["seed"]
     assert deal(int(seed["seed"]), 2, "rio_grande", False) == {k: seed[k] for k in ("start_player", "master_card",
                                                                                        "decks", "deck")}
+
+
+def test_the_verifier_needs_nothing_of_the_game_service() -> None:
+    """torres_audit installs alone (rules engine + cryptography): with the service's packages unimportable, the
+    command line still verifies the vectors."""
+    blocked = ("torres_game", "torres_service", "flask", "psycopg", "marshmallow", "gevent")
+    code = ("import runpy, sys\n"
+            f"for name in {blocked!r}: sys.modules[name] = None\n"
+            "sys.argv = ['torres_audit', 'verify', sys.argv[1], '--key', sys.argv[2], '--key', sys.argv[3]]\n"
+            "runpy.run_module('torres_audit', run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", code, str(OUT / "record.json"), str(OUT / "game.vkey"),
+                           str(OUT / "log.vkey")], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.endswith("VERIFIED\n"), done.stdout + done.stderr
