@@ -40,6 +40,7 @@ policy-tools: $(CHECKOV_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict shared/torres_rules
+	MYPYPATH=shared $(BIN)/mypy --strict services/audit/torres_audit
 
 # Everything on the compiled rules engine (where it could be built), then the rules suite again on the pure one.
 pytest: install $(CHECKOV_STAMP)

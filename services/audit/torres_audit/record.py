@@ -155,7 +155,7 @@ def _members(doc: Any, required: frozenset[str], what: str, version: int, option
 
 
 def _event(doc: Any, index: int) -> RecordEvent:
-    version = doc.get("version") if isinstance(doc, dict) and _is_int(doc.get("version")) else index + 1
+    version: int = doc["version"] if isinstance(doc, dict) and _is_int(doc.get("version")) else index + 1
     event = _members(doc, EVENT_MEMBERS, f"event {index + 1}", version, frozenset({"redacted", "content_hash"}))
     for name in ("version", "schema_version"):
         if not _is_int(event[name]):
