@@ -176,7 +176,7 @@ def test_a_tied_abandon_names_no_single_winner(request: pytest.FixtureRequest, b
     assert ended["text"] == "game over: scores 0, 0; a tie between seats 0 and 1"
     summary = client.get(f"/v1/games/{game['game_id']}").get_json()
     assert summary["status"] == "over" and summary["winner"] is None and summary["winners"] == [0, 1]
-    listed = client.get("/v1/games?status=over").get_json()["games"]
+    listed = client.get("/v1/games?status=over", headers=SERVICE).get_json()["games"]
     assert next(g for g in listed if g["game_id"] == game["game_id"])["winners"] == [0, 1]
 
 
