@@ -90,7 +90,7 @@ def enqueue(store: Redis, n: int, rng: random.Random, spread: float = 60.0) -> N
         tid = f"{POOLS.index(pool):x}{uuid.uuid4().hex[1:]}"
         tkeys = [*keys.pool_keys(pool), keys.ticket(tid)]
         calls.append(("enqueue", tkeys, [tid, f"bench{i}", pool[0], int(pool[1]), rng.choice(COUNTS), repr(mu), "3.0",
-                                         "30", repr(created), repr(now + 600), 4000, ""]))
+                                         "30", repr(created), repr(now + 600), 4000, "", "default", "default"]))
         calls.append(("activate", tkeys, [repr(created), tid, 10]))
         if len(calls) >= 5000:
             store.batch(calls)
