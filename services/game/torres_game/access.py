@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import jwt
 
-from torres_service.principals import Principal, Registries
+from torres_service.principals import MissingScope, Principal, Registries
 
 from .config import Config
 from .errors import Forbidden, GameNotFound, NotFound, Unauthenticated, ValidationFailed
@@ -214,11 +214,16 @@ class Access:
 
     def check_read(self, info: GameInfo, caller: Caller) -> int | None:
         """The gate of every read of a game (summary, view, state, events, legal actions, verify, wait,
-        stream, WebSocket): another tenant's key → 404; a private game read by nobody entitled → 404.
-        Returns the bearer token's seat, if any."""
+        stream, WebSocket): another tenant's key → 404; a private game read by nobody entitled → 404, except
+        the tenant's own key without a reading scope, which is told so (403 ``insufficient_scope``): the game
+        is no secret to its owner. Returns the bearer token's seat, if any."""
         owner = self.reads_as_owner(info, caller)  # 404 for another tenant's key
         seat = self.token_seat(info, caller)
         if info.private and not (owner or caller.operator or caller.token is not None):
+            principal = caller.principal
+            if principal is not None and not principal.internal:
+                raise MissingScope("this key reads none of its tenant's private games: it needs 'games', 'admin' "
+                                   "or 'ai'", scope="games")
             raise GameNotFound(f"no game {info.record.game_id}")
         return seat
 
@@ -259,7 +264,10 @@ class Access:
         return caller.principal
 
     def actor(self, info: GameInfo, caller: Caller, seat: int) -> int:
-        """The seat an action is submitted for: its own token, or a key with ``ai`` for an AI seat."""
+        """The seat an action is submitted for: its own token, or a key with ``ai`` for an AI seat. A key sent
+        beside a token still scopes the request to its tenant (another tenant's: 404)."""
+        if caller.principal is not None:
+            self.owned(info, caller.principal)
         if caller.token is not None:
             if _is_jwt(caller.token):
                 if not self.spectator_token_valid(info, caller.token):
