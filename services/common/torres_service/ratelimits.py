@@ -57,7 +57,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded, RequestLimit
 from limits import parse_many
 from prometheus_client import Counter
@@ -78,8 +78,9 @@ EXEMPT_PATHS = UNLIMITED_PATHS
 #: Seconds a client refused for holding too many streams is told to wait: a slot frees when one of its own
 #: streams ends, which the server cannot foresee; long enough not to invite a reconnect loop.
 STREAM_RETRY_AFTER = 5
-#: Where the app keeps its :class:`Guard` (``app.extensions``).
+#: Where the app keeps its :class:`Guard` (``app.extensions``), and a request its identities and stream slot.
 EXTENSION = "torres_ratelimits"
+_IDENTITY, _SLOT = "torres.ratelimits.identity", "torres.ratelimits.stream_slot"
 
 #: The environment variable of each setting (docs/security.md, "Rate limits and stream caps").
 SETTINGS = {
@@ -399,8 +400,10 @@ class Guard:
     # -- identities -------------------------------------------------------------------------------------------
 
     def identity(self) -> Identity:
-        """The request's identities, worked out once per request."""
-        found: Identity | None = g.get("_torres_identity")
+        """The request's identities, worked out once per request (kept in its WSGI environ, not in ``g``: an app
+        context, and its ``g``, can outlive a request and be reused by the next one in the same thread)."""
+        environ = request.environ
+        found: Identity | None = environ.get(_IDENTITY)
         if found is None:
             address = request.remote_addr or "unknown"
             exempt = request.path in EXEMPT_PATHS or _address_exempt(address, self.settings.networks)
@@ -410,7 +413,7 @@ class Guard:
                 tenant = tenant_of(self.registries, key) if key else None
                 token = _bearer(request.headers.get("Authorization"))
                 player = self.player_of(token) if token else None
-            found = g._torres_identity = Identity(exempt, address, tenant, player)
+            found = environ[_IDENTITY] = Identity(exempt, address, tenant, player)
         return found
 
     def _exempt(self) -> bool:
@@ -459,7 +462,7 @@ class Guard:
         if identity.exempt:
             return
         try:
-            g._torres_stream = self.caps.acquire({name: identity.of(name) for name in CLASSES})
+            request.environ[_SLOT] = self.caps.acquire({name: identity.of(name) for name in CLASSES})
         except TooManyStreams as refused:
             REFUSED.labels(self.service, "streams", refused.extras["limit_class"]).inc()
             raise
@@ -467,7 +470,7 @@ class Guard:
     def _hand_over_stream(self, response: Response) -> Response:
         """A streamed body outlives the request: its slot is given back when the server closes the response (the
         stream ended, the client left, the worker drained it). Anything else has been answered by now."""
-        slot: StreamSlot | None = g.pop("_torres_stream", None)
+        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
         if slot is not None:
             if response.is_streamed:
                 response.call_on_close(slot.release)
@@ -477,7 +480,7 @@ class Guard:
 
     def _close_stream(self, _error: BaseException | None) -> None:
         """No response was made (or an after-request hook failed before ours): give the slot back now."""
-        slot: StreamSlot | None = g.pop("_torres_stream", None)
+        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
         if slot is not None:
             slot.release()
 

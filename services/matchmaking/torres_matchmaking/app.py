@@ -18,6 +18,8 @@ from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
 from torres_service.principals import Registries
 from torres_service.problems import problem_api, unexpected_problem
+from torres_service.ratelimits import VerifiedPlayers, redis_storage_uri
+from torres_service.ratelimits import install as install_rate_limits
 
 from .config import Config
 from .consumer import RatingConsumer
@@ -109,6 +111,12 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     request_logging(app, log)
     instrument(app, "matchmaking", collectors=[WaitingTickets(services.store)])
     allow_cross_origin(app)
+    # Last, so that its checks run first (docs/security.md, "Rate limits and stream caps"): players are counted
+    # once their token verifies, and the counts kept in the matchmaker's Redis (in memory when embedded).
+    install_rate_limits(app, "matchmaking", registries=services.registries,
+                        player_of=VerifiedPlayers(services.registries),
+                        storage_uri=redis_storage_uri(config.redis_url, cluster=config.redis_cluster),
+                        json_logs=config.json_logs)
     return app
 
 
