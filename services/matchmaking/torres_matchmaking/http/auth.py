@@ -41,9 +41,10 @@ SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
                      "description": "a single-use stream ticket from POST /v1/tickets/{ticket_id}/stream-tickets "
                                     "(for EventSource, which cannot send headers)"},
 }
-PLAYER = [{"playerToken": []}]
-PORTAL = [{"apiKey": []}]
-PLAYER_OR_PORTAL = [{"playerToken": []}, {"apiKey": []}]
+Security = list[dict[str, list[str]]]
+PLAYER: Security = [{"playerToken": []}]
+PORTAL: Security = [{"apiKey": []}]
+PLAYER_OR_PORTAL: Security = [{"playerToken": []}, {"apiKey": []}]
 
 
 def registries() -> Registries:
