@@ -377,3 +377,34 @@ def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str],
     assert "A tie for first place between seat 0 and you with 0 points each." in final.inner_text()
     assert "wins" not in final.inner_text()
     assert console.unexpected() == []
+
+
+def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str, str], new_page: Any,
+                                                                console: Console) -> None:
+    """Issue 26: a private game answers 404 to whoever holds nothing for it, so the page reads it with its seat
+    token (summary, replay, verify too), and follows it by the long-poll, which carries the token (an EventSource
+    cannot send a header)."""
+    service = {"X-API-Key": "web-test-service-key"}
+    created = httpx.post(f"{stack['game']}/v1/games", headers=service, json={
+        "visibility": "private", "seats": [{"kind": "human", "player_id": "alice"},
+                                           {"kind": "human", "player_id": "bob"}]}).json()
+    game_id, alice, bob = created["game_id"], created["seats"][0]["token"], created["seats"][1]["token"]
+    assert httpx.get(f"{stack['game']}/v1/games/{game_id}").status_code == 404  # nobody else sees it
+    page = new_page()
+    page.goto(f"{stack['game']}/play/#game={game_id}&token={bob}")
+    page.wait_for_selector("svg.board")
+    settled(page)
+    legal = httpx.get(f"{stack['game']}/v1/games/{game_id}/legal-actions",
+                      headers={"Authorization": f"Bearer {alice}"}).json()
+    action = next(a for a in legal["actions"] if a.get("at") == "D1")
+    moved = httpx.post(f"{stack['game']}/v1/games/{game_id}/actions", headers={"Authorization": f"Bearer {alice}"},
+                       json={"seat": 0, "action": action, "expected_version": 1, "command_id": "alice-1"})
+    assert moved.status_code == 201, moved.text
+    page.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
+        .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
+    assert page.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
+    page.click("text=Replay and audit this game")  # the link keeps the seat token
+    page.wait_for_selector("#verify")
+    page.wait_for_function("() => document.getElementById('at').textContent === 'version 2 of 2'")
+    assert "verified" in page.inner_text("#verify")
+    assert console.unexpected() == []

@@ -285,7 +285,7 @@ function gamesList() {
       h('td', {}, h('a', { href: `#game=${g.id}&token=${g.token}` }, 'open'), ' · ',
         h('a', { href: `#game=${g.id}&token=${g.token}&replay=1` }, 'replay'), ' · ',
         h('button', { class: 'linklike', onclick: () => { forgetGame(g.id, g.seat); lobby(); } }, 'forget'))));
-    api.get(`/v1/games/${encodeURIComponent(g.id)}`).then((s) => {
+    api.get(`/v1/games/${encodeURIComponent(g.id)}`, { token: g.token }).then((s) => {  // a private game: its seat token
       status.textContent = s.status === 'over'
         ? `over, scores ${s.scores.join(' / ')}` : `${s.to_move === g.seat ? 'your turn' : `seat ${s.to_move} to move`} (phase ${s.phase ?? '-'})`;
     }).catch((err) => { status.textContent = err.status === 404 ? 'not on this server' : 'unavailable'; });
