@@ -7,11 +7,16 @@ The services' own tests (tests/game/test_ratelimits.py) run the same through gun
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import socket
+import subprocess
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -325,14 +330,14 @@ def test_two_app_instances_share_the_count_in_redis(redis_url: str) -> None:
 @pytest.mark.redis
 def test_a_real_redis_behind_the_services_default_storage(redis_url: str) -> None:
     app, guard = make_app(Settings(exempt=(), address="2 per 10 seconds", storage_uri=redis_url))
-    assert type(guard.limiter.storage).__name__ == "RedisStorage"
+    assert type(guard.counts.storage).__name__ == "RedisStorage"
     alice = client(app)
     assert burst(alice, 3) == [200, 200, 429]
 
 
 def test_storage_down_requests_are_served_and_counted_in_memory() -> None:
-    """A Redis that does not answer (a closed port) never makes a 5xx: flask-limiter falls back to counting in the
-    process's memory (the limits still hold, per process) and tries the storage again later."""
+    """A Redis that does not answer (a closed port) never makes a 5xx: the requests are counted in the process's
+    memory instead (the limits still hold, per process) and the storage is tried again later."""
     app, guard = make_app(Settings(exempt=(), address="3 per 10 seconds", storage_uri="redis://127.0.0.1:1/0"))
     alice = client(app)
     started = time.monotonic()
@@ -340,18 +345,74 @@ def test_storage_down_requests_are_served_and_counted_in_memory() -> None:
     assert time.monotonic() - started < 3  # the connection timeout, once; not per request
     assert refused(alice.get("/v1/things"))
     assert client(app, BOB).get("/v1/things").status_code == 200
-    assert guard.limiter._storage_dead
+    assert guard.counts.failing
 
 
 def test_storage_errors_beyond_the_fallback_fail_open(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever else breaks in the limiter, the request is served and the error logged (swallow_errors)."""
+    """Whatever else breaks in the limiter, the request is served and the error logged."""
     app, guard = make_app(Settings(exempt=(), address="1 per 10 seconds"))
 
     def broken(*args: Any, **kwargs: Any) -> bool:
         raise RuntimeError("the limiter itself is broken")
 
-    monkeypatch.setattr(guard.limiter.limiter, "hit", broken)
+    monkeypatch.setattr(guard.counts.counted, "hit", broken)
     assert burst(client(app), 3) == [200] * 3
+
+
+def test_counting_moves_back_to_redis_once_it_answers_again(tmp_path: Path) -> None:
+    """A real redis-server stopped and started again under the app: served all along, counted in memory while it is
+    gone, and in Redis again within the back-off (1 s, then 2 s) once it is back."""
+    if shutil.which("redis-server") is None:  # pragma: no cover - depends on the machine
+        pytest.skip("redis-server not reachable: the binary is not installed (apt-get install redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    def start() -> subprocess.Popen[bytes]:
+        server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no", "--dir", str(tmp_path)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(redis.RedisError):
+                if redis.Redis(port=port).ping():
+                    return server
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+
+    server = start()
+    url = f"redis://127.0.0.1:{port}/0"
+    app, guard = make_app(Settings(exempt=(), address="1000 per 10 seconds", storage_uri=url))
+    alice = client(app)
+    try:
+        assert alice.get("/v1/things").status_code == 200 and redis.Redis(port=port).keys("LIMITS*")
+        server.terminate()
+        server.wait(10)
+        assert burst(alice, 5) == [200] * 5 and guard.counts.failing
+        server = start()
+        deadline = time.monotonic() + 10
+        while guard.counts.failing:
+            assert alice.get("/v1/things").status_code == 200
+            assert time.monotonic() < deadline, "still counting in memory 10 s after Redis came back"
+            time.sleep(0.1)
+        assert alice.get("/v1/things").status_code == 200 and redis.Redis(port=port).keys("LIMITS*")
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_memory_storage_expires_keys_without_a_timer_thread() -> None:
+    """limits' MemoryStorage starts a thread 10 ms after each increment; ours sweeps inline, once a second."""
+    app, guard = make_app(Settings(exempt=(), address="100 per 1 second"))
+    threads = threading.active_count()
+    for n in range(50):
+        client(app, f"203.0.113.{n + 20}").get("/v1/things")
+    assert threading.active_count() <= threads
+    storage = guard.counts.storage
+    assert len(storage.expirations) == 50  # type: ignore[attr-defined]
+    time.sleep(1.1)
+    client(app).get("/v1/things")  # the increment that finds the sweep due drops the 50 expired counts
+    assert len(storage.expirations) == 1  # type: ignore[attr-defined]
 
 
 # -- stream caps -------------------------------------------------------------------------------------------------------
