@@ -359,46 +359,85 @@ def test_storage_errors_beyond_the_fallback_fail_open(monkeypatch: pytest.Monkey
     assert burst(client(app), 3) == [200] * 3
 
 
-def test_counting_moves_back_to_redis_once_it_answers_again(tmp_path: Path) -> None:
-    """A real redis-server stopped and started again under the app: served all along, counted in memory while it is
-    gone, and in Redis again within the back-off (1 s, then 2 s) once it is back."""
-    if shutil.which("redis-server") is None:  # pragma: no cover - depends on the machine
-        pytest.skip("redis-server not reachable: the binary is not installed (apt-get install redis-server)")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+class PrivateRedis:
+    """A redis-server of the test's own on a free loopback port, which the test may stop and start again."""
 
-    def start() -> subprocess.Popen[bytes]:
-        server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                   "--appendonly", "no", "--dir", str(tmp_path)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def __init__(self, folder: Path) -> None:
+        if shutil.which("redis-server") is None:  # pragma: no cover - depends on the machine
+            pytest.skip("redis-server not reachable: the binary is not installed (apt-get install redis-server)")
+        self.folder = folder
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                         "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
         while True:
             with contextlib.suppress(redis.RedisError):
-                if redis.Redis(port=port).ping():
-                    return server
+                if self.client().ping():
+                    return
             assert time.monotonic() < deadline, "redis-server did not start"
             time.sleep(0.05)
 
-    server = start()
-    url = f"redis://127.0.0.1:{port}/0"
-    app, guard = make_app(Settings(exempt=(), address="1000 per 10 seconds", storage_uri=url))
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(port=self.port)
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_counting_moves_back_to_redis_once_it_answers_again(private_redis: PrivateRedis) -> None:
+    """A real redis-server stopped and started again under the app: served all along, counted in memory while it is
+    gone, and in Redis again within the back-off (1 s, then 2 s) once it is back."""
+    app, guard = make_app(Settings(exempt=(), address="1000 per 10 seconds", storage_uri=private_redis.url))
     alice = client(app)
-    try:
-        assert alice.get("/v1/things").status_code == 200 and redis.Redis(port=port).keys("LIMITS*")
-        server.terminate()
-        server.wait(10)
-        assert burst(alice, 5) == [200] * 5 and guard.counts.failing
-        server = start()
-        deadline = time.monotonic() + 10
-        while guard.counts.failing:
-            assert alice.get("/v1/things").status_code == 200
-            assert time.monotonic() < deadline, "still counting in memory 10 s after Redis came back"
-            time.sleep(0.1)
-        assert alice.get("/v1/things").status_code == 200 and redis.Redis(port=port).keys("LIMITS*")
-    finally:
-        server.terminate()
-        server.wait(10)
+    assert alice.get("/v1/things").status_code == 200 and private_redis.client().keys("LIMITS*")
+    private_redis.stop()
+    assert burst(alice, 5) == [200] * 5 and guard.counts.failing
+    private_redis.start()
+    deadline = time.monotonic() + 10
+    while guard.counts.failing:
+        assert alice.get("/v1/things").status_code == 200
+        assert time.monotonic() < deadline, "still counting in memory 10 s after Redis came back"
+        time.sleep(0.1)
+    assert alice.get("/v1/things").status_code == 200 and private_redis.client().keys("LIMITS*")
+
+
+def test_a_request_of_two_classes_is_counted_in_one_round_trip(private_redis: PrivateRedis) -> None:
+    """Address and player in one pipeline of limits' own increment script: the same counts and answers as one
+    call per limit, and a server that lost the script (SCRIPT FLUSH) still counts every request."""
+    app, guard = make_app(Settings(exempt=(), address="7 per 10 seconds", player="4 per 10 seconds",
+                                   storage_uri=private_redis.url))
+    assert guard.counts._together
+    alice, seat = client(app), {"Authorization": "Bearer seat-a"}
+    assert burst(alice, 2, headers=seat) == [200, 200]
+    private_redis.client().script_flush()
+    assert burst(alice, 2, headers=seat) == [200, 200]
+    response = alice.get("/v1/things", headers=seat)
+    assert refused(response) and response.get_json()["limit_class"] == "player"
+    assert 1 <= int(response.headers["Retry-After"]) <= 10
+    assert burst(alice, 2, headers={"Authorization": "Bearer seat-b"}) == [200, 200]  # the address: 7 of 7
+    response = alice.get("/v1/things", headers={"Authorization": "Bearer seat-b"})
+    assert refused(response) and response.get_json()["limit_class"] == "address"
+    counts = sorted((key.decode().split("/")[-4], int(private_redis.client().get(key)))
+                    for key in private_redis.client().keys("LIMITS*"))
+    assert counts == [("address", 8), ("player", 3), ("player", 5)]  # both classes, the refused requests too
 
 
 def test_the_memory_storage_expires_keys_without_a_timer_thread() -> None:
