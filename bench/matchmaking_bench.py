@@ -51,7 +51,8 @@ class InstantGames:
     Idempotency-Key gives the same game (a group taken over by another matcher under load is not an orphan)."""
 
     def create_game(
-        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None,
+        tenant: str | None = None,
     ) -> CreatedGame:
         game_id = uuid.uuid5(uuid.NAMESPACE_URL, request_key).hex if request_key else uuid.uuid4().hex
         return CreatedGame(game_id, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])

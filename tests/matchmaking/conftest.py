@@ -68,7 +68,8 @@ def free_port() -> int:
 class GameServer:
     """The real game service app in a server thread; can be started late (to test it being down)."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None, tenants_file: str = "") -> None:
+        self.tenants_file = tenants_file  # the tenants file the matchmaker reads too (issue 26); "": single key
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db_path = db_path
@@ -77,7 +78,8 @@ class GameServer:
 
     def start(self) -> GameServer:
         config = GameConfig(database_url=f"sqlite:///{self.db_path}", api_key=API_KEY, admin_key=ADMIN_KEY,
-                            ai_driver="none", migrations_dir=MIGRATIONS, log_level="WARNING", json_logs=True)
+                            ai_driver="none", migrations_dir=MIGRATIONS, log_level="WARNING", json_logs=True,
+                            tenants_file=self.tenants_file)
         self._app = create_game_app(config)
         self._server = make_server("127.0.0.1", self.port, self._app, threaded=True)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

@@ -36,7 +36,7 @@ from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Keys
 from torres_service.principals import PlayerTokens, issue_player_token
 
-from .conftest import API_KEY, REDIS_URL, GameServer, free_port, set_rating
+from .conftest import REDIS_URL, GameServer, free_port, set_rating
 
 TICKET = {"player_counts": [2], "max_wait_seconds": None}
 
@@ -70,6 +70,16 @@ def tenants(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     out["games-only key"] = keys_cli(path, "add-key", "portal-a", "--scopes", "games")["key"]
     out["internal key"] = keys_cli(path, "add-key", "matcher", "--internal", "--scopes", "games")["key"]
     return path, out
+
+
+@pytest.fixture(scope="module")
+def tenant_games(tmp_path_factory: pytest.TempPathFactory,
+                 tenants: tuple[Path, dict[str, Any]]) -> Iterator[GameServer]:
+    """The game service on the same tenants file: the matcher creates each game for its players' tenant with its
+    internal key (``t["internal key"]``), as in production (issue 26)."""
+    server = GameServer(tmp_path_factory.mktemp("tenant-games") / "games.sqlite3", tenants_file=str(tenants[0]))
+    yield server.start()
+    server.stop()
 
 
 @pytest.fixture
@@ -143,14 +153,15 @@ def test_another_players_or_tenants_token_gets_404_and_changes_nothing(
 
 
 def test_the_seat_token_reaches_only_the_tickets_player(
-        app: Flask, tenants: tuple[Path, dict[str, Any]], config: Config, raw: redis.Redis) -> None:
+        app: Flask, tenants: tuple[Path, dict[str, Any]], config: Config, raw: redis.Redis,
+        tenant_games: GameServer) -> None:
     _, t = tenants
     a = t["portal-a"]
     client = app.test_client()
     ids = {p: client.post("/v1/tickets", json=TICKET, headers=bearer(a, p)).get_json()["ticket_id"]
            for p in ("ann", "ben")}
     store = app.extensions["torres_matchmaking"].store
-    matcher = Matcher(store, config, GameServiceClient(config.game_service_url, API_KEY))
+    matcher = Matcher(store, config, GameServiceClient(tenant_games.url, t["internal key"]))
     try:
         assert matcher.tick().created == 1
     finally:
@@ -416,7 +427,7 @@ def _until(condition: Callable[[], bool], seconds: float, what: str) -> None:
 
 
 def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
-        redis_client: redis.Redis, game_server: GameServer, tenants: tuple[Path, dict[str, Any]]) -> None:
+        redis_client: redis.Redis, tenant_games: GameServer, tenants: tuple[Path, dict[str, Any]]) -> None:
     """A ``serve`` process reading the tenants file and a ``matcher`` process: alice of portal-a and bob of
     portal-b wait side by side in one edition and are never matched; a second portal-a player is matched with
     alice; portal-c and portal-d share the pool, so their players are matched with each other — but two players
@@ -424,13 +435,13 @@ def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
     path, t = tenants
     a, b, c, d = (t[n] for n in ("portal-a", "portal-b", "portal-c", "portal-d"))
     port = free_port()
-    env = {**os.environ, "REDIS_URL": REDIS_URL, "GAME_SERVICE_URL": game_server.url,
-           "GAME_SERVICE_API_KEY": API_KEY, "TORRES_TENANTS_FILE": str(path), "LOG_LEVEL": "ERROR",
+    env = {**os.environ, "REDIS_URL": REDIS_URL, "GAME_SERVICE_URL": tenant_games.url,
+           "GAME_SERVICE_API_KEY": t["internal key"], "TORRES_TENANTS_FILE": str(path), "LOG_LEVEL": "ERROR",
            "MM_TICK_SECONDS": "0.05", "MM_LEASE_SECONDS": "1"}
     processes = [_serve(port, env), subprocess.Popen([sys.executable, "-m", "torres_matchmaking", "matcher",
                                                       "--no-ratings"], env=env, start_new_session=True)]
     base = f"http://127.0.0.1:{port}"
-    earlier = {g["game_id"] for g in game_server.all_games()}
+    earlier = {g["game_id"] for g in tenant_games.all_games()}
     try:
         _until(lambda: _answers(f"{base}/healthz"), 30, "the serve process")
 
@@ -461,7 +472,7 @@ def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
         tess_game = read(d, "tess", tess)["game_id"]
         sams = [read(c, "sam", sam_c), read(d, "sam", sam_d)]
         assert sum(s.get("game_id") == tess_game for s in sams) == 1  # one of the two sams, not both
-        for game in (g for g in game_server.all_games() if g["game_id"] not in earlier):
+        for game in (g for g in tenant_games.all_games() if g["game_id"] not in earlier):
             humans = {s["player_id"] for s in game["seats"] if s["kind"] == "human"}
             assert "bob" not in humans and not ({"alice", "carol"} & humans and humans - {"alice", "carol"})
     finally:

@@ -146,8 +146,8 @@ class LosesFirstAnswer(GameServiceClient):
     lost = 0
 
     def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]],
-                    request_key: str | None = None) -> CreatedGame:
-        created = super().create_game(edition, master, seats, request_key=request_key)
+                    request_key: str | None = None, tenant: str | None = None) -> CreatedGame:
+        created = super().create_game(edition, master, seats, request_key=request_key, tenant=tenant)
         if not self.lost:
             self.lost += 1
             raise GameServiceError("POST /v1/games: ReadTimeout")

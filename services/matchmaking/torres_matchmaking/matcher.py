@@ -398,13 +398,16 @@ class Matcher:
         """Try once more at once: if the first answer was lost after the game service committed, the retry
         gets that game back (same key)."""
         seats = [dict(s) for s in c.seats]
+        # Whose game it is in the game service (issue 26): the players' tenant; a shared-pool group's first
+        # player's (the others reach it with their seat tokens). Fixed by the claim, so a retry names the same.
+        tenant = c.tenants[0] if c.tenants else DEFAULT_TENANT
         try:
-            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key)
+            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key, tenant=tenant)
         except GameRefused:
             raise
         except GameServiceError as exc:
             log.info("game creation failed; retrying once with the same key", extra={"error": str(exc)})
-            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key)
+            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key, tenant=tenant)
 
     @staticmethod
     def _record(pool: Pool, c: Claim, game: CreatedGame) -> str:
