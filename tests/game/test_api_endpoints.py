@@ -40,7 +40,7 @@ def test_summary_and_list_never_show_tokens(client: FlaskClient) -> None:
         "stage": "setup", "to_move": 0}
     assert summary["scores"] == [0, 0] and summary["winner"] is None and summary["created_at"]
     assert summary["phase"] == 1 and summary["round"] is not None
-    assert summary["visibility"] == "unlisted" == a["visibility"]  # the default (service.DEFAULT_VISIBILITY)
+    assert summary["visibility"] == "unlisted" == a["visibility"]  # the default (store.base.DEFAULT_VISIBILITY)
     text = json.dumps(client.get("/v1/games", headers=SERVICE).get_json())
     for game in (a, b):
         for seat in game["seats"]:

@@ -52,6 +52,7 @@ from .errors import (
 )
 from .redaction import FULL, Reader, redact_events
 from .store.base import (
+    DEFAULT_VISIBILITY,
     AiTurn,
     AppendResult,
     EventStore,
@@ -73,12 +74,6 @@ _CREATION_KEYS = uuid.UUID("5d0c8e4a-7a51-4b52-9e7e-3f1d2c6b8a90")
 #: No credentials: what in-process callers of the read methods are by default (a private game is then 404, as it
 #: is to an anonymous HTTP client), so that leaving ``creds`` out never grants more than asking anonymously.
 ANONYMOUS = Credentials()
-#: Visibility of a game created without one: ``unlisted``. Spectators who are given the id may watch (what every
-#: game allowed before issue 26, and what the web client's invitation links and replays rely on), but the game is
-#: never advertised; a portal that wants it in its public lobby says ``public``, one that wants it closed says
-#: ``private``. Closed by default would break every existing spectator link; listed by default would advertise
-#: games their players never chose to show.
-DEFAULT_VISIBILITY = "unlisted"
 
 
 @dataclass(frozen=True)

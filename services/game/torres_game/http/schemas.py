@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from torres_game.access import SPECTATOR_TTL_DEFAULT, SPECTATOR_TTL_MAX
-from torres_game.store.base import VISIBILITIES
+from torres_game.store.base import DEFAULT_VISIBILITY, VISIBILITIES
 from torres_service.fields import (
     COMMAND_ID,
     GAME_ID,
@@ -97,7 +97,7 @@ class CreateGameSchema(StrictSchema):
     clock = fields.Nested(ClockSchema, metadata={"description": "time controls; none: an untimed game"})
     timeout = fields.Nested(TimeoutPolicySchema, metadata={"description": "what a timeout does (default forfeit)"})
     undo = StrictBoolean(metadata={"description": "may the seat to move take back its actions (default true)"})
-    visibility = fields.String(load_default="unlisted", validate=validate.OneOf(VISIBILITIES),
+    visibility = fields.String(load_default=DEFAULT_VISIBILITY, validate=validate.OneOf(VISIBILITIES),
                                metadata={"description": VISIBILITY_DOC})
     tenant = identifier(TENANT, description="the tenant the game is for: only with an internal service's key (the "
                                             "matcher), which belongs to no tenant; a tenant's key creates its own")
