@@ -270,6 +270,9 @@ def test_settings_from_the_environment() -> None:
         Settings.from_env({SETTINGS["player"]: "lots"})
     with pytest.raises(ValueError, match="TORRES_RATELIMIT_EXEMPT"):
         Settings.from_env({SETTINGS["exempt"]: "10.0.0.0/33"})
+    assert Settings.from_env({SETTINGS["shared"]: "tenant, player"}).shared == ("tenant", "player")
+    with pytest.raises(ValueError, match="TORRES_RATELIMIT_SHARED"):
+        Settings.from_env({SETTINGS["shared"]: "tenant,everyone"})
     with pytest.raises(ValueError, match="TORRES_MAX_STREAMS_PER_TENANT"):
         Settings.from_env({SETTINGS["streams_per_tenant"]: "-1"})
     assert redis_storage_uri("") == "memory://"
@@ -438,6 +441,20 @@ def test_a_request_of_two_classes_is_counted_in_one_round_trip(private_redis: Pr
     counts = sorted((key.decode().split("/")[-4], int(private_redis.client().get(key)))
                     for key in private_redis.client().keys("LIMITS*"))
     assert counts == [("address", 8), ("player", 3), ("player", 5)]  # both classes, the refused requests too
+
+
+def test_classes_not_shared_are_counted_in_the_process(private_redis: PrivateRedis) -> None:
+    """TORRES_RATELIMIT_SHARED=tenant: a portal's count in Redis (shared by every worker), a player's and an
+    address's in this process's memory, with the same limits and answers."""
+    app, _ = make_app(Settings(exempt=(), address="100 per 10 seconds", player="2 per 10 seconds",
+                               tenant="2 per 10 seconds", storage_uri=private_redis.url, shared=("tenant",)))
+    alice = client(app)
+    assert burst(alice, 2, headers={"Authorization": "Bearer seat-a"}) == [200, 200]
+    assert refused(alice.get("/v1/things", headers={"Authorization": "Bearer seat-a"}))
+    assert burst(alice, 2, headers={"X-API-Key": "acme-key"}) == [200, 200]
+    assert refused(alice.get("/v1/things", headers={"X-API-Key": "acme-key"}))
+    keys = [key.decode() for key in private_redis.client().keys("LIMITS*")]
+    assert len(keys) == 1 and "/acme/tenant/" in keys[0]
 
 
 def test_the_memory_storage_expires_keys_without_a_timer_thread() -> None:

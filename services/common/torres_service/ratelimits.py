@@ -97,6 +97,7 @@ SETTINGS = {
     "exempt": "TORRES_RATELIMIT_EXEMPT",
     "storage_uri": "TORRES_RATELIMIT_STORAGE_URI",
     "strategy": "TORRES_RATELIMIT_STRATEGY",
+    "shared": "TORRES_RATELIMIT_SHARED",
     "trusted_proxies": "TORRES_TRUSTED_PROXIES",
     "streams_per_address": "TORRES_MAX_STREAMS_PER_ADDRESS",
     "streams_per_tenant": "TORRES_MAX_STREAMS_PER_TENANT",
@@ -154,6 +155,7 @@ class Settings:
     streams_per_address: int = 256
     streams_per_tenant: int = 5000
     streams_per_player: int = 8
+    shared: tuple[str, ...] = CLASSES
     networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = field(init=False, repr=False,
                                                                                 compare=False)
 
@@ -166,6 +168,9 @@ class Settings:
                 except ValueError:
                     raise ValueError(f"{SETTINGS[name]}={value!r} is no rate limit (e.g. '300 per 10 seconds', "
                                      f"or 'off')") from None
+        if not set(self.shared) <= set(CLASSES):
+            raise ValueError(f"{SETTINGS['shared']}={','.join(self.shared)!r}: a comma-separated subset of "
+                             f"{','.join(CLASSES)}")
         for name in ("trusted_proxies", "streams_per_address", "streams_per_tenant", "streams_per_player"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{SETTINGS[name]} must not be negative")
@@ -200,6 +205,7 @@ class Settings:
             streams_per_address=int(get("streams_per_address", d.streams_per_address)),
             streams_per_tenant=int(get("streams_per_tenant", d.streams_per_tenant)),
             streams_per_player=int(get("streams_per_player", d.streams_per_player)),
+            shared=tuple(name.strip() for name in get("shared", ",".join(d.shared)).split(",") if name.strip()),
         )
 
 
@@ -396,9 +402,10 @@ class Breach:
 
 
 class RequestCounts:
-    """Counts each request against the limits of its classes, in the configured storage, or in the process's
-    memory while that storage fails (flask-limiter's ``in_memory_fallback``: the limits then hold per process),
-    trying the storage again after 1, 2, 4 ... 32 s."""
+    """Counts each request against the limits of its classes: the classes in ``Settings.shared`` in the configured
+    storage, the others in the process's memory; the shared ones in memory too while the storage fails
+    (flask-limiter's ``in_memory_fallback``: the limits then hold per process), trying the storage again after 1,
+    2, 4 ... 32 s."""
 
     BACKOFF_MAX = 32.0
 
@@ -409,8 +416,11 @@ class RequestCounts:
         strategy = STRATEGIES[settings.strategy]
         self.storage = _storage(settings.storage_uri)
         self.counted: RateLimiter = strategy(self.storage)
-        self.fallback: RateLimiter | None = None if isinstance(self.storage, MemoryStorage) \
+        # The process's own counts: the classes not shared, and all of them while the storage fails (None when the
+        # storage is memory already).
+        self.memory: RateLimiter | None = None if isinstance(self.storage, MemoryStorage) \
             else strategy(_MemoryStorage())
+        self.shared = frozenset(settings.shared)
         self.failing = False
         self._retry_at = 0.0
         self._backoff = 1.0
@@ -419,7 +429,7 @@ class RequestCounts:
         self._together = type(self.storage) is RedisStorage and strategy is FixedWindowRateLimiter
 
     def _limiter(self) -> RateLimiter:
-        if not self.failing or self.fallback is None:
+        if not self.failing or self.memory is None:
             return self.counted
         if time.monotonic() >= self._retry_at:
             if self.storage.check():
@@ -428,7 +438,7 @@ class RequestCounts:
                 return self.counted
             self._retry_at = time.monotonic() + self._backoff
             self._backoff = min(self._backoff * 2, self.BACKOFF_MAX)
-        return self.fallback
+        return self.memory
 
     def hit(self, identity: Identity) -> Breach | None:
         """Count the request in each of its classes; the first limit it goes past, or None. Fails open."""
@@ -436,7 +446,7 @@ class RequestCounts:
         try:
             return self._hit(limiter, identity)
         except Exception as exc:
-            if limiter is self.counted and self.fallback is not None:
+            if limiter is self.counted and self.memory is not None:
                 log.warning("rate limit storage unreachable; counting in this process's memory",
                             extra={"prefix": self.prefix, "error": f"{type(exc).__name__}: {exc}"})
                 self.failing, self._retry_at, self._backoff = True, time.monotonic() + 1.0, 2.0
@@ -445,22 +455,30 @@ class RequestCounts:
             return None
 
     def _hit(self, limiter: RateLimiter, identity: Identity) -> Breach | None:
-        limits = [(name, ident, item) for name, items in self.items.items()
-                  if (ident := identity.of(name)) is not None for item in items]
-        if self._together and limiter is self.counted and len(limits) > 1:
+        shared: list[tuple[str, str, RateLimitItem]] = []
+        local: list[tuple[str, str, RateLimitItem]] = []
+        for name, items in self.items.items():
+            ident = identity.of(name)
+            if ident is not None:
+                for item in items:
+                    (shared if self.memory is None or name in self.shared else local).append((name, ident, item))
+        for name, ident, item in local:
+            assert self.memory is not None  # local entries only exist beside a shared storage
+            if not self.memory.hit(item, self.prefix, ident, name):
+                return self._breach(self.memory, name, ident, item)
+        if self._together and limiter is self.counted and len(shared) > 1:
             counts = self._incr_together([(item.key_for(self.prefix, ident, name), item.get_expiry())
-                                          for name, ident, item in limits])
-            over = [(name, ident, item) for (name, ident, item), count in zip(limits, counts, strict=True)
-                    if count > item.amount]
-        else:
-            over = []
-            for name, ident, item in limits:
-                if not limiter.hit(item, self.prefix, ident, name):
-                    over.append((name, ident, item))
-                    break
-        if not over:
+                                          for name, ident, item in shared])
+            for (name, ident, item), count in zip(shared, counts, strict=True):
+                if count > item.amount:
+                    return self._breach(limiter, name, ident, item)
             return None
-        name, ident, item = over[0]
+        for name, ident, item in shared:
+            if not limiter.hit(item, self.prefix, ident, name):
+                return self._breach(limiter, name, ident, item)
+        return None
+
+    def _breach(self, limiter: RateLimiter, name: str, ident: str, item: RateLimitItem) -> Breach:
         reset = limiter.get_window_stats(item, self.prefix, ident, name).reset_time
         return Breach(name, item, max(1, math.ceil(reset - time.time())))
 
