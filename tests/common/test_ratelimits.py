@@ -231,7 +231,7 @@ def test_tenant_of_names_only_portals() -> None:
     assert tenant_of(registries, "matcher-key") is None and tenant_of(registries, "nobody's") is None
     single = Registries(Registry.single_key("the-one-key"))
     assert tenant_of(single, "the-one-key") is None  # the matcher's and the AI workers' key too
-    assert Registry.single_key("k").principal("k").scopes == TENANT_SCOPES | INTERNAL_SCOPES
+    assert Registry.single_key("k").principal("k").scopes == (TENANT_SCOPES - {"admin"}) | INTERNAL_SCOPES
     assert tenant_of(None, "acme-key") is None
 
 

@@ -195,3 +195,22 @@ def test_an_abandon_with_a_leader_names_it_alone(request: pytest.FixtureRequest,
     assert body["events"][-1]["text"].endswith(f"seat {leader} wins")
     summary = client.get(f"/v1/games/{game['game_id']}").get_json()
     assert summary["winner"] == leader and summary["winners"] == [leader]
+
+
+def test_the_single_key_default_reads_no_hidden_card_before_the_end(client: FlaskClient) -> None:
+    """Issue 26 kept the one-key embedded default, whose key also reaches browsers (`make run`): it drives AI seats
+    and reads notifications, but the hidden cards stay the operator admin key's until the game is over."""
+    svc = svc_of(client)
+    game = create(client)
+    drive(svc, game, random.Random(8), lambda s: s.stage == "keep_card", prefer="buy_card")
+    act(svc, game, tr.legal_actions(svc.current(game["game_id"]).state)[0])  # the card is kept: a secret
+    url = f"/v1/games/{game['game_id']}/events?limit=1000"
+    anonymous = client.get(url).get_json()["events"]
+    with_key = client.get(url, headers=SERVICE).get_json()
+    admin = client.get(url, headers=ADMIN).get_json()
+    kept = [e for e in admin["events"] if e["payload"].get("action", {}).get("type") == "keep_card"]
+    assert kept and "order" in kept[-1]["payload"]["action"]  # the admin key reads the secret ...
+    assert with_key["redacted"] is True and with_key["events"] == anonymous  # ... the service key what anyone reads
+    notes = client.get("/v1/notifications?after=0&limit=1000", headers=SERVICE).get_json()["notifications"]
+    mine = [n for n in notes if n["game_id"] == game["game_id"]]
+    assert all("order" not in n["payload"].get("action", {}) for n in mine) and len(mine) == len(anonymous)
