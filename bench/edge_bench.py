@@ -34,10 +34,13 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
+BENCH_KEY = "edge-bench-key"  # the served game list needs a tenant's key (issue 26)
+
+
 def _get(port: int, path: str) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
-        conn.request("GET", path)
+        conn.request("GET", path, headers={"X-API-Key": BENCH_KEY})
         response = conn.getresponse()
         response.read()
         return response.status
@@ -49,6 +52,7 @@ def descriptors(requests: int) -> None:
     with tempfile.TemporaryDirectory() as data:
         port = _port()
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{data}/torres.sqlite3", "TORRES_AI_DRIVER": "none",
+               "TORRES_API_KEY": BENCH_KEY,
                "TORRES_MIGRATIONS_DIR": str(ROOT / "infra" / "migrations")}
         process = subprocess.Popen([sys.executable, "-m", "torres_game", "serve", "--port", str(port)], env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -51,7 +51,8 @@ class InstantGames:
     Idempotency-Key gives the same game (a group taken over by another matcher under load is not an orphan)."""
 
     def create_game(
-        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None,
+        tenant: str | None = None,
     ) -> CreatedGame:
         game_id = uuid.uuid5(uuid.NAMESPACE_URL, request_key).hex if request_key else uuid.uuid4().hex
         return CreatedGame(game_id, [{**s, "seat": i, "token": "t"} for i, s in enumerate(seats)])
@@ -90,7 +91,7 @@ def enqueue(store: Redis, n: int, rng: random.Random, spread: float = 60.0) -> N
         tid = f"{POOLS.index(pool):x}{uuid.uuid4().hex[1:]}"
         tkeys = [*keys.pool_keys(pool), keys.ticket(tid)]
         calls.append(("enqueue", tkeys, [tid, f"bench{i}", pool[0], int(pool[1]), rng.choice(COUNTS), repr(mu), "3.0",
-                                         "30", repr(created), repr(now + 600), 4000, ""]))
+                                         "30", repr(created), repr(now + 600), 4000, "", "default", "default"]))
         calls.append(("activate", tkeys, [repr(created), tid, 10]))
         if len(calls) >= 5000:
             store.batch(calls)

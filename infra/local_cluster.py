@@ -135,6 +135,8 @@ class Cluster:
     namespace: str = field(default_factory=lambda: f"torres-cluster-{uuid.uuid4().hex[:8]}")
     api_key: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     admin_key: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    # the single-key default tenant signs its players' tokens with this (HS256, >= 32 bytes; issue 26)
+    player_token_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
     log_level: str = "WARNING"
     extra_env: dict[str, str] = field(default_factory=dict)
     procs: dict[str, Proc] = field(default_factory=dict)
@@ -161,6 +163,7 @@ class Cluster:
             "TORRES_AI_SWEEP_AFTER": "5",
             "TORRES_API_KEY": self.api_key,
             "TORRES_ADMIN_KEY": self.admin_key,
+            "TORRES_PLAYER_TOKEN_SECRET": self.player_token_secret,
             "TORRES_AUTO_MIGRATE": "0",
             "TORRES_MIGRATIONS_DIR": str(ROOT / "infra" / "migrations"),
             "REDIS_URL": self.mm_redis_url,

@@ -177,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     # the matchmaker answer that origin's CORS preflights.
     env.setdefault("TORRES_MATCHMAKING_URL", mm_url)
     env.setdefault("TORRES_CORS_ORIGINS", game_url)
+    # A player is who their portal's signed token says (issue 26): the one tenant signs with this secret, and the
+    # matchmaker's development issuer gives the web lobby (or curl) a token for a name, with the service key.
+    env.setdefault("TORRES_PLAYER_TOKEN_SECRET", secrets.token_urlsafe(48))
+    env.setdefault("TORRES_DEV_ISSUER", "1")
 
     children: list[subprocess.Popen[bytes]] = []
 
@@ -215,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
 
   create a game:  curl -s -X POST {game_url}/v1/games -H 'X-API-Key: {key}' -H 'Content-Type: application/json' \\
                     -d '{{"seats": [{{"kind": "human", "player_id": "me"}}, {{"kind": "ai", "level": "easy"}}]}}'
-  queue a player: curl -s -X POST {mm_url}/v1/tickets -H 'Content-Type: application/json' \\
-                    -d '{{"player_id": "alice", "player_counts": [2], "max_wait_seconds": 5}}'
+  player token:   curl -s -X POST {mm_url}/v1/dev/player-tokens -H 'X-API-Key: {key}' \\
+                    -H 'Content-Type: application/json' -d '{{"player_id": "alice"}}'
+  queue a player: curl -s -X POST {mm_url}/v1/tickets -H 'Authorization: Bearer <its token>' \\
+                    -H 'Content-Type: application/json' -d '{{"player_counts": [2], "max_wait_seconds": 5}}'
   play in another terminal:  make play-remote SERVER={game_url} TORRES_API_KEY={key}
 """, flush=True)
         if not args.no_play and sys.stdin.isatty():

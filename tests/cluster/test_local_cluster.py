@@ -25,6 +25,7 @@ import pytest
 import redis
 
 from torres_matchmaking.ratings import Rating, rate_game
+from torres_service.principals import DEV_ISSUER, PlayerTokens, issue_player_token
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "infra"))
 from local_cluster import Cluster
@@ -114,6 +115,8 @@ class Lobby:
 
     def __init__(self, cluster: Cluster, replicas: Replicas) -> None:
         self.mm = httpx.Client(base_url=cluster.matchmaking_url, timeout=10)
+        # each player calls the matchmaker with the token their portal (the default tenant) signs for them
+        self.portal = PlayerTokens(DEV_ISSUER, hs256_secret=cluster.player_token_secret)
         self.replicas = replicas
         self.run = uuid.uuid4().hex[:6]
         self.tickets: dict[str, str] = {}  # ticket id -> player id
@@ -125,14 +128,14 @@ class Lobby:
     def queue(self, n: int) -> None:
         for _ in range(n):
             player = f"p{self.run}-{len(self.tickets)}"
-            answer = self.mm.post("/v1/tickets", json={"player_id": player, "player_counts": [2],
-                                                        "max_wait_seconds": 1.0})
+            answer = self.mm.post("/v1/tickets", json={"player_counts": [2], "max_wait_seconds": 1.0},
+                                  headers=self.auth(player))
             assert answer.status_code == 201, answer.text
             self.tickets[answer.json()["ticket_id"]] = player
 
     def poll(self) -> None:
         for ticket_id in [t for t in self.tickets if t not in self.matched]:
-            body = self.mm.get(f"/v1/tickets/{ticket_id}").json()
+            body = self.mm.get(f"/v1/tickets/{ticket_id}", headers=self.auth(self.tickets[ticket_id])).json()
             assert body["status"] in ("queued", "matched"), body
             if body["status"] == "matched":
                 self.matched[ticket_id] = body
@@ -141,6 +144,9 @@ class Lobby:
                     self.replicas, body["game_id"], body["seat"], body["seat_token"], acked, self.errors))
                 thread.start()
                 self.threads.append(thread)
+
+    def auth(self, player: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {issue_player_token(self.portal, player)}"}
 
     @property
     def games(self) -> set[str]:
@@ -245,7 +251,7 @@ def test_games_survive_killed_replica_worker_and_matcher(cluster: Cluster) -> No
                                                       final["scores"], final.get("winner"))}
         for player in humans:
             while True:
-                got = mm.get(f"/v1/players/{player}/rating").json()
+                got = mm.get(f"/v1/players/{player}/rating", headers=lobby.auth(player)).json()
                 if got.get("games", 0) >= 1 or time.monotonic() > deadline:
                     break
                 time.sleep(0.5)

@@ -227,5 +227,6 @@ def test_the_single_key_default_is_one_tenant_with_the_dev_issuer() -> None:
     registries = Registries.from_env({"TORRES_PLAYER_TOKEN_SECRET": "s" * 40}, api_key="the-key")
     principal = registries.principal("the-key")
     assert principal.tenant == "default" and principal.may("games") and principal.may("ai")
+    assert not principal.may("admin")  # hidden cards stay the operator admin key's
     tokens = registries.current.tenant("default").player_tokens
     assert registries.verify_player(issue_player_token(tokens, "me")).player_id == "me"

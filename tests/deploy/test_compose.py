@@ -9,6 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 
 from .conftest import ROOT, compose
 
@@ -71,3 +72,26 @@ def test_the_ai_worker_metrics_port_is_wired() -> None:
     worker = compose()["services"]["ai-worker"]
     assert worker["environment"]["TORRES_AI_METRICS_PORT"] == "9400"
     assert worker["environment"]["HEALTHCHECK_URL"].endswith(":9400/metrics")
+
+
+def test_the_tenants_overlay_is_valid_and_wired() -> None:
+    """infra/compose.tenants.yaml (issue 26) merged over the base as compose merges it (mappings merged, env_file
+    replaced): still valid; the HTTP services read the tenants file from a read-only directory mount (the CLI's
+    rename would never reach a mount of the file itself), the matcher and the ratings consumer their own keys."""
+    overlay = yaml.safe_load((ROOT / "infra" / "compose.tenants.yaml").read_text())
+    merged = copy.deepcopy(compose())
+    for name, service in overlay["services"].items():
+        base = merged["services"][name]
+        base["environment"] = {**base.get("environment", {}), **service.get("environment", {})}
+        for key in ("volumes", "env_file"):
+            if key in service:
+                base[key] = service[key]
+    validate(merged)
+    for name in ("game", "matchmaking"):
+        service = merged["services"][name]
+        (mount,) = service["volumes"]
+        assert mount["read_only"] is True and mount["source"] == "../tenants"
+        assert service["environment"]["TORRES_TENANTS_FILE"] == f"{mount['target']}/tenants.json"
+    files = {name: merged["services"][name]["env_file"][-1]["path"] for name in ("matcher", "ratings")}
+    assert files == {"matcher": "../tenants/matcher.env", "ratings": "../tenants/ratings.env"}
+    assert "/tenants/" in (ROOT / ".gitignore").read_text().split()  # keys and token secrets are never committed

@@ -163,3 +163,30 @@ def test_every_command_names_a_real_entry_point() -> None:
             continue
         checked += 1
     assert checked >= 12
+
+
+def test_tenants_file_and_internal_keys_are_wired(rendered: Objects) -> None:
+    """Issue 26: the HTTP services read the tenants file from the Secret torres-tenants (a file, re-read on change);
+    the matcher and the ratings consumer present their own internal keys; no other workload names a tenants file
+    (the AI workers act in-process and need none)."""
+    _, objects = rendered
+    deployments = by_kind(objects, "Deployment")
+    for name in ("game", "matchmaking"):
+        pod = deployments[name]["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        path = next(e["value"] for e in container["env"] if e["name"] == "TORRES_TENANTS_FILE")
+        mount = next(m for m in container["volumeMounts"] if m["name"] == "tenants")
+        assert mount["readOnly"] is True and path == f"{mount['mountPath']}/tenants.json"
+        volume = next(v for v in pod["volumes"] if v["name"] == "tenants")
+        assert volume["secret"]["secretName"] == "torres-tenants" and volume["secret"]["defaultMode"] == 0o440
+    keys = {}
+    for name in ("matcher", "ratings"):
+        (container,) = deployments[name]["spec"]["template"]["spec"]["containers"]
+        (ref,) = [e["valueFrom"]["secretKeyRef"] for e in container["env"] if e["name"] == "GAME_SERVICE_API_KEY"]
+        assert ref["name"] == "torres-secrets"
+        keys[name] = ref["key"]
+    assert keys["matcher"] != keys["ratings"]  # each its own credential
+    for name, deployment in deployments.items():
+        if name not in ("game", "matchmaking"):
+            env = deployment["spec"]["template"]["spec"]["containers"][0].get("env", [])
+            assert all(e["name"] != "TORRES_TENANTS_FILE" for e in env), name

@@ -40,15 +40,23 @@ def test_summary_and_list_never_show_tokens(client: FlaskClient) -> None:
         "stage": "setup", "to_move": 0}
     assert summary["scores"] == [0, 0] and summary["winner"] is None and summary["created_at"]
     assert summary["phase"] == 1 and summary["round"] is not None
-    text = json.dumps(client.get("/v1/games").get_json())
+    assert summary["visibility"] == "unlisted" == a["visibility"]  # the default (store.base.DEFAULT_VISIBILITY)
+    text = json.dumps(client.get("/v1/games", headers=SERVICE).get_json())
     for game in (a, b):
         for seat in game["seats"]:
             assert seat["token"] not in text
-    listed = client.get("/v1/games?status=active&limit=1").get_json()
+    listed = client.get("/v1/games?status=active&limit=1", headers=SERVICE).get_json()
     assert len(listed["games"]) == 1 and listed["games"][0]["game_id"] == b["game_id"]  # newest first
-    assert client.get("/v1/games?status=active&limit=1&offset=1").get_json()["games"][0]["game_id"] == a["game_id"]
-    assert client.get("/v1/games?status=over").get_json()["games"] == []
-    assert client.get("/v1/games?status=weird").status_code == 400
+    after = client.get(f"/v1/games?status=active&limit=1&cursor={listed['next_cursor']}", headers=SERVICE).get_json()
+    assert [g["game_id"] for g in after["games"]] == [a["game_id"]]
+    assert client.get("/v1/games?status=over", headers=SERVICE).get_json() == {"games": [], "limit": 50,
+                                                                                "next_cursor": None}
+    assert client.get("/v1/games?status=weird", headers=SERVICE).status_code == 400
+    assert client.get("/v1/games?offset=1", headers=SERVICE).status_code == 400  # replaced by cursors
+    assert client.get("/v1/games?cursor=bm90LWEtY3Vyc29y", headers=SERVICE).status_code == 400
+    assert client.get("/v1/games").status_code == 401  # lists are never anonymous
+    everyone = {g["game_id"] for g in client.get("/v1/games?limit=500", headers=ADMIN).get_json()["games"]}
+    assert {a["game_id"], b["game_id"]} <= everyone  # the operator lists every tenant's games
 
 
 def test_view_for_seat_and_spectator(client: FlaskClient) -> None:
@@ -167,7 +175,7 @@ def test_notifications_need_the_service_key(client: FlaskClient) -> None:
     game = create_game(client)
     play_one(client, game, random.Random(2), 0)
     assert client.get("/v1/notifications").status_code == 401
-    assert client.get("/v1/notifications", headers={"X-API-Key": "wrong"}).status_code == 403
+    assert client.get("/v1/notifications", headers={"X-API-Key": "wrong"}).status_code == 401
     log = client.get("/v1/notifications?after=0&limit=10", headers=SERVICE).get_json()
     assert [(n["game_id"], n["version"], n["type"]) for n in log["notifications"]] == [
         (game["game_id"], 1, "game_created"), (game["game_id"], 2, "action_applied")]
@@ -180,7 +188,7 @@ def test_notifications_need_the_service_key(client: FlaskClient) -> None:
 def test_health_readiness_and_openapi(client: FlaskClient) -> None:
     assert client.get("/healthz").get_json() == {"status": "ok"}
     ready = client.get("/readyz").get_json()
-    assert ready == {"status": "ready", "backend": "sqlite", "migrations": [1, 2, 3]}
+    assert ready == {"status": "ready", "backend": "sqlite", "migrations": [1, 2, 3, 4]}
     spec = client.get("/openapi.json").get_json()
     assert spec["openapi"].startswith("3.")
     for path in ("/v1/games", "/v1/games/{game_id}/actions", "/v1/games/{game_id}/view",

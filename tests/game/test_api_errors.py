@@ -151,7 +151,8 @@ def test_duplicate_command_id_replays_the_original(client: FlaskClient, game: di
 def test_create_game_errors(client: FlaskClient) -> None:
     seats = [{"kind": "human"}, {"kind": "ai", "level": "easy"}]
     assert_problem(client.post("/v1/games", json={"seats": seats}), 401, "unauthenticated")
-    assert_problem(client.post("/v1/games", json={"seats": seats}, headers={"X-API-Key": "x"}), 403, "forbidden")
+    assert_problem(client.post("/v1/games", json={"seats": seats}, headers={"X-API-Key": "x"}), 401,
+                   "invalid_credentials")
     bad = [
         {"seats": seats[:1]},
         {"seats": seats * 3},
@@ -162,10 +163,12 @@ def test_create_game_errors(client: FlaskClient) -> None:
         {"seats": [{"kind": "human", "level": "easy"}, {"kind": "human"}]},
         {"seats": seats, "options": {"deck": "bogus"}},
         {"seats": seats, "options": {"no_such_option": True}},
+        {"seats": seats, "visibility": "secret"},
+        {"seats": seats, "tenant": "bad tenant"},
     ]
     for body in bad:
         assert_problem(client.post("/v1/games", json=body, headers=SERVICE), 400, "validation_failed")
-    assert client.get("/v1/games").get_json()["games"] == []
+    assert client.get("/v1/games", headers=SERVICE).get_json()["games"] == []
 
 
 def test_unknown_route_and_method_are_problems(client: FlaskClient) -> None:

@@ -113,8 +113,13 @@ def _new_events(app: Flask, after: int) -> list[Any]:
 
 @pytest.fixture
 def hostile_app(gate_app: Flask) -> Flask:
-    """The gate's app, with the game's version and the log's end noted now (the gate itself writes)."""
+    """The gate's app, with the game's version and the log's end noted now (the gate itself writes). The game is
+    ended first: a hostile string that is a valid abandon reason (free text) is then a replay that appends nothing,
+    whether or not the gate's generated requests happened to end it."""
     game_id = gate_app.config["GATE_GAME"]["game_id"]
+    ended = gate_app.test_client().post(f"/v1/games/{game_id}/abandon", json={"reason": "hostile sweep"},
+                                        headers=SERVICE)
+    assert ended.status_code in (201, 409), ended.get_json()  # 409: the gate had ended it otherwise
     gate_app.config["GATE_VERSION"] = gate_app.test_client().get(f"/v1/games/{game_id}").get_json()["version"]
     gate_app.config["GATE_LOG_END"] = gate_app.extensions["torres_game"].store.notifications(
         limit=100_000)[-1].position

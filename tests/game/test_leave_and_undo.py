@@ -97,7 +97,7 @@ def test_abandon_before_any_turn_is_unrated_and_answers_retries(client: FlaskCli
     gid = game["game_id"]
     url = f"/v1/games/{gid}/abandon"
     assert client.post(url, json={"reason": "nobody came"}).status_code == 401
-    assert client.post(url, json={"reason": "nobody came"}, headers={"X-API-Key": "wrong"}).status_code == 403
+    assert client.post(url, json={"reason": "nobody came"}, headers={"X-API-Key": "wrong"}).status_code == 401
     bad = client.post(url, json={}, headers=SERVICE)
     assert bad.status_code == 400 and bad.content_type == "application/problem+json"
     assert client.post(url, json={"reason": "x", "extra": 1}, headers=SERVICE).status_code == 400

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import shutil
 import sqlite3
 import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -18,12 +23,14 @@ from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Sna
 from .conftest import MIGRATIONS
 
 
-def new_game(store: EventStore, *, events: int = 1) -> str:
+def new_game(store: EventStore, *, events: int = 1, tenant: str = "default", visibility: str = "public",
+             players: tuple[str | None, ...] = (None,), at: datetime | None = None) -> str:
     game_id = str(uuid.uuid4())
-    record = GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
-                        summary={"stage": "setup"})
+    seats = [{"seat": n, "kind": "human", **({"player_id": p} if p else {})} for n, p in enumerate(players)]
+    record = GameRecord(game_id, "", "rio_grande", False, {}, seats, summary={"stage": "setup"}, tenant=tenant,
+                        visibility=visibility)
     created = [NewEvent("game_created", {"n": i}) for i in range(events)]
-    store.create_game(record, GameSecret(2**100 + 7, ["h0", None]), created, f"create:{game_id}")
+    store.create_game(record, GameSecret(2**100 + 7, ["h0", None]), created, f"create:{game_id}", now=at)
     return game_id
 
 
@@ -156,3 +163,105 @@ class TestEventStoreContract:
         applied, pending = store.migration_status()
         assert applied == [m.number for m in discover(MIGRATIONS, store.backend)] and pending == []
         store.ping()
+
+    def test_tenant_and_visibility_are_recorded(self, store: EventStore) -> None:
+        tenant = f"t-{uuid.uuid4().hex[:8]}"
+        game_id = new_game(store, tenant=tenant, visibility="private")
+        record = store.get_game(game_id)
+        assert record is not None and (record.tenant, record.visibility) == (tenant, "private")
+        plain = store.get_game(new_game(store))
+        assert plain is not None and (plain.tenant, plain.visibility) == ("default", "public")
+        with pytest.raises((sqlite3.DatabaseError, psycopg.Error), match=r"(?i)check"):  # the column's CHECK
+            raw(store, f"UPDATE games SET visibility = 'secret' WHERE game_id = '{game_id}'")
+
+    def test_list_games_is_one_tenants_newest_first_with_filters_and_keyset_pages(self, store: EventStore) -> None:
+        tenant, other = f"t-{uuid.uuid4().hex[:8]}", f"t-{uuid.uuid4().hex[:8]}"
+        start = datetime(2031, 1, 1, tzinfo=UTC)
+        at = [start + timedelta(minutes=n) for n in range(7)]
+        games = [new_game(store, tenant=tenant, at=at[n], visibility=("public", "unlisted", "private")[n % 3],
+                          players=("alice", f"p{n}") if n % 2 else (f"p{n}", None)) for n in range(6)]
+        same_time = new_game(store, tenant=tenant, at=at[5])  # a tie on created_at: game_id decides
+        new_game(store, tenant=other, at=at[6], players=("alice",))
+        store.append(games[0], 1, [NewEvent("game_ended", {})], "end", status="over")
+
+        mine = {*games, same_time}
+        listed = store.list_games(tenant=tenant, limit=100)
+        assert [g.game_id for g in listed] == [g.game_id for g in sorted(
+            listed, key=lambda g: (g.created_at, g.game_id), reverse=True)]
+        assert {g.game_id for g in listed} == mine and all(g.tenant == tenant for g in listed)
+        assert listed[-1].game_id == games[0] and listed[-1].status == "over"
+
+        pages: list[str] = []
+        cursor: tuple[str, str] | None = None
+        while True:
+            page = store.list_games(tenant=tenant, limit=3, before=cursor)
+            pages += [g.game_id for g in page]
+            if len(page) < 3:
+                break
+            cursor = (page[-1].created_at, page[-1].game_id)
+        assert pages == [g.game_id for g in listed]  # every game once, in order, across the tie
+
+        by = lambda **kw: {g.game_id for g in store.list_games(tenant=tenant, limit=100, **kw)}  # noqa: E731
+        assert by(player_id="alice") == {games[1], games[3], games[5]}
+        assert by(player_id="p2") == {games[2]} and by(player_id="nobody") == set()
+        assert by(status="over") == {games[0]} and by(status="active") == mine - {games[0]}
+        assert by(visibility="private") == {games[2], games[5]}
+        assert by(created_after=at[3]) == {games[4], games[5], same_time}
+        assert by(created_before=at[2]) == {games[0], games[1]}
+        assert by(created_after=at[1], created_before=at[3]) == {games[2]}
+        everyone = {g.game_id for g in store.list_games(limit=100_000, created_after=start - timedelta(seconds=1))}
+        assert everyone >= mine and len(everyone) == len(mine) + 1  # the other tenant's too
+
+    def test_notifications_of_one_tenant_skip_the_others_positions(self, store: EventStore) -> None:
+        tenant, other = f"t-{uuid.uuid4().hex[:8]}", f"t-{uuid.uuid4().hex[:8]}"
+        start = (store.notifications(after=0, limit=100000) or [None])[-1]
+        after = start.position if start else 0
+        mine, theirs = new_game(store, tenant=tenant), new_game(store, tenant=other)
+        for version in (1, 2):
+            store.append(theirs, version, act(version), f"c{version}")
+            store.append(mine, version, act(version), f"c{version}")
+        log = store.notifications(after=after, limit=1000, tenant=tenant)
+        assert [(e.game_id, e.version) for e in log] == [(mine, 1), (mine, 2), (mine, 3)]
+        everything = store.notifications(after=after, limit=1000)
+        assert [e for e in everything if e.game_id == mine] == log
+        assert store.notifications(after=log[0].position, limit=1, tenant=tenant) == log[1:2]
+        assert log[0].recomputed_hash() == log[0].hash
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_games_from_before_the_tenants_migration_are_the_default_tenants_and_public(
+    backend: str, tmp_path: Path, throwaway_database: Callable[[str], AbstractContextManager[str]],
+) -> None:
+    """Migration 0007 (sqlite 0004) on a database that already holds a game: the row gets tenant 'default' and
+    visibility 'public' (what every game was before), and the store reads it back as such."""
+    number = {"postgres": 7, "sqlite": 4}[backend]
+    older = tmp_path / "migrations"
+    (older / backend).mkdir(parents=True)
+    for migration in discover(MIGRATIONS, backend)[: number - 1]:
+        shutil.copy(MIGRATIONS / backend / f"{migration.number:04d}_{migration.name}.sql", older / backend)
+    insert = ("INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats, version,"
+              " status, summary) VALUES ('old-game', '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00',"
+              " 'rio_grande', {false}, '{{}}', '[]', 0, 'active', '{{}}')")
+
+    def check(store: EventStore) -> None:
+        assert store.migrate() == [m.number for m in discover(older, backend)]
+        raw(store, insert.format(false="false" if backend == "postgres" else "0"))
+        store.migrations_dir = MIGRATIONS  # type: ignore[attr-defined]  # the release with the migration
+        assert store.migrate() == [m.number for m in discover(MIGRATIONS, backend)][number - 1:]
+        record = store.get_game("old-game")
+        assert record is not None and (record.tenant, record.visibility) == ("default", "public")
+        assert [g.game_id for g in store.list_games(tenant="default")] == ["old-game"]
+
+    if backend == "sqlite":
+        store: EventStore = SqliteEventStore(tmp_path / "old.sqlite3", migrations_dir=older)
+        try:
+            check(store)
+        finally:
+            store.close()
+        return
+    with throwaway_database("torres_game_migration") as url:
+        store = PostgresEventStore(url, migrations_dir=older)
+        try:
+            check(store)
+        finally:
+            store.close()

@@ -176,7 +176,7 @@ def test_a_tied_abandon_names_no_single_winner(request: pytest.FixtureRequest, b
     assert ended["text"] == "game over: scores 0, 0; a tie between seats 0 and 1"
     summary = client.get(f"/v1/games/{game['game_id']}").get_json()
     assert summary["status"] == "over" and summary["winner"] is None and summary["winners"] == [0, 1]
-    listed = client.get("/v1/games?status=over").get_json()["games"]
+    listed = client.get("/v1/games?status=over", headers=SERVICE).get_json()["games"]
     assert next(g for g in listed if g["game_id"] == game["game_id"])["winners"] == [0, 1]
 
 
@@ -195,3 +195,22 @@ def test_an_abandon_with_a_leader_names_it_alone(request: pytest.FixtureRequest,
     assert body["events"][-1]["text"].endswith(f"seat {leader} wins")
     summary = client.get(f"/v1/games/{game['game_id']}").get_json()
     assert summary["winner"] == leader and summary["winners"] == [leader]
+
+
+def test_the_single_key_default_reads_no_hidden_card_before_the_end(client: FlaskClient) -> None:
+    """Issue 26 kept the one-key embedded default, whose key also reaches browsers (`make run`): it drives AI seats
+    and reads notifications, but the hidden cards stay the operator admin key's until the game is over."""
+    svc = svc_of(client)
+    game = create(client)
+    drive(svc, game, random.Random(8), lambda s: s.stage == "keep_card", prefer="buy_card")
+    act(svc, game, tr.legal_actions(svc.current(game["game_id"]).state)[0])  # the card is kept: a secret
+    url = f"/v1/games/{game['game_id']}/events?limit=1000"
+    anonymous = client.get(url).get_json()["events"]
+    with_key = client.get(url, headers=SERVICE).get_json()
+    admin = client.get(url, headers=ADMIN).get_json()
+    kept = [e for e in admin["events"] if e["payload"].get("action", {}).get("type") == "keep_card"]
+    assert kept and "order" in kept[-1]["payload"]["action"]  # the admin key reads the secret ...
+    assert with_key["redacted"] is True and with_key["events"] == anonymous  # ... the service key what anyone reads
+    notes = client.get("/v1/notifications?after=0&limit=1000", headers=SERVICE).get_json()["notifications"]
+    mine = [n for n in notes if n["game_id"] == game["game_id"]]
+    assert all("order" not in n["payload"].get("action", {}) for n in mine) and len(mine) == len(anonymous)

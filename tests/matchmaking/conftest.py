@@ -2,6 +2,10 @@
 
 The game service runs in a werkzeug server thread on an ephemeral port with an embedded SQLite
 database, so the matchmaker talks to it exactly as in production: HTTP, service key, JSON.
+
+Players call the matchmaker with a player token (issue 26): :func:`as_player` signs one the way a portal does
+(the single-key default's dev issuer and secret, :data:`DEV_TOKENS`), and :class:`Players` is a test client
+whose every call names the player making it (``player="alice"``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from flask.testing import FlaskClient
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from torres_game.app import create_app as create_game_app
@@ -27,10 +32,14 @@ from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config
 from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.store import Keys, Redis
+from torres_service.principals import DEFAULT_TENANT, DEV_ISSUER, PlayerTokens, issue_player_token
 
 REDIS_URL = os.environ.get("TEST_MM_REDIS_URL", "redis://127.0.0.1:6379/14")
 API_KEY = "mm-test-service-key"
 ADMIN_KEY = "mm-test-admin-key"
+#: The single-key default's player-token secret in these tests: tenant "default" signs with it (dev issuer).
+PLAYER_SECRET = "mm-test-player-token-secret-0123456789abcdef"
+DEV_TOKENS = PlayerTokens(DEV_ISSUER, hs256_secret=PLAYER_SECRET)
 MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
 
 pytestmark = pytest.mark.redis
@@ -59,7 +68,8 @@ def free_port() -> int:
 class GameServer:
     """The real game service app in a server thread; can be started late (to test it being down)."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None, tenants_file: str = "") -> None:
+        self.tenants_file = tenants_file  # the tenants file the matchmaker reads too (issue 26); "": single key
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db_path = db_path
@@ -68,7 +78,8 @@ class GameServer:
 
     def start(self) -> GameServer:
         config = GameConfig(database_url=f"sqlite:///{self.db_path}", api_key=API_KEY, admin_key=ADMIN_KEY,
-                            ai_driver="none", migrations_dir=MIGRATIONS, log_level="WARNING", json_logs=True)
+                            ai_driver="none", migrations_dir=MIGRATIONS, log_level="WARNING", json_logs=True,
+                            tenants_file=self.tenants_file)
         self._app = create_game_app(config)
         self._server = make_server("127.0.0.1", self.port, self._app, threaded=True)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -82,13 +93,18 @@ class GameServer:
             self._server = None
 
     def all_games(self) -> list[dict[str, Any]]:
+        """Every game, whichever tenant's (the admin key), page by page (``next_cursor``)."""
         games: list[dict[str, Any]] = []
-        with httpx.Client(base_url=self.url) as http:
+        params: dict[str, Any] = {"limit": 500}
+        with httpx.Client(base_url=self.url, headers={"X-Admin-Key": ADMIN_KEY}) as http:
             while True:
-                page = http.get("/v1/games", params={"limit": 500, "offset": len(games)}).json()["games"]
-                games += page
-                if len(page) < 500:
+                response = http.get("/v1/games", params=params)
+                assert response.status_code == 200, response.text
+                page = response.json()
+                games += page["games"]
+                if not page.get("next_cursor"):
                     return games
+                params = {"limit": 500, "cursor": page["next_cursor"]}
 
 
 @pytest.fixture
@@ -115,7 +131,7 @@ def game_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GameServer
 def config(redis_client: redis.Redis, game_server: GameServer) -> Config:
     return Config(redis_url=REDIS_URL, game_service_url=game_server.url, game_service_api_key=API_KEY,
                   log_level="WARNING", window_base=3.0, window_growth=0.5, window_max=25.0,
-                  retry_delay=1.0, tick_seconds=0.05)
+                  retry_delay=1.0, tick_seconds=0.05, api_key=API_KEY, player_token_secret=PLAYER_SECRET)
 
 
 @pytest.fixture
@@ -128,13 +144,57 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-def set_rating(client: redis.Redis, player_id: str, mu: float, sigma: float = 3.0) -> None:
+def set_rating(client: redis.Redis, player_id: str, mu: float, sigma: float = 3.0,
+               tenant: str = DEFAULT_TENANT) -> None:
     """Give a player a rating as if they had played (the consumer is the only writer in production)."""
-    client.hset(Keys().rating(player_id), mapping={"mu": mu, "sigma": sigma, "games": 10})
+    client.hset(Keys().rating(tenant, player_id), mapping={"mu": mu, "sigma": sigma, "games": 10})
+
+
+# -- players and portals calling the API -------------------------------------------------------------------------
+
+def player_token(player_id: str, tokens: PlayerTokens = DEV_TOKENS, **kwargs: Any) -> str:
+    """A player token for ``player_id`` as the portal signing with ``tokens`` issues it."""
+    return issue_player_token(tokens, player_id, **kwargs)
+
+
+def as_player(player_id: str, tokens: PlayerTokens = DEV_TOKENS) -> dict[str, str]:
+    """The headers of a request ``player_id`` makes: their portal's token, nothing else."""
+    return {"Authorization": f"Bearer {player_token(player_id, tokens)}"}
+
+
+class Players:
+    """A Flask test client whose every call says who makes it: ``player="alice"`` (that player's token, signed by
+    ``tokens``), ``key=`` (a portal's X-API-Key), or neither (no credentials at all)."""
+
+    def __init__(self, client: FlaskClient, tokens: PlayerTokens = DEV_TOKENS) -> None:
+        self.client = client
+        self.tokens = tokens
+        self.application = client.application
+
+    def open(self, path: str, method: str = "GET", *, player: str | None = None, key: str | None = None,
+             headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        sent = dict(headers or {})
+        if player is not None:
+            sent |= as_player(player, self.tokens)
+        if key is not None:
+            sent["X-API-Key"] = key
+        return self.client.open(path, method=method, headers=sent, **kwargs)
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.open(path, "GET", **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Any:
+        return self.open(path, "POST", **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> Any:
+        return self.open(path, "DELETE", **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> Any:
+        return self.open(path, "PUT", **kwargs)
 
 
 def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:
-    response = httpx.get(f"{server.url}/v1/games/{game_id}")
+    response = httpx.get(f"{server.url}/v1/games/{game_id}", headers={"X-Admin-Key": ADMIN_KEY})
     assert response.status_code == 200, response.text
     return response.json()
 

@@ -3,7 +3,8 @@
 As for the game service (``tests/game/test_openapi_gate.py``): schemathesis generates valid and invalid
 requests for every operation and checks that none answers 5xx, that every status is documented for its
 operation and every body matches its schema. Well-formed ticket and player ids are replaced by a real queued
-ticket's and its player's, so that reads and cancellations succeed too.
+ticket's and its player's, so that reads and cancellations succeed too. The requests carry real credentials
+(issue 26): that player's token and the portal's key, or the token alone, or none.
 
 Then hostile strings go into every path segment, query argument and body field the document lists: never a
 5xx, problem+json for every error, and no key of the Redis database changes unless the request was valid.
@@ -11,6 +12,7 @@ Then hostile strings go into every path segment, query argument and body field t
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,12 +37,15 @@ from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
 from torres_service.fields import PLAYER_ID, TICKET_ID
 
-from .conftest import REDIS_URL
+from .conftest import API_KEY, REDIS_URL, as_player
+
+PLAYER = "gate-player"
 
 
 def _document() -> dict[str, Any]:
-    """The service's /openapi.json, read at collection from an app on the embedded store (no server needed)."""
-    return create_app(Config(log_level="WARNING")).test_client().get("/openapi.json").get_json()
+    """The service's /openapi.json, read at collection from an app on the embedded store (no server needed), with
+    the dev issuer's endpoint in it."""
+    return create_app(Config(log_level="WARNING", dev_issuer=True)).test_client().get("/openapi.json").get_json()
 
 
 schema = schemathesis.openapi.from_dict(_document())  # see the game gate for why not from_fixture
@@ -48,15 +53,25 @@ schema = schemathesis.openapi.from_dict(_document())  # see the game gate for wh
 
 @pytest.fixture
 def gate_app(config: Config) -> Iterator[Flask]:
+    config = config.with_(dev_issuer=True)
     app = create_app(config, services=Services.build(config))
     app.config["GATE_TICKET"] = _live_ticket(app)
     yield app
 
 
 def _live_ticket(app: Flask) -> dict[str, Any]:
-    response = app.test_client().post("/v1/tickets", json={"player_id": "gate-player", "player_counts": [2]})
+    response = app.test_client().post("/v1/tickets", json={"player_counts": [2]}, headers=as_player(PLAYER))
     assert response.status_code == 201, response.get_json()
     return response.get_json()
+
+
+def _credentials(case: Any) -> dict[str, str]:
+    """One of three callers, chosen from the generated request itself so that the run stays repeatable: the
+    ticket's player with the portal's key too, the player alone, or nobody."""
+    pick = zlib.crc32(repr((case.query, case.body, case.path_parameters)).encode("utf-8", "surrogatepass")) % 3
+    if pick == 0:
+        return {**as_player(PLAYER), "X-API-Key": API_KEY}
+    return as_player(PLAYER) if pick == 1 else {}
 
 
 @schema.parametrize()
@@ -68,7 +83,7 @@ def test_the_matchmaker_does_what_its_openapi_says(case: Any, gate_app: Flask) -
     if PLAYER_ID.accepts(case.path_parameters.get("player_id")):
         case.path_parameters["player_id"] = ticket["player_id"]
     shorten_held_open(case)
-    case.call_and_validate(checks=CHECKS, app=gate_app)
+    case.call_and_validate(headers=_credentials(case), checks=CHECKS, app=gate_app)
 
 
 # -- hostile strings in every path segment, query argument and body field ------------------------------------
@@ -85,12 +100,15 @@ def _redis_state(raw: redis.Redis) -> dict[bytes, bytes | None]:
 
 def _send_hostile(app: Flask, raw: redis.Redis, slot: Slot, value: str) -> None:
     ticket = app.config["GATE_TICKET"]
-    # a well-formed ticket for the player who already has a live one (409) that only the hostile field can spoil
-    body = {"player_id": ticket["player_id"], "player_counts": [2]} if slot.path == "/v1/tickets" else {}
+    # a well-formed ticket for the player who already has a live one (409) that only the hostile field can spoil;
+    # the dev issuer's well-formed request names that player
+    body = {"player_counts": [2]} if slot.path == "/v1/tickets" else \
+        {"player_id": PLAYER} if slot.path == "/v1/dev/player-tokens" else {}
     method, url, data = hostile_request(
         slot, value, path_values={"ticket_id": ticket["ticket_id"], "player_id": ticket["player_id"]}, body=body)
     before = _redis_state(raw)
-    response = app.test_client().open(url, method=method, data=data, content_type="application/json")
+    response = app.test_client().open(url, method=method, data=data, content_type="application/json",
+                                      headers={**as_player(PLAYER), "X-API-Key": API_KEY})
     assert response.status_code < 500, (str(slot), value[:60], response.get_data(as_text=True)[:300])
     if response.status_code >= 400:
         assert response.mimetype == "application/problem+json", (str(slot), value[:60])
@@ -133,12 +151,12 @@ def test_an_id_with_a_trailing_newline_is_malformed(gate_app: Flask, path: str, 
     """Issue 12's finding: ``re.match`` with ``$`` let "bad_x\\n" through; every id is now matched whole."""
     ticket = gate_app.config["GATE_TICKET"]
     url = path.format(ticket_id=ticket["ticket_id"] + suffix, player_id=ticket["player_id"] + suffix)
-    response = gate_app.test_client().open(url, method=method)
+    response = gate_app.test_client().open(url, method=method, headers=as_player(PLAYER))
     assert response.status_code == 400, response.get_json()
     assert response.get_json()["code"] == "malformed_id"
 
 
 def test_405_names_the_allowed_methods(gate_app: Flask) -> None:
-    response = gate_app.test_client().put("/v1/tickets")
+    response = gate_app.test_client().put("/v1/tickets", headers=as_player(PLAYER))
     assert response.status_code == 405 and response.get_json()["code"] == "method_not_allowed"
     assert "POST" in {m.strip() for m in response.headers["Allow"].split(",")}

@@ -3,7 +3,7 @@
 The same guard as the game service's: each hostile body of the issue on ``POST /v1/tickets`` is answered with
 its precise 4xx as problem details and no Redis key changes; generated JSON shapes never get a 5xx; every
 unsupported method is a 405 with ``Allow``; a request head past the limits is 414 or 431; an ``Authorization``
-header that is not a bearer token is 401.
+header that is not a bearer token is 401. The requests are a player's, with their portal's token (issue 26).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
 from torres_service.limits import InputLimits
 
-from .conftest import REDIS_URL, free_port
+from .conftest import REDIS_URL, as_player, free_port
 
 pytestmark = pytest.mark.redis
 
 MAX_BODY = 16 * 1024  # the matchmaker's default (its bodies are small tickets)
 LIMITS = InputLimits(max_body_bytes=MAX_BODY)
-GOOD = {"player_id": "guard-player", "player_counts": [2]}
+GOOD = {"player_counts": [2], "edition": "rio_grande"}  # the player is the token's, never the body's
 
 
 @pytest.fixture
@@ -49,7 +49,10 @@ def app(config: Config) -> Iterator[Flask]:
 
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+    """Every request carries the player token of "guard-player" unless it sends its own Authorization."""
+    client = app.test_client()
+    client.environ_base["HTTP_AUTHORIZATION"] = as_player("guard-player")["Authorization"]
+    return client
 
 
 @pytest.fixture
@@ -153,13 +156,14 @@ def test_an_authorization_header_that_is_not_a_bearer_token_is_401(client: Flask
         assert_problem(response, 401, "unsupported_authorization")
         assert response.headers["WWW-Authenticate"] == "Bearer"
     assert _state(raw_redis) == before
-    # a bearer token is understood (the matchmaker's endpoints are public: it grants nothing more)
-    assert client.get("/v1/queues", headers={"Authorization": "Bearer abc.def-ghi_jkl"}).status_code == 200
+    # a bearer token gets past the guard, and is then judged as the player token it claims to be
+    assert_problem(client.get("/v1/queues", headers={"Authorization": "Bearer abc.def-ghi_jkl"}), 401,
+                   "invalid_player_token")
 
 
 def test_the_matchmakers_body_limit_is_its_own(client: FlaskClient) -> None:
     """16 kB by default, not the game service's 64 kB: its bodies are tickets."""
-    body = b'{"player_id": "' + b"x" * (MAX_BODY - 100) + b'", "player_counts": [2]}'
+    body = b'{"edition": "' + b"x" * (MAX_BODY - 100) + b'", "player_counts": [2]}'
     assert_problem(client.post("/v1/tickets", data=body, content_type="application/json"), 400, "validation_failed")
 
 

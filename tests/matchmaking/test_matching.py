@@ -146,8 +146,8 @@ class LosesFirstAnswer(GameServiceClient):
     lost = 0
 
     def create_game(self, edition: str, master: bool, seats: list[dict[str, Any]],
-                    request_key: str | None = None) -> CreatedGame:
-        created = super().create_game(edition, master, seats, request_key=request_key)
+                    request_key: str | None = None, tenant: str | None = None) -> CreatedGame:
+        created = super().create_game(edition, master, seats, request_key=request_key, tenant=tenant)
         if not self.lost:
             self.lost += 1
             raise GameServiceError("POST /v1/games: ReadTimeout")
@@ -180,7 +180,7 @@ def test_cancel_cannot_take_a_claimed_ticket(store: Redis, config: Config, clock
     """The two scripts exclude each other: a claimed ticket refuses cancel; a cancelled one refuses claim."""
     tickets, _ = _services(store, config, clock)
     a, b, c = (_ticket(tickets, p, [2]) for p in ("a", "b", "c"))
-    assert _claim(store, clock, "g1", a, b) == [1]
+    assert _claim(store, clock, "g1", a, b) == [1, "default,default"]
     with pytest.raises(Exception, match="being placed"):
         tickets.cancel(a)
     tickets.cancel(c)
@@ -193,7 +193,7 @@ def test_a_dead_matchers_group_is_placed_by_the_next_one_in_one_game(
     """A group claimed by a matcher that died is taken over once it is due: same group, one game."""
     tickets, matcher = _services(store, config.with_(claim_timeout=30), clock)
     a, b = _ticket(tickets, "dead-a", [2]), _ticket(tickets, "dead-b", [2])
-    assert _claim(store, clock, "deadbeef", a, b) == [1]  # ... and the matcher that claimed it is gone
+    assert _claim(store, clock, "deadbeef", a, b)[0] == 1  # ... and the matcher that claimed it is gone
     clock.advance(29)
     assert matcher.tick().resumed == 0
     clock.advance(2)
@@ -220,7 +220,7 @@ def test_a_stalled_group_can_be_cancelled_and_its_game_is_aborted(
     tickets = TicketService(store, stalled, RatingBook(store), clock)
     matcher = Matcher(store, stalled, GameServiceClient(proxy.url, API_KEY), clock=clock)
     a, b = _ticket(tickets, "stuck-a", [2]), _ticket(tickets, "stuck-b", [2])
-    assert _claim(store, clock, "cafe", a, b) == [1]
+    assert _claim(store, clock, "cafe", a, b)[0] == 1
     clock.advance(10)
     with pytest.raises(Exception, match="being placed"):
         tickets.cancel(a)

@@ -1,5 +1,6 @@
-"""``migrate-keys``: ratings written before the ``{ratings}`` hash tag move to their new keys, once, on one Redis and
-on a 3-master cluster (where the old keys sit on other shards than the new ones)."""
+"""``migrate-keys``: ratings written before the ``{ratings}`` hash tag, or before ratings were per tenant (issue 26),
+move to their new keys, once, on one Redis and on a 3-master cluster (where the old keys sit on other shards than
+the new ones)."""
 
 from __future__ import annotations
 
@@ -29,20 +30,23 @@ def test_migrate_keys_moves_the_old_ratings_once(backend: tuple[str, bool, Any])
     url, cluster, client = backend
     _old_layout(client)
     store = Redis.open(Config(redis_url=url, redis_cluster=cluster))
-    client.hset("mm:{ratings}:r:carol", mapping={"mu": "40", "sigma": "1", "games": "99"})  # already new: kept
+    client.hset("mm:{ratings}:r:carol", mapping={"mu": "40", "sigma": "1", "games": "99"})  # issue 12's layout
+    client.hset("mm:{ratings}:r:default/dora", mapping={"mu": "30", "sigma": "2", "games": "5"})  # already new: kept
 
     report = migrate_keys(store)
-    assert report.to_json() == {"moved": 5, "completed": 0, "conflicts": []}
+    assert report.to_json() == {"moved": 6, "completed": 0, "conflicts": []}
     book = RatingBook(store)
-    alice = book.get("alice")
+    alice = book.get("default", "alice")
     assert (alice.mu, alice.sigma, alice.games) == (31.5, 4.25, 12)
-    assert 0 < client.ttl("mm:{ratings}:r:bob") <= 86_400  # the TTL moves with the key
-    assert client.zrange("mm:{ratings}:leaderboard", 0, -1, withscores=True) == [("bob", 7.0), ("alice", 18.75)]
+    assert 0 < client.ttl("mm:{ratings}:r:default/bob") <= 86_400  # the TTL moves with the key
+    assert client.zrange("mm:{ratings}:leaderboard:default", 0, -1, withscores=True) == [("bob", 7.0),
+                                                                                        ("alice", 18.75)]
     assert client.get("mm:{ratings}:position") == "4711"
     assert client.smembers("mm:{ratings}:games") == {"g1", "g2", "g3"}
     assert not any(client.exists(k) for k in ("mm:r:alice", "mm:r:bob", "mm:leaderboard", "mm:ratings:position",
-                                              "mm:ratings:games"))
-    assert book.get("carol").mu == 40.0
+                                              "mm:ratings:games", "mm:{ratings}:r:carol"))
+    assert book.get("default", "carol").mu == 40.0 and book.get("default", "dora").mu == 30.0
+    assert book.get("portal-a", "carol").games == 0  # another tenant's carol is somebody else
 
     assert migrate_keys(store).to_json() == {"moved": 0, "completed": 0, "conflicts": []}  # idempotent
 
@@ -55,12 +59,16 @@ def test_migrate_keys_moves_the_old_ratings_once(backend: tuple[str, bool, Any])
 
 
 def test_migrate_keys_command(backend: tuple[str, bool, Any]) -> None:
+    """``--tenant``: the old ratings were one portal's, now a tenant of the tenants file."""
     url, cluster, client = backend
     _old_layout(client)
     env = {**os.environ, "REDIS_URL": url, "REDIS_CLUSTER": "1" if cluster else "0", "LOG_LEVEL": "ERROR"}
-    run = [sys.executable, "-m", "torres_matchmaking", "migrate-keys"]
+    run = [sys.executable, "-m", "torres_matchmaking", "migrate-keys", "--tenant", "portal-a"]
     first = subprocess.run(run, env=env, capture_output=True, text=True, timeout=60)
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout) == {"moved": 5, "completed": 0, "conflicts": []}
     again = subprocess.run(run, env=env, capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and json.loads(again.stdout)["moved"] == 0
+    book = RatingBook(Redis.open(Config(redis_url=url, redis_cluster=cluster)))
+    assert book.get("portal-a", "alice").mu == 31.5 and book.get("default", "alice").games == 0
+    assert book.leaderboard("portal-a", 10, 0)["total"] == 2

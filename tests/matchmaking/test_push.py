@@ -1,4 +1,5 @@
-"""Push for tickets: long-poll and server-sent events on a ticket, and signed callbacks with retries."""
+"""Push for tickets: long-poll and server-sent events on a ticket, and signed callbacks with retries. Each call is
+made by the ticket's player with their portal's token (``player=``; conftest.Players)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from typing import Any
 
 import pytest
 import redis
-from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from torres_matchmaking.app import Services, create_app
@@ -30,22 +30,22 @@ from torres_matchmaking.store import Redis
 from torres_matchmaking.wakeups import RedisWakeListener
 from torres_matchmaking.webhooks import CallbackSender
 
-from .conftest import API_KEY, free_port
+from .conftest import API_KEY, PLAYER_SECRET, Players, as_player, free_port
 
 TICKET = {"player_counts": [2], "edition": "rio_grande", "master": False, "max_wait_seconds": None}
 SECRET = "test-webhook-secret"
 
 
 @pytest.fixture
-def api(config: Config) -> FlaskClient:
+def api(config: Config) -> Players:
     config = config.with_(webhook_secret=SECRET)
-    return create_app(config, services=Services.build(config)).test_client()
+    return Players(create_app(config, services=Services.build(config)).test_client())
 
 
-def _match_soon(store: Redis, config: Config, api: FlaskClient, partner: str, delay: float) -> threading.Thread:
+def _match_soon(store: Redis, config: Config, api: Players, partner: str, delay: float) -> threading.Thread:
     def run() -> None:
         time.sleep(delay)
-        assert api.post("/v1/tickets", json={**TICKET, "player_id": partner}).status_code == 201
+        assert api.post("/v1/tickets", json=TICKET, player=partner).status_code == 201
         matcher = Matcher(store, config, GameServiceClient(config.game_service_url, API_KEY))
         try:
             assert matcher.tick().created == 1
@@ -57,23 +57,24 @@ def _match_soon(store: Redis, config: Config, api: FlaskClient, partner: str, de
     return thread
 
 
-def test_long_poll_returns_at_the_match_or_at_the_timeout(api: FlaskClient, store: Redis, config: Config) -> None:
-    ticket = api.post("/v1/tickets", json={**TICKET, "player_id": "poller"}).get_json()
+def test_long_poll_returns_at_the_match_or_at_the_timeout(api: Players, store: Redis, config: Config) -> None:
+    ticket = api.post("/v1/tickets", json=TICKET, player="poller").get_json()
     started = time.monotonic()
-    same = api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=queued&timeout=0.3").get_json()
+    same = api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=queued&timeout=0.3", player="poller").get_json()
     assert same["status"] == "queued" and time.monotonic() - started >= 0.3
-    assert api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?timeout=30").get_json()["status"] == "queued"  # at once
+    at_once = api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?timeout=30", player="poller").get_json()
+    assert at_once["status"] == "queued"
     thread = _match_soon(store, config, api, "partner", 0.5)
-    matched = api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=queued&timeout=30").get_json()
+    matched = api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=queued&timeout=30", player="poller").get_json()
     thread.join()
     assert matched["status"] == "matched" and matched["seat_token"] and matched["game_id"]
-    assert api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=nonsense").status_code == 400
-    assert api.get("/v1/tickets/" + "f" * 32 + "/wait").status_code == 404
+    assert api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=nonsense", player="poller").status_code == 400
+    assert api.get("/v1/tickets/" + "f" * 32 + "/wait", player="poller").status_code == 404
 
 
-def test_sse_opens_at_once_and_sends_each_change(api: FlaskClient, store: Redis, config: Config) -> None:
-    ticket = api.post("/v1/tickets", json={**TICKET, "player_id": "streamer"}).get_json()
-    response = api.get(f"/v1/tickets/{ticket['ticket_id']}/stream?timeout=30", buffered=False)
+def test_sse_opens_at_once_and_sends_each_change(api: Players, store: Redis, config: Config) -> None:
+    ticket = api.post("/v1/tickets", json=TICKET, player="streamer").get_json()
+    response = api.get(f"/v1/tickets/{ticket['ticket_id']}/stream?timeout=30", buffered=False, player="streamer")
     assert response.mimetype == "text/event-stream" and response.headers["Cache-Control"] == "no-cache"
     chunks = iter(response.response)
     assert next(chunks).decode() == ": connected\nretry: 2000\n\n"
@@ -85,8 +86,8 @@ def test_sse_opens_at_once_and_sends_each_change(api: FlaskClient, store: Redis,
     events = [c for c in rest if not c.startswith(":")]
     assert [e.split("\n")[0] for e in events] == ["event: ticket", "event: finished"]
     assert json.loads(events[0].split("data: ")[1])["status"] == "matched"
-    idle = api.post("/v1/tickets", json={**TICKET, "player_id": "idle"}).get_json()["ticket_id"]
-    short = api.get(f"/v1/tickets/{idle}/stream?timeout=0.2", buffered=False)
+    idle = api.post("/v1/tickets", json=TICKET, player="idle").get_json()["ticket_id"]
+    short = api.get(f"/v1/tickets/{idle}/stream?timeout=0.2", buffered=False, player="idle")
     assert b"".join(short.response).decode().endswith("event: timeout\ndata: {}\n\n")
 
 
@@ -114,13 +115,13 @@ class Receiver:
         self._server.server_close()
 
 
-def test_callbacks_are_signed_retried_and_delivered_once(api: FlaskClient, store: Redis, config: Config) -> None:
+def test_callbacks_are_signed_retried_and_delivered_once(api: Players, store: Redis, config: Config) -> None:
     receiver = Receiver(failures=2)
     config = config.with_(webhook_secret=SECRET)
     sender = CallbackSender(store, config)
     matcher = Matcher(store, config, GameServiceClient(config.game_service_url, API_KEY), callbacks=sender)
     try:
-        ids = [api.post("/v1/tickets", json={**TICKET, "player_id": p, "callback_url": receiver.url}).get_json()
+        ids = [api.post("/v1/tickets", json={**TICKET, "callback_url": receiver.url}, player=p).get_json()
                ["ticket_id"] for p in ("hook-a", "hook-b")]
         deadline = time.monotonic() + 20
         while len([r for r in receiver.received if r[0].get("x-torres-delivery")]) < 4:  # 2 failed + 2 delivered
@@ -143,14 +144,15 @@ def test_callbacks_are_signed_retried_and_delivered_once(api: FlaskClient, store
         assert headers["x-torres-delivery"] == f"{doc['ticket']['ticket_id']}.matched"
         delivered[doc["ticket"]["ticket_id"]] = doc["ticket"]
     assert set(delivered) == set(ids)
-    assert {t["game_id"] for t in delivered.values()} == {api.get(f"/v1/tickets/{ids[0]}").get_json()["game_id"]}
+    first = api.get(f"/v1/tickets/{ids[0]}", player="hook-a").get_json()
+    assert {t["game_id"] for t in delivered.values()} == {first["game_id"]}
 
 
-def test_a_callback_url_needs_a_secret_and_a_url(config: Config, api: FlaskClient) -> None:
-    plain = create_app(config, services=Services.build(config)).test_client()
-    refused = plain.post("/v1/tickets", json={**TICKET, "player_id": "nohook", "callback_url": "http://x.test/h"})
+def test_a_callback_url_needs_a_secret_and_a_url(config: Config, api: Players) -> None:
+    plain = Players(create_app(config, services=Services.build(config)).test_client())
+    refused = plain.post("/v1/tickets", json={**TICKET, "callback_url": "http://x.test/h"}, player="nohook")
     assert refused.status_code == 400 and "callback_url" in refused.get_json()["errors"]
-    bad = api.post("/v1/tickets", json={**TICKET, "player_id": "badhook", "callback_url": "ftp://x/h"})
+    bad = api.post("/v1/tickets", json={**TICKET, "callback_url": "ftp://x/h"}, player="badhook")
     assert bad.status_code == 400 and "callback_url" in bad.get_json()["errors"]
 
 
@@ -168,20 +170,21 @@ def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRed
 
 
 @pytest.fixture
-def own(private_redis: LocalRedis, config: Config) -> Iterator[tuple[Config, Services, FlaskClient]]:
+def own(private_redis: LocalRedis, config: Config) -> Iterator[tuple[Config, Services, Players]]:
     private_redis.flush()
     cfg = config.with_(redis_url=private_redis.url)
     services = Services.build(cfg)
-    yield cfg, services, create_app(cfg, services=services).test_client()
+    yield cfg, services, Players(create_app(cfg, services=services).test_client())
     services.stop()
     private_redis.flush()
 
 
-def _wait_in_thread(api: FlaskClient, ticket_id: str, timeout: float = 30) -> tuple[threading.Thread, list[Any]]:
+def _wait_in_thread(api: Players, ticket: dict[str, Any], timeout: float = 30) -> tuple[threading.Thread, list[Any]]:
     out: list[Any] = []
 
     def run() -> None:
-        out.append(api.get(f"/v1/tickets/{ticket_id}/wait?status=queued&timeout={timeout}").get_json())
+        out.append(api.get(f"/v1/tickets/{ticket['ticket_id']}/wait?status=queued&timeout={timeout}",
+                           player=ticket["player_id"]).get_json())
         out.append(time.monotonic())
 
     thread = threading.Thread(target=run, daemon=True)
@@ -189,11 +192,12 @@ def _wait_in_thread(api: FlaskClient, ticket_id: str, timeout: float = 30) -> tu
     return thread, out
 
 
-def _stream_in_thread(api: FlaskClient, ticket_id: str) -> tuple[threading.Thread, list[str]]:
+def _stream_in_thread(api: Players, ticket: dict[str, Any]) -> tuple[threading.Thread, list[str]]:
     out: list[str] = []
 
     def run() -> None:
-        response = api.get(f"/v1/tickets/{ticket_id}/stream?timeout=20", buffered=False)
+        response = api.get(f"/v1/tickets/{ticket['ticket_id']}/stream?timeout=20", buffered=False,
+                           player=ticket["player_id"])
         out.extend(chunk.decode() for chunk in response.response)
 
     thread = threading.Thread(target=run, daemon=True)
@@ -214,13 +218,13 @@ def _until(condition: Any, seconds: float, what: str) -> None:
         time.sleep(0.01)
 
 
-def test_a_waiter_is_woken_by_a_match_made_in_another_process(api: FlaskClient, config: Config) -> None:
+def test_a_waiter_is_woken_by_a_match_made_in_another_process(api: Players, config: Config) -> None:
     """A matcher *process* matches the ticket; the API process's listener wakes the long-poll at once."""
-    ticket = api.post("/v1/tickets", json={**TICKET, "player_id": "far-waiter"}).get_json()
-    thread, out = _wait_in_thread(api, ticket["ticket_id"])
+    ticket = api.post("/v1/tickets", json=TICKET, player="far-waiter").get_json()
+    thread, out = _wait_in_thread(api, ticket)
     hub = api.application.extensions["torres_matchmaking"].tickets.hub
     _until(lambda: hub.open_count >= 1, 10, "the long-poll to subscribe")
-    assert api.post("/v1/tickets", json={**TICKET, "player_id": "far-partner"}).status_code == 201
+    assert api.post("/v1/tickets", json=TICKET, player="far-partner").status_code == 201
     env = {**os.environ, "REDIS_URL": config.redis_url, "GAME_SERVICE_URL": config.game_service_url,
            "GAME_SERVICE_API_KEY": API_KEY, "MM_TICK_SECONDS": "0.05", "LOG_LEVEL": "ERROR"}
     matcher = subprocess.Popen([sys.executable, "-m", "torres_matchmaking", "matcher", "--no-ratings"], env=env)
@@ -236,7 +240,7 @@ def test_a_waiter_is_woken_by_a_match_made_in_another_process(api: FlaskClient, 
     assert woke_at - time.monotonic() + time.time() - doc["ended_at"] < 2.0
 
 
-def test_a_killed_listener_connection_loses_no_wake_up(own: tuple[Config, Services, FlaskClient],
+def test_a_killed_listener_connection_loses_no_wake_up(own: tuple[Config, Services, Players],
                                                       private_redis: LocalRedis) -> None:
     """CLIENT KILL of the subscriber's connection: a change made at the very moment nobody listens (killed and
     changed in one round trip, before the client can even notice) is found by the re-check once subscribed
@@ -244,9 +248,10 @@ def test_a_killed_listener_connection_loses_no_wake_up(own: tuple[Config, Servic
     cfg, services, api = own
     listener = _listener(services)
     admin = private_redis.client()
-    ids = [api.post("/v1/tickets", json={**TICKET, "player_id": p}).get_json()["ticket_id"] for p in ("k1", "k2")]
-    first, out1 = _wait_in_thread(api, ids[0])
-    second, out2 = _wait_in_thread(api, ids[1])
+    tickets = [api.post("/v1/tickets", json=TICKET, player=p).get_json() for p in ("k1", "k2")]
+    ids = [t["ticket_id"] for t in tickets]
+    first, out1 = _wait_in_thread(api, tickets[0])
+    second, out2 = _wait_in_thread(api, tickets[1])
     _until(lambda: services.tickets.hub.open_count == 2, 10, "both waiters to subscribe")
     subscriptions = listener.subscriptions
     (pubsub_client,) = admin.client_list(_type="pubsub")
@@ -263,23 +268,22 @@ def test_a_killed_listener_connection_loses_no_wake_up(own: tuple[Config, Servic
     assert listener.subscriptions > subscriptions  # ... after the subscription was made again
     assert second.is_alive()  # the other ticket did not change: its waiter read once more and sleeps on
     _until(lambda: listener.connected.is_set(), 10, "the listener to be subscribed again")
-    assert api.delete(f"/v1/tickets/{ids[1]}").get_json()["status"] == "cancelled"
+    assert api.delete(f"/v1/tickets/{ids[1]}", player="k2").get_json()["status"] == "cancelled"
     second.join(15)
     assert not second.is_alive() and out2[0]["status"] == "cancelled"
 
 
-def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, FlaskClient],
+def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, Players],
                                          private_redis: LocalRedis) -> None:
     """60 long-polls and 20 streams idle for 3 s: Redis runs (almost) no command for them. Polling every 0.25 s,
     as before, would have run 80 × 12 = 960 reads."""
     _, services, api = own
     _listener(services)
     admin = private_redis.client()
-    ids = [api.post("/v1/tickets", json={**TICKET, "player_id": f"idle{i}"}).get_json()["ticket_id"]
-           for i in range(80)]
+    tickets = [api.post("/v1/tickets", json=TICKET, player=f"idle{i}").get_json() for i in range(80)]
     reads_before = int(admin.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
-    waits = [_wait_in_thread(api, t, timeout=20) for t in ids[:60]]
-    streams = [_stream_in_thread(api, t) for t in ids[60:]]
+    waits = [_wait_in_thread(api, t, timeout=20) for t in tickets[:60]]
+    streams = [_stream_in_thread(api, t) for t in tickets[60:]]
     _until(lambda: services.tickets.hub.open_count == 80, 10, "every waiter to subscribe")
 
     def calls() -> int:
@@ -292,11 +296,11 @@ def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, FlaskClien
     time.sleep(3.0)
     during = calls() - before
     assert during <= 10, f"{during} Redis commands for 80 idle waiters in 3 s"
-    assert api.delete(f"/v1/tickets/{ids[0]}").status_code == 200  # one change wakes its waiter only
+    assert api.delete(f"/v1/tickets/{tickets[0]['ticket_id']}", player="idle0").status_code == 200  # its waiter only
     waits[0][0].join(10)
     assert waits[0][1][0]["status"] == "cancelled" and all(t.is_alive() for t, _ in waits[1:])
-    for t in ids[1:]:
-        api.delete(f"/v1/tickets/{t}")
+    for t in tickets[1:]:
+        api.delete(f"/v1/tickets/{t['ticket_id']}", player=t["player_id"])
     for t, _ in waits + streams:
         t.join(10)
     assert all(out[0]["status"] == "cancelled" for _, out in waits)
@@ -305,20 +309,20 @@ def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, FlaskClien
 
 def _cancel_wakes_its_waiter(api: Any, services: Services, ticket: dict[str, Any]) -> None:
     """A long-poll on ``ticket`` is answered within 1.5 s of the ticket's cancel (woken, not polled)."""
-    thread, out = _wait_in_thread(api, ticket["ticket_id"])
+    thread, out = _wait_in_thread(api, ticket)
     _until(lambda: services.tickets.hub.open_count == 1, 10, "the waiter to subscribe")
     cancelled_at = time.monotonic()
-    assert api.delete(f"/v1/tickets/{ticket['ticket_id']}").status_code == 200
+    assert api.delete(f"/v1/tickets/{ticket['ticket_id']}", player=ticket["player_id"]).status_code == 200
     thread.join(10)
     assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < 1.5
 
 
 def test_embedded_mode_wakes_waiters_in_process() -> None:
     """No REDIS_URL: the scripts publish on the in-process fakeredis and the same listener wakes the waiter."""
-    services = Services.build(Config(log_level="WARNING"))
-    api = create_app(services.config, services=services).test_client()
+    services = Services.build(Config(log_level="WARNING", player_token_secret=PLAYER_SECRET))
+    api = Players(create_app(services.config, services=services).test_client())
     try:
-        ticket = api.post("/v1/tickets", json={**TICKET, "player_id": "embedded-waiter"}).get_json()
+        ticket = api.post("/v1/tickets", json=TICKET, player="embedded-waiter").get_json()
         _cancel_wakes_its_waiter(api, services, ticket)
     finally:
         services.stop()
@@ -336,7 +340,7 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
     port = free_port()
     env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "REDIS_URL": private_redis.url,
            "GAME_SERVICE_URL": config.game_service_url, "GAME_SERVICE_API_KEY": API_KEY, "LOG_LEVEL": "WARNING",
-           "GUNICORN_LOG_LEVEL": "warning"}
+           "GUNICORN_LOG_LEVEL": "warning", "TORRES_PLAYER_TOKEN_SECRET": PLAYER_SECRET}
     server_log = tmp_path / "gunicorn.log"
     with server_log.open("wb") as output:
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(root / "infra" / "gunicorn.conf.py"),
@@ -346,12 +350,14 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
     admin = private_redis.client()
     try:
         _until(lambda: _answers(f"{base}/healthz"), 30, "gunicorn to serve")
-        ids = [httpx.post(f"{base}/v1/tickets", json={**TICKET, "player_id": f"g{i}"}).json()["ticket_id"]
+        ids = [httpx.post(f"{base}/v1/tickets", json=TICKET, headers=as_player(f"g{i}")).json()["ticket_id"]
                for i in range(40)]
+        owner = {t: f"g{i}" for i, t in enumerate(ids)}
         out: dict[str, tuple[str, float]] = {}
 
         def wait(ticket_id: str) -> None:
             doc = httpx.get(f"{base}/v1/tickets/{ticket_id}/wait", params={"status": "queued", "timeout": 30},
+                            headers=as_player(owner[ticket_id]),
                             timeout=40).json()
             out[ticket_id] = (doc["status"], time.monotonic())
 
@@ -373,7 +379,7 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
         assert sum(spent.values()) <= 6, spent  # 40 idle long-polls in one gevent worker: no polling
         assert not out
         cancelled_at = time.monotonic()
-        assert httpx.delete(f"{base}/v1/tickets/{ids[0]}").status_code == 200
+        assert httpx.delete(f"{base}/v1/tickets/{ids[0]}", headers=as_player("g0")).status_code == 200
         threads[0].join(5)
         status, woke = out[ids[0]]
         assert status == "cancelled" and woke - cancelled_at < 1.0
@@ -407,15 +413,15 @@ def test_push_on_a_cluster_uses_each_pools_shard(redis_cluster: LocalRedis, conf
     redis_cluster.flush()
     cfg = config.with_(redis_url=redis_cluster.url, redis_cluster=True)
     services = Services.build(cfg)
-    api = create_app(cfg, services=services).test_client()
+    api = Players(create_app(cfg, services=services).test_client())
     try:
         listener = _listener(services)
         masters = [redis.Redis(port=p) for p in redis_cluster.ports]
         subscribed = [len(m.client_list(_type="pubsub")) for m in masters]
         assert sum(subscribed) == len(services.store.keys.pools())  # one subscription per pool, at its master
         for edition, master in (("rio_grande", False), ("yucata", True), ("ravensburger", True)):
-            ticket = api.post("/v1/tickets", json={**TICKET, "edition": edition, "master": master,
-                                                   "player_id": f"cl-{edition}-{master}"}).get_json()
+            ticket = api.post("/v1/tickets", json={**TICKET, "edition": edition, "master": master},
+                              player=f"cl-{edition}-{master}").get_json()
             _cancel_wakes_its_waiter(api, services, ticket)
             _until(lambda: services.tickets.hub.open_count == 0, 10, "the waiter to leave")
         assert listener.reconnects == 0

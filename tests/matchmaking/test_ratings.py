@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 import redis
-from flask.testing import FlaskClient
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
@@ -17,7 +16,7 @@ from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.ratings import ranks_of
 from torres_matchmaking.store import Redis
 
-from .conftest import API_KEY, FakeClock, GameServer
+from .conftest import API_KEY, FakeClock, GameServer, Players
 
 
 def _play_to_the_end(server: GameServer, tickets: list[dict[str, Any]], seed: int) -> dict[str, Any]:
@@ -40,20 +39,21 @@ def _play_to_the_end(server: GameServer, tickets: list[dict[str, Any]], seed: in
     raise AssertionError("the game did not end")
 
 
-def _ratings(client: FlaskClient, *players: str) -> dict[str, dict[str, Any]]:
-    return {p: client.get(f"/v1/players/{p}/rating").get_json() for p in players}
+def _ratings(client: Players, *players: str) -> dict[str, dict[str, Any]]:
+    """Each player's rating, as that player reads it with their own token."""
+    return {p: client.get(f"/v1/players/{p}/rating", player=p).get_json() for p in players}
 
 
 def test_ratings_change_once_per_finished_game(config: Config, store: Redis, clock: FakeClock,
                                                redis_client: redis.Redis, game_server: GameServer) -> None:
     services = Services.build(config)
     services.tickets.clock = clock
-    api = create_app(config, services=services).test_client()
+    api = Players(create_app(config, services=services).test_client())
     games = GameServiceClient(config.game_service_url, API_KEY)
-    for player in ("ann", "ben"):
-        assert api.post("/v1/tickets", json={"player_id": player, "player_counts": [2]}).status_code == 201
+    ids = {p: api.post("/v1/tickets", json={"player_counts": [2]}, player=p).get_json()["ticket_id"]
+           for p in ("ann", "ben")}
     assert Matcher(store, config, games, clock=clock).tick().created == 1
-    tickets = [api.get(f"/v1/tickets/{key.split(':')[-1]}").get_json() for key in redis_client.keys("mm:*:t:*")]
+    tickets = [api.get(f"/v1/tickets/{ticket_id}", player=p).get_json() for p, ticket_id in ids.items()]
     before = _ratings(api, "ann", "ben")
     assert before["ann"]["games"] == 0 and before["ann"]["mu"] == 25.0
 
@@ -67,8 +67,9 @@ def test_ratings_change_once_per_finished_game(config: Config, store: Redis, clo
     loser = ({"ann", "ben"} - {winner}).pop()
     assert after[winner]["mu"] > before[winner]["mu"] and after[loser]["mu"] < before[loser]["mu"]
     assert after[winner]["sigma"] < before[winner]["sigma"] and after[winner]["games"] == 1
-    board = api.get("/v1/leaderboard").get_json()
+    board = api.get("/v1/leaderboard", key=API_KEY).get_json()
     assert [e["player_id"] for e in board["entries"]] == [winner, loser] and board["total"] == 2
+    assert api.get("/v1/leaderboard", player="ann").get_json() == board  # a player reads their portal's board
 
     # a restarted consumer resumes from the stored position: the game is not counted again
     restarted = RatingConsumer(Redis.open(config), GameServiceClient(config.game_service_url, API_KEY))
@@ -82,11 +83,11 @@ def test_ratings_change_once_per_finished_game(config: Config, store: Redis, clo
 
 def test_two_consumers_at_once_apply_each_game_once(config: Config, store: Redis) -> None:
     """The position compare-and-set: a consumer that read an old position cannot apply on top."""
-    keys = RatingConsumer(store, GameServiceClient(config.game_service_url, API_KEY))._keys("ann")
+    keys = RatingConsumer(store, GameServiceClient(config.game_service_url, API_KEY))._keys(("default", "ann"))
     assert store.scripts.run("apply_rating", keys, 0, 5, "g1", "ann", "26.0", "8.0", "2.0") == [1]
     assert store.scripts.run("apply_rating", keys, 0, 5, "g1", "ann", "27.0", "8.0", "3.0") == [0, "5"]
     assert store.scripts.run("apply_rating", keys, 5, 9, "g1", "ann", "27.0", "8.0", "3.0") == [2]
-    assert store.client.hgetall(store.keys.rating("ann")) == {"mu": "26.0", "sigma": "8.0", "games": "1"}
+    assert store.client.hgetall(store.keys.rating("default", "ann")) == {"mu": "26.0", "sigma": "8.0", "games": "1"}
 
 
 def test_games_not_made_by_the_matchmaker_are_not_rated(config: Config, store: Redis,
@@ -97,7 +98,7 @@ def test_games_not_made_by_the_matchmaker_are_not_rated(config: Config, store: R
     _play_to_the_end(game_server, [{"game_id": created.game_id, "seat": s["seat"], "seat_token": s["token"]}
                                    for s in created.seats], seed=3)
     assert RatingConsumer(store, games).drain() == 0
-    assert store.client.exists(store.keys.rating("x")) == 0
+    assert store.client.exists(store.keys.rating("default", "x")) == 0
 
 
 def test_ranks_put_the_rules_winner_first() -> None:

@@ -7,7 +7,6 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from flask.testing import FlaskClient
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
@@ -17,27 +16,27 @@ from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.ratings import Rating, rate_game
 from torres_matchmaking.store import Redis
 
-from .conftest import API_KEY, FakeClock, GameServer
+from .conftest import API_KEY, FakeClock, GameServer, Players
 
 
 def _matched_game(config: Config, store: Redis, clock: FakeClock, redis_client: redis.Redis,
-                  players: tuple[str, ...]) -> tuple[FlaskClient, list[dict[str, Any]]]:
+                  players: tuple[str, ...]) -> tuple[Players, list[dict[str, Any]]]:
     services = Services.build(config)
     services.tickets.clock = clock
-    api = create_app(config, services=services).test_client()
+    api = Players(create_app(config, services=services).test_client())
     games = GameServiceClient(config.game_service_url, API_KEY)
-    ids = []
+    ids = {}
     for player in players:
-        created = api.post("/v1/tickets", json={"player_id": player, "player_counts": [2]})
+        created = api.post("/v1/tickets", json={"player_counts": [2]}, player=player)
         assert created.status_code == 201
-        ids.append(created.get_json()["ticket_id"])
+        ids[player] = created.get_json()["ticket_id"]
     assert Matcher(store, config, games, clock=clock).tick().created == 1
-    tickets = [api.get(f"/v1/tickets/{ticket_id}").get_json() for ticket_id in ids]
+    tickets = [api.get(f"/v1/tickets/{ticket_id}", player=p).get_json() for p, ticket_id in ids.items()]
     return api, sorted(tickets, key=lambda t: t["seat"])
 
 
-def _rating(api: FlaskClient, player: str) -> dict[str, Any]:
-    return api.get(f"/v1/players/{player}/rating").get_json()
+def _rating(api: Players, player: str) -> dict[str, Any]:
+    return api.get(f"/v1/players/{player}/rating", player=player).get_json()
 
 
 def test_a_seat_that_resigns_loses_rating_whatever_the_score(

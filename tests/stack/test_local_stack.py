@@ -33,11 +33,16 @@ def test_make_run_serves_both_services_and_a_person_can_play(stack: dict[str, st
 
 
 def test_make_run_matches_a_queued_player_with_an_ai_seat(stack: dict[str, str]) -> None:
-    ticket = httpx.post(f"{stack['matchmaking']}/v1/tickets",
-                        json={"player_id": "alice", "player_counts": [2], "max_wait_seconds": 0}).json()
+    """The player's token comes from make run's development issuer (the service key), as the web lobby gets it."""
+    issued = httpx.post(f"{stack['matchmaking']}/v1/dev/player-tokens", json={"player_id": "alice"},
+                        headers={"X-API-Key": stack["key"]})
+    assert issued.status_code == 201, issued.text
+    alice = {"Authorization": f"Bearer {issued.json()['token']}"}
+    ticket = httpx.post(f"{stack['matchmaking']}/v1/tickets", json={"player_counts": [2], "max_wait_seconds": 0},
+                        headers=alice).json()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        body = httpx.get(f"{stack['matchmaking']}/v1/tickets/{ticket['ticket_id']}").json()
+        body = httpx.get(f"{stack['matchmaking']}/v1/tickets/{ticket['ticket_id']}", headers=alice).json()
         if body["status"] == "matched":
             break
         time.sleep(0.3)

@@ -298,6 +298,39 @@ def test_a_matchmaking_ticket_turns_into_a_game(stack: dict[str, str], new_page:
     assert console.unexpected() == []
 
 
+def test_the_lobby_queues_with_a_player_token_and_never_puts_it_in_a_url(stack: dict[str, str], new_page: Any,
+                                                                         console: Console) -> None:
+    """Issue 26: the lobby gets a player token from `make run`'s dev issuer, creates and cancels its ticket with it
+    in the Authorization header, and opens the ticket's stream with a single-use stream ticket: the token is in
+    no URL the page requests."""
+    page = new_page()
+    requests: list[tuple[str, str, str | None]] = []
+    page.on("request", lambda r: requests.append((r.method, r.url, r.headers.get("authorization"))))
+    page.goto(stack["play"])
+    page.fill("#player-id", "web-waiter")
+    page.fill("#max-wait", "200")
+    for n in ("2", "3"):
+        page.uncheck(f"input[name='count'][value='{n}']")
+    page.check("input[name='count'][value='4']")  # nobody else waits for a 4-player game: the ticket stays queued
+    page.click("#find-match")
+    page.wait_for_function("() => (document.getElementById('ticket-status')?.textContent || '').includes('queued')")
+    page.wait_for_function("() => !document.getElementById('cancel-ticket').hidden")
+    for _ in range(100):  # the stream opens once its stream ticket has come back
+        streams = [url for _, url, _ in requests if "/stream?" in url]
+        if streams:
+            break
+        page.wait_for_timeout(100)
+    assert streams and all("stream_ticket=" in url for url in streams), streams
+    tokens = {auth.split(" ", 1)[1] for _, _, auth in requests if auth and auth.lower().startswith("bearer ")}
+    assert tokens and not any(token in url for token in tokens for _, url, _ in requests)
+    created = [(m, url) for m, url, auth in requests if url.endswith("/v1/tickets") and m == "POST"]
+    assert created and all(auth for m, url, auth in requests if url.endswith("/v1/tickets") and m == "POST")
+    page.click("#cancel-ticket")
+    page.wait_for_function("() => document.getElementById('ticket-status').textContent === 'Left the queue.'")
+    assert any(m == "DELETE" and auth for m, url, auth in requests if "/v1/tickets/" in url)
+    assert console.unexpected() == []
+
+
 def test_a_clocked_game_from_the_lobby_shows_its_clock(stack: dict[str, str], new_page: Any,
                                                         console: Console) -> None:
     """The lobby's clock fields create a timed game (issue 15), and the page shows the time left of the seat to
@@ -343,4 +376,35 @@ def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str],
     final.wait_for()
     assert "A tie for first place between seat 0 and you with 0 points each." in final.inner_text()
     assert "wins" not in final.inner_text()
+    assert console.unexpected() == []
+
+
+def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str, str], new_page: Any,
+                                                                console: Console) -> None:
+    """Issue 26: a private game answers 404 to whoever holds nothing for it, so the page reads it with its seat
+    token (summary, replay, verify too), and follows it by the long-poll, which carries the token (an EventSource
+    cannot send a header)."""
+    service = {"X-API-Key": "web-test-service-key"}
+    created = httpx.post(f"{stack['game']}/v1/games", headers=service, json={
+        "visibility": "private", "seats": [{"kind": "human", "player_id": "alice"},
+                                           {"kind": "human", "player_id": "bob"}]}).json()
+    game_id, alice, bob = created["game_id"], created["seats"][0]["token"], created["seats"][1]["token"]
+    assert httpx.get(f"{stack['game']}/v1/games/{game_id}").status_code == 404  # nobody else sees it
+    page = new_page()
+    page.goto(f"{stack['game']}/play/#game={game_id}&token={bob}")
+    page.wait_for_selector("svg.board")
+    settled(page)
+    legal = httpx.get(f"{stack['game']}/v1/games/{game_id}/legal-actions",
+                      headers={"Authorization": f"Bearer {alice}"}).json()
+    action = next(a for a in legal["actions"] if a.get("at") == "D1")
+    moved = httpx.post(f"{stack['game']}/v1/games/{game_id}/actions", headers={"Authorization": f"Bearer {alice}"},
+                       json={"seat": 0, "action": action, "expected_version": 1, "command_id": "alice-1"})
+    assert moved.status_code == 201, moved.text
+    page.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
+        .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
+    assert page.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
+    page.click("text=Replay and audit this game")  # the link keeps the seat token
+    page.wait_for_selector("#verify")
+    page.wait_for_function("() => document.getElementById('at').textContent === 'version 2 of 2'")
+    assert "verified" in page.inner_text("#verify")
     assert console.unexpected() == []

@@ -53,9 +53,22 @@ export class Api {
     return `${this.base}/v1/games/${encodeURIComponent(gameId)}/stream?version=${version}`;
   }
 
-  /** The matchmaker's server-sent events for one ticket: a `ticket` event now and at each change. */
-  ticketStreamUrl(ticketId) {
-    return `${this.base}/v1/tickets/${encodeURIComponent(ticketId)}/stream?timeout=300`;
+  /** The matchmaker's server-sent events for one ticket: a `ticket` event now and at each change. EventSource
+   * cannot send the player token, so the URL carries a single-use stream ticket instead (never the token). */
+  ticketStreamUrl(ticketId, streamTicket) {
+    return `${this.base}/v1/tickets/${encodeURIComponent(ticketId)}/stream?timeout=300`
+      + `&stream_ticket=${encodeURIComponent(streamTicket)}`;
+  }
+
+  /** A single-use stream ticket for one of the player's tickets (valid for about a minute). */
+  async streamTicket(ticketId, token) {
+    return (await this.post(`/v1/tickets/${encodeURIComponent(ticketId)}/stream-tickets`, undefined, { token })).stream_ticket;
+  }
+
+  /** A player token from the matchmaker's development issuer (`make run`), with the portal's key: what a
+   * portal's own server does for its logged-in players. {token, expires_at, player_id, tenant}. */
+  devPlayerToken(playerId, key) {
+    return this.post('/v1/dev/player-tokens', { player_id: playerId }, { key });
   }
 
   /** Every event of a game after `after`, page by page, as `creds` may read them. */

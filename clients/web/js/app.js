@@ -144,12 +144,25 @@ function matchmakingForm() {
   const wait = h('input', { type: 'number', name: 'wait', min: '0', max: '3600', value: '10', id: 'max-wait' });
   const status = h('p', { id: 'ticket-status', role: 'status', 'aria-live': 'polite' });
   const cancel = h('button', { type: 'button', hidden: true, id: 'cancel-ticket' }, 'Leave the queue');
+  // The matchmaker knows a player only by a token their portal signs (issue 26). Here the portal is `make run`'s
+  // development issuer, asked with the service key for the name typed; a real portal's server issues it instead.
+  let identity = null;  // { player, token, expires_at } of the player this page queues
+  const playerToken = async (name) => {
+    if (identity && identity.player === name && identity.expires_at - Date.now() / 1000 > 60) return identity.token;
+    const key = keys.service || document.getElementById('service-key')?.value.trim() || '';
+    if (!key) throw new Error('the matchmaker needs a player token: open the /play/ link `make run` prints (it holds the service key the development issuer asks for), or fill in the service key above');
+    const issued = await mm.devPlayerToken(name, key);
+    identity = { player: name, token: issued.token, expires_at: issued.expires_at };
+    return identity.token;
+  };
   // The ticket's server-sent events (one `ticket` event now and at each change), not polling: the page hears of
-  // its match the moment the matcher records it. Only the "waiting N s" counter ticks locally.
-  let ticket = null; let source = null; let clock = null; let shown = null;
+  // its match the moment the matcher records it. Only the "waiting N s" counter ticks locally. EventSource cannot
+  // send the player token, so each connection opens with a fresh single-use stream ticket in its URL; the
+  // browser's own reconnect would reuse a spent one, so the page reconnects by itself instead.
+  let ticket = null; let source = null; let clock = null; let shown = null; let retry = null; let failures = 0;
   const stopWatching = () => {
     if (source) source.close();
-    source = null; clearInterval(clock); clock = null; cancel.hidden = true;
+    source = null; clearInterval(clock); clock = null; clearTimeout(retry); retry = null; cancel.hidden = true;
   };
   const show = () => {
     const t = shown;
@@ -157,13 +170,23 @@ function matchmakingForm() {
     const waited = Math.max(0, Math.round(Date.now() / 1000 - t.created_at));
     status.textContent = `Ticket ${t.ticket_id.slice(0, 8)}: ${t.status}, waiting ${waited} s${t.status === 'queued' && t.max_wait_seconds !== null ? ` (AI seats may fill after ${t.max_wait_seconds} s)` : ''}`;
   };
-  const watch = () => {
+  const watch = async () => {
     if (!document.body.contains(status)) return stopWatching();  // left the lobby
-    const current = new EventSource(mm.ticketStreamUrl(ticket.ticket_id));
+    const watched = ticket;
+    let streamTicket;
+    try {
+      streamTicket = await mm.streamTicket(watched.ticket_id, await playerToken(watched.player_id));
+    } catch (err) {
+      if (ticket === watched) { status.textContent = `Ticket status unavailable: ${err.message}`; stopWatching(); }
+      return;
+    }
+    if (ticket !== watched || !document.body.contains(status)) return;  // another ticket, or left, meanwhile
+    if (source) source.close();
+    const current = new EventSource(mm.ticketStreamUrl(watched.ticket_id, streamTicket));
     source = current;
     current.addEventListener('ticket', (e) => {
       const t = JSON.parse(e.data);
-      shown = t;
+      shown = t; failures = 0;
       if (t.status === 'matched') {
         stopWatching();
         status.textContent = `Matched: game ${t.game_id.slice(0, 8)}, you are seat ${t.seat}.`;
@@ -178,15 +201,23 @@ function matchmakingForm() {
     current.addEventListener('timeout', () => { current.close(); if (source === current) watch(); });
     current.addEventListener('finished', () => { if (source === current) stopWatching(); });
     current.addEventListener('error', () => {
-      if (source === current && current.readyState === EventSource.CLOSED) {
+      current.close();  // its stream ticket is spent: reconnect with a new one, a few times, 2 s apart
+      if (source !== current) return;
+      source = null;
+      if (++failures > 5) {
         status.textContent = 'Ticket status unavailable: the matchmaker closed the stream.';
         stopWatching();
-      }  // otherwise EventSource reconnects by itself (the stream's `retry:`)
+      } else {
+        retry = setTimeout(watch, 2000);
+      }
     });
   };
   cancel.addEventListener('click', async () => {
     stopWatching();
-    try { await mm.del(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`); status.textContent = 'Left the queue.'; } catch (err) { showAlert(err.message); }
+    try {
+      await mm.del(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`, { token: await playerToken(ticket.player_id) });
+      status.textContent = 'Left the queue.';
+    } catch (err) { showAlert(err.message); }
   });
   const form = h('form', { class: 'card-box', id: 'matchmaking' },
     h('h3', {}, 'Find a match'),
@@ -199,11 +230,13 @@ function matchmakingForm() {
     e.preventDefault();
     localStorage.setItem('torres.player', player.value);
     try {
-      ticket = await mm.post('/v1/tickets', {
-        player_id: player.value.trim(), player_counts: counts.filter((c) => c.checked).map((c) => Number(c.value)),
+      const token = await playerToken(player.value.trim());
+      const created = await mm.post('/v1/tickets', {
+        player_counts: counts.filter((c) => c.checked).map((c) => Number(c.value)),
         edition: edition.value, master: master.checked, max_wait_seconds: Number(wait.value),
-      });
+      }, { token });
       stopWatching();
+      ticket = created; failures = 0;
       shown = ticket; show(); cancel.hidden = false;
       clock = setInterval(() => { if (document.body.contains(status)) show(); else stopWatching(); }, 1000);
       watch();
@@ -252,7 +285,7 @@ function gamesList() {
       h('td', {}, h('a', { href: `#game=${g.id}&token=${g.token}` }, 'open'), ' · ',
         h('a', { href: `#game=${g.id}&token=${g.token}&replay=1` }, 'replay'), ' · ',
         h('button', { class: 'linklike', onclick: () => { forgetGame(g.id, g.seat); lobby(); } }, 'forget'))));
-    api.get(`/v1/games/${encodeURIComponent(g.id)}`).then((s) => {
+    api.get(`/v1/games/${encodeURIComponent(g.id)}`, { token: g.token }).then((s) => {  // a private game: its seat token
       status.textContent = s.status === 'over'
         ? `over, scores ${s.scores.join(' / ')}` : `${s.to_move === g.seat ? 'your turn' : `seat ${s.to_move} to move`} (phase ${s.phase ?? '-'})`;
     }).catch((err) => { status.textContent = err.status === 404 ? 'not on this server' : 'unavailable'; });

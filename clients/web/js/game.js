@@ -43,7 +43,7 @@ export class LiveGame {
       }
     };
     document.addEventListener('keydown', this.escape);
-    this.summary = await this.api.get(this.path());
+    this.summary = await this.api.get(this.path(), this.creds);
     this.layout();
     await this.refresh();
     this.listen();
@@ -67,7 +67,7 @@ export class LiveGame {
       h('div', { class: 'col-side' },
         h('h2', {}, `Game ${this.id.slice(0, 8)}`), this.turnBox, this.controls, this.seatsBox,
         h('h2', {}, 'Moves'), this.logList,
-        h('p', {}, h('a', { href: `#game=${encodeURIComponent(this.id)}&replay=1` }, 'Replay and audit this game')))));
+        h('p', {}, h('a', { href: `#game=${encodeURIComponent(this.id)}${this.token ? `&token=${encodeURIComponent(this.token)}` : ''}&replay=1` }, 'Replay and audit this game')))));
   }
 
   // -- reading ---------------------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ export class LiveGame {
 
   async load() {
     const [summary, view, legal, events] = await Promise.all([
-      this.api.get(this.path()),
+      this.api.get(this.path(), this.creds),
       this.api.get(this.path('/view'), this.creds),
       this.token ? this.api.get(this.path('/legal-actions'), this.creds) : Promise.resolve(null),
       this.api.allEvents(this.id, this.creds, this.events.length ? this.events[this.events.length - 1].version : 0),
@@ -118,6 +118,7 @@ export class LiveGame {
    * version we hold, until the game ends. Closing it ourselves keeps EventSource from reconnecting on its own. */
   listen() {
     if (this.closed || this.summary.status === 'over') return;
+    if (this.summary.visibility === 'private') { this.poll(); return; }
     const source = new EventSource(this.api.streamUrl(this.id, this.version));
     this.source = source;
     source.addEventListener('version', (e) => {
@@ -129,6 +130,20 @@ export class LiveGame {
       this.refresh().then(() => { if (this.summary.status !== 'over') setTimeout(() => this.listen(), 500); });
     };
     for (const name of ['game-over', 'timeout', 'shutdown']) source.addEventListener(name, ended);
+  }
+
+  /** A private game's push channel: an EventSource cannot send the Authorization header a private game asks
+   * for, so the long-poll (`/wait`, woken by the same appends) carries the seat token instead, one request at a
+   * time until the game ends. */
+  async poll() {
+    while (!this.closed && this.summary.status !== 'over') {
+      try {
+        const wait = await this.api.get(this.path(`/wait?version=${this.version}&timeout=25`), this.creds);
+        if (wait.changed) await this.refresh();
+      } catch (err) {
+        await new Promise((resolve) => { setTimeout(resolve, 1000); });
+      }
+    }
   }
 
   // -- acting ----------------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ export class Replay {
 
   async start(version = null) {
     const [summary, events, verify] = await Promise.all([
-      this.api.get(this.path()), this.api.allEvents(this.id, this.creds), this.api.get(this.path('/verify')),
+      this.api.get(this.path(), this.creds), this.api.allEvents(this.id, this.creds),
+      this.api.get(this.path('/verify'), this.creds),
     ]);
     this.summary = summary;
     this.events = events;

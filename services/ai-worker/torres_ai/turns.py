@@ -101,6 +101,7 @@ class LevelBots:
 
 def play_due_turn(service: GameService, game_id: str, seat: int, version: int, bots: LevelBots) -> TurnResult:
     """Play the AI seat's turn from ``version`` (or from where it stands, if it is under way), or settle the row."""
+    from torres_game.access import IN_PROCESS_AI
     from torres_game.ai import ai_command_id
     from torres_game.errors import CommandIdReused, GameOver, NotYourTurn, VersionConflict
     from torres_game.service import Credentials
@@ -121,7 +122,8 @@ def play_due_turn(service: GameService, game_id: str, seat: int, version: int, b
         return result
     if current != version:  # a redelivered or swept task of a turn under way: resume it where it stands
         service.store.complete_ai_turn(game_id, version)
-    credentials = Credentials(api_key=service.config.api_key)
+    # The worker's own principal, not a key: it holds the database itself (docs/security.md, internal services).
+    credentials = Credentials(principal=IN_PROCESS_AI)
     for _ in range(MAX_TURN_ACTIONS):
         if bots.settings.delay:
             bots.sleep(bots.settings.delay)

@@ -212,9 +212,11 @@ class Registry:
 
     @classmethod
     def single_key(cls, api_key: str, player_token_secret: str | None = None) -> Registry:
-        """The embedded default: one tenant whose one key may do everything a key can, tenant and internal alike
-        (the matcher and the AI workers present the same key), and the dev issuer's secret."""
-        key = ApiKey("env", key_digest(api_key), TENANT_SCOPES | INTERNAL_SCOPES)
+        """The embedded default: one tenant whose one key may do what a key did before tenants, tenant and
+        internal scopes alike (the matcher and the AI workers present the same key), and the dev issuer's secret.
+        Not ``admin``: reading hidden information before the end stays the operator's admin key's alone, as it
+        was, because this key also sits in portals' lobbies (``make run`` hands it to the browser)."""
+        key = ApiKey("env", key_digest(api_key), (TENANT_SCOPES - {"admin"}) | INTERNAL_SCOPES)
         tokens = PlayerTokens(DEV_ISSUER, hs256_secret=player_token_secret) if player_token_secret else None
         return cls({DEFAULT_TENANT: Tenant(DEFAULT_TENANT, (key,), tokens)})
 

@@ -130,6 +130,25 @@ class BodyLimits(BasePlugin):
                         responses[str(status)] = HTTPStatus(status).name
 
 
+#: Paths no rate limit or stream cap applies to (:mod:`torres_service.ratelimits`): probes and scrapes must get
+#: through whatever clients do.
+UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+
+
+class RateLimits(BasePlugin):
+    """Documents the 429 that every operation but the probes may answer: ``rate_limited`` past a rate limit, and
+    ``too_many_streams_for_client`` on a wait or stream past a cap (:mod:`torres_service.ratelimits`)."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        if path in UNLIMITED_PATHS:
+            return
+        for operation in (operations or {}).values():
+            responses = operation.setdefault("responses", {})
+            if 429 not in responses and "429" not in responses:
+                responses["429"] = "TOO_MANY_REQUESTS"
+
+
 class ProblemApi(Api):
     """flask-smorest's Api, with every HTTP error rendered and documented as problem details."""
 
@@ -138,7 +157,7 @@ class ProblemApi(Api):
 
     def _register_responses(self) -> None:
         """The shared responses (``BAD_REQUEST``...) as problem+json, which is what the services answer."""
-        for status in (400, 401, 403, 404, 405, 409, 413, 415, 422, 500, 503):
+        for status in (400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503):
             phrase = HTTPStatus(status)
             response = {"description": phrase.phrase, "schema": self.ERROR_SCHEMA}
             prepare_response(response, self.spec, PROBLEM_JSON)
@@ -195,7 +214,7 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     kinds = dict(path_ids or {})
     api_class = type("ServiceApi", (ProblemApi,), {"ERROR_SCHEMA": problem_schema})
     api = api_class(app, spec_kwargs={"info": {"description": description},
-                                       "extra_plugins": [PathIdentifiers(kinds), BodyLimits()]})
+                                       "extra_plugins": [PathIdentifiers(kinds), BodyLimits(), RateLimits()]})
     api.ma_plugin.converter.add_attribute_function(_openapi_extras)
     app.register_error_handler(ServiceError, service_problem)
     for error in (UnicodeEncodeError, *store_input_errors):

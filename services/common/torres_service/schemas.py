@@ -35,7 +35,12 @@ class ProblemSchema(Schema):
     errors = fields.Dict(metadata={"description": "validation_failed only: field errors"})
     limit = fields.Integer(metadata={"description": "the input limit a request exceeded (413 payload_too_large, "
                                                     "414 uri_too_long, 431 headers_too_large, 400 json_too_deep and "
-                                                    "json_number_too_long; docs/security.md)"})
+                                                    "json_number_too_long), the requests allowed per window (429 "
+                                                    "rate_limited) or the open streams allowed (429 "
+                                                    "too_many_streams_for_client); docs/security.md"})
+    limit_class = fields.String(metadata={"description": "429 only: whose limit it was: address, tenant or player"})
+    window_seconds = fields.Integer(metadata={"description": "429 rate_limited only: the limit's window"})
+    retry_after = fields.Integer(metadata={"description": "429 only: seconds to wait, as in Retry-After"})
     key = fields.String(metadata={"description": "400 json_duplicate_key only: the repeated key (first 80 "
                                                   "characters)"})
 

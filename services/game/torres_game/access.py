@@ -1,29 +1,75 @@
-"""Who may do what: service key, admin key, seat tokens.
+"""Who may do what: tenants' and internal services' API keys, the operator's admin key, seat tokens and
+spectator tokens (issue 26; the whole model in docs/security.md, "Tenants, keys and visibility").
 
-Credentials are plain values read by the HTTP layer; this module decides what they grant and
-raises :mod:`torres_game.errors` values otherwise. Keys and token hashes are compared in constant
-time; tokens are stored only as SHA-256 hashes.
+Credentials are plain values read by the HTTP layer; this module decides what they grant and raises
+:mod:`torres_game.errors` values otherwise.
+
+* An API key (``X-API-Key``) is looked up in the tenants registry (:mod:`torres_service.principals`): it names a
+  **tenant** (a portal) or an **internal** service, with scopes. A tenant's key acts only on its own games: on
+  another tenant's game it gets 404 ``game_not_found``, exactly as a game that does not exist, so a key reveals
+  nothing about other portals. An unknown or revoked key is 401 ``invalid_credentials`` whatever the game, checked
+  before the game is looked up (so it cannot tell a hidden game from a missing one either).
+* The operator's admin key (``X-Admin-Key``, one per deployment) reads and lists everything.
+* A seat token names its seat of one game; only its SHA-256 is stored.
+* A spectator token (a JWT the game's tenant asks for, :meth:`Access.issue_spectator_token`) lets its holder
+  read one game as a spectator until it expires.
+
+A game's visibility decides what anonymous readers get: ``public`` and ``unlisted`` games are open to anyone who
+knows the id (spectator view, redacted log); a ``private`` game answers 404 to every request that no credential
+above grants, so its existence is not revealed. Token hashes are compared in constant time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
+import time
 from dataclasses import dataclass
 
+import jwt
+
+from torres_service.principals import MissingScope, Principal, Registries
+
 from .config import Config
-from .errors import Forbidden, NotFound, Unauthenticated
+from .errors import Forbidden, GameNotFound, NotFound, Unauthenticated, ValidationFailed
 from .redaction import Reader
 from .store.base import GameRecord, GameSecret
+
+#: The AI workers' principal. They play through :class:`torres_game.service.GameService` in their own process,
+#: with the database's credentials: no API key of theirs could be worth more than that, so none is presented,
+#: and no portal's key (nor the single-key default) is needed to drive AI seats.
+IN_PROCESS_AI = Principal("ai-worker", "in-process", frozenset({"ai"}), internal=True)
+
+SPECTATOR_ISSUER = "torres-game"
+SPECTATOR_AUDIENCE = "torres-spectator"
+SPECTATOR_TTL_DEFAULT = 3600
+SPECTATOR_TTL_MAX = 7 * 86400  # a correspondence game may run for days; a week bounds a leaked token's worth
 
 
 @dataclass(frozen=True)
 class Credentials:
-    """What the caller presented: the service key, the admin key and/or a seat token."""
+    """What the caller presented: an API key, the admin key and/or a bearer token (a seat's or a spectator's).
+    ``principal`` is set only by in-process callers that are trusted by construction (:data:`IN_PROCESS_AI`);
+    the HTTP layer never sets it."""
 
     api_key: str | None = None
     admin_key: str | None = None
     token: str | None = None
+    principal: Principal | None = None
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The game-independent part of a request's credentials, checked before the game is looked up."""
+
+    creds: Credentials
+    principal: Principal | None  # the API key's holder, or None without one
+    operator: bool  # the deployment's admin key
+
+    @property
+    def token(self) -> str | None:
+        return self.creds.token
 
 
 @dataclass(frozen=True)
@@ -37,6 +83,10 @@ class GameInfo:
         seats = self.record.seats
         return seats[seat]["kind"] if 0 <= seat < len(seats) else None
 
+    @property
+    def private(self) -> bool:
+        return self.record.visibility == "private"
+
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
@@ -46,15 +96,30 @@ def _same(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-class Access:
-    def __init__(self, config: Config) -> None:
-        self.config = config
+def _is_jwt(token: str) -> bool:
+    """Seat tokens are URL-safe base64 (no dots); a spectator token is a JWT (three dot-separated parts)."""
+    return token.count(".") == 2
 
-    def require_service(self, creds: Credentials) -> None:
-        if creds.api_key is None:
-            raise Unauthenticated("send the service key in X-API-Key")
-        if not _same(creds.api_key, self.config.api_key):
-            raise Forbidden("wrong service key")
+
+class Access:
+    def __init__(self, config: Config, registries: Registries | None = None) -> None:
+        self.config = config
+        self.registries = registries or Registries.from_env(
+            {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload)},
+            api_key=config.api_key)
+        # Spectator tokens are signed with a key derived from the operator's admin key: every replica of a
+        # deployment already shares it, so no further secret is needed; changing it revokes them all.
+        self._spectator_key = hmac.new(config.admin_key.encode(), b"torres spectator tokens v1",
+                                       hashlib.sha256).digest()
+
+    # -- who is calling (independent of any game) ---------------------------------------------------------
+
+    def caller(self, creds: Credentials) -> Caller:
+        """401 for an API key nobody holds, 403 for a wrong admin key: both before any game is looked up."""
+        principal = creds.principal
+        if principal is None and creds.api_key is not None:
+            principal = self.registries.principal(creds.api_key)
+        return Caller(creds, principal, self.is_admin(creds))
 
     def is_admin(self, creds: Credentials) -> bool:
         """False without an admin key; a wrong one is refused rather than ignored."""
@@ -64,47 +129,183 @@ class Access:
             raise Forbidden("wrong admin key")
         return True
 
-    def seat_of_token(self, info: GameInfo, token: str) -> int:
+    @staticmethod
+    def require(caller: Caller, scope: str) -> Principal:
+        """The caller's principal, which must hold ``scope`` (401 without a key, 403 ``insufficient_scope``)."""
+        if caller.principal is None:
+            raise Unauthenticated("send an API key in X-API-Key")
+        caller.principal.require(scope)
+        return caller.principal
+
+    @staticmethod
+    def owned(info: GameInfo, principal: Principal) -> None:
+        """A tenant's key sees only its own games: another tenant's is 404, as if it did not exist."""
+        if not principal.internal and principal.tenant != info.record.tenant:
+            raise GameNotFound(f"no game {info.record.game_id}")
+
+    @staticmethod
+    def _hidden(info: GameInfo, error: Exception) -> Exception:
+        """What a refused caller gets: on a private game always 404 (nothing about it is revealed), else
+        ``error``, the precise refusal."""
+        return GameNotFound(f"no game {info.record.game_id}") if info.private else error
+
+    # -- creating and listing ----------------------------------------------------------------------------
+
+    def creation_tenant(self, caller: Caller, requested: str | None) -> str:
+        """The tenant a new game belongs to: the creating key's own; an internal key with ``games`` (the
+        matcher) names it in ``tenant``. A tenant's key may not create games for another tenant."""
+        principal = self.require(caller, "games")
+        if not principal.internal:
+            if requested is not None and requested != principal.name:
+                raise Forbidden("only an internal service's key creates games for another tenant")
+            return principal.name
+        if requested is None:
+            raise ValidationFailed("an internal key creates games for a tenant: name it in 'tenant'",
+                                   errors={"tenant": ["required with an internal service's key"]})
+        if self.registries.current.tenant(requested) is None:
+            raise ValidationFailed(f"no tenant {requested!r}", errors={"tenant": ["no such tenant"]})
+        return requested
+
+    def list_scope(self, caller: Caller) -> str | None:
+        """Whose games a list shows: the operator's admin key every tenant's (None), a tenant's key with
+        ``games`` its own. Anonymous callers and internal services list nothing."""
+        if caller.operator:
+            return None
+        principal = self.require(caller, "games")
+        if principal.internal:
+            raise Forbidden("an internal service's key lists no games; use a tenant's key or the admin key")
+        return principal.name
+
+    # -- reading a game ---------------------------------------------------------------------------------
+
+    def reads_as_owner(self, info: GameInfo, caller: Caller) -> bool:
+        """The tenant's key (any game scope) or an internal AI principal: may read the game, private too."""
+        principal = caller.principal
+        if principal is None:
+            return False
+        self.owned(info, principal)
+        if principal.internal:
+            return principal.may("ai")
+        return bool(principal.scopes & {"games", "admin", "ai"})
+
+    def reads_full(self, info: GameInfo, caller: Caller) -> bool:
+        """Everything in the log before the end: the operator, or the tenant's key with ``admin`` scope."""
+        if caller.operator:
+            return True
+        principal = caller.principal
+        return principal is not None and not principal.internal and principal.may("admin") \
+            and principal.tenant == info.record.tenant
+
+    def token_seat(self, info: GameInfo, caller: Caller) -> int | None:
+        """The seat the bearer token names (None without a token, or for a valid spectator token); a token
+        that grants nothing here is refused (404 on a private game, 403 otherwise)."""
+        token = caller.token
+        if token is None:
+            return None
+        if _is_jwt(token):
+            if self.spectator_token_valid(info, token):
+                return None
+            raise self._hidden(info, Forbidden("this token is not a spectator token of this game (or expired)"))
         digest = token_hash(token)
         for seat, expected in enumerate(info.secret.token_hashes):
             if expected is not None and hmac.compare_digest(digest, expected):
                 return seat
-        raise Forbidden("this token does not belong to a seat of this game")
+        raise self._hidden(info, Forbidden("this token does not belong to a seat of this game"))
 
-    def reader(self, info: GameInfo, creds: Credentials, *, over: bool, seat: int | None = None) -> Reader:
-        """Who reads the log: admin or game over → everything; a seat; or a spectator."""
-        full = self.is_admin(creds) or over
-        return Reader(full=full, seat=self.optional_seat(info, creds, seat))
+    def check_read(self, info: GameInfo, caller: Caller) -> int | None:
+        """The gate of every read of a game (summary, view, state, events, legal actions, verify, wait,
+        stream, WebSocket): another tenant's key → 404; a private game read by nobody entitled → 404, except
+        the tenant's own key without a reading scope, which is told so (403 ``insufficient_scope``): the game
+        is no secret to its owner. Returns the bearer token's seat, if any."""
+        owner = self.reads_as_owner(info, caller)  # 404 for another tenant's key
+        seat = self.token_seat(info, caller)
+        if info.private and not (owner or caller.operator or caller.token is not None):
+            principal = caller.principal
+            if principal is not None and not principal.internal:
+                raise MissingScope("this key reads none of its tenant's private games: it needs 'games', 'admin' "
+                                   "or 'ai'", scope="games")
+            raise GameNotFound(f"no game {info.record.game_id}")
+        return seat
 
-    def optional_seat(self, info: GameInfo, creds: Credentials, seat: int | None) -> int | None:
-        """A seat token names its seat; the service key may name an AI seat (the admin key any
-        seat); no credentials: a spectator (None)."""
-        if creds.token is not None:
-            own = self.seat_of_token(info, creds.token)
+    def reader(self, info: GameInfo, caller: Caller, *, over: bool) -> Reader:
+        """Who reads the log: full (operator, the tenant's admin scope, or the game is over); a seat; or a
+        spectator."""
+        seat = self.check_read(info, caller)
+        return Reader(full=over or self.reads_full(info, caller), seat=seat)
+
+    def optional_seat(self, info: GameInfo, caller: Caller, seat: int | None) -> int | None:
+        """A seat token names its seat; a key with ``ai`` may name an AI seat, the admin key any seat; no
+        credentials: a spectator (None)."""
+        own = self.check_read(info, caller)
+        if caller.token is not None and own is not None:
             if seat is not None and seat != own:
                 raise Forbidden(f"this token is for seat {own}, not seat {seat}")
             return own
         if seat is None:
             return None
-        if self.is_admin(creds):
+        if caller.operator:
             if info.seat_kind(seat) is None:
                 raise NotFound(f"no seat {seat}")
             return seat
-        self.require_service(creds)
+        self.ai_principal(info, caller)
         if info.seat_kind(seat) != "ai":
             raise Forbidden("the service key may act only for AI seats")
         return seat
 
-    def actor(self, info: GameInfo, creds: Credentials, seat: int) -> int:
-        """The seat an action is submitted for: its own token, or the service key for an AI seat."""
-        if creds.token is not None:
-            own = self.seat_of_token(info, creds.token)
+    # -- acting ----------------------------------------------------------------------------------------
+
+    def ai_principal(self, info: GameInfo, caller: Caller) -> Principal:
+        """A key that may act for the game's AI seats: the tenant's with ``ai``, or an internal one with
+        ``ai`` (any tenant's games)."""
+        if caller.principal is None:
+            raise self._hidden(info, Unauthenticated("send Authorization: Bearer <seat token>"))
+        self.owned(info, caller.principal)
+        caller.principal.require("ai")
+        return caller.principal
+
+    def actor(self, info: GameInfo, caller: Caller, seat: int) -> int:
+        """The seat an action is submitted for: its own token, or a key with ``ai`` for an AI seat. A key sent
+        beside a token still scopes the request to its tenant (another tenant's: 404)."""
+        if caller.principal is not None:
+            self.owned(info, caller.principal)
+        if caller.token is not None:
+            if _is_jwt(caller.token):
+                if not self.spectator_token_valid(info, caller.token):
+                    raise self._hidden(info, Forbidden("this token is not a spectator token of this game"))
+                raise Forbidden("a spectator token only reads")
+            own = self.token_seat(info, caller)
             if seat != own:
                 raise Forbidden(f"this token is for seat {own}, not seat {seat}")
             return seat
-        if creds.api_key is not None:
-            self.require_service(creds)
-            if info.seat_kind(seat) != "ai":
-                raise Forbidden("the service key may act only for AI seats")
-            return seat
-        raise Unauthenticated("send Authorization: Bearer <seat token>")
+        self.ai_principal(info, caller)
+        if info.seat_kind(seat) != "ai":
+            raise Forbidden("the service key may act only for AI seats")
+        return seat
+
+    def game_admin(self, info: GameInfo, caller: Caller) -> Principal:
+        """Ending a game or issuing its spectator tokens: the tenant's key with ``games`` (an internal key with
+        ``games``, the matcher, for any tenant's game it created)."""
+        if caller.principal is None:
+            raise self._hidden(info, Unauthenticated("send an API key in X-API-Key"))
+        self.owned(info, caller.principal)
+        caller.principal.require("games")
+        return caller.principal
+
+    # -- spectator tokens --------------------------------------------------------------------------------
+
+    def issue_spectator_token(self, info: GameInfo, ttl: int, *, now: float | None = None) -> tuple[str, int]:
+        """A JWT (HS256, PyJWT) that reads this one game as a spectator until ``exp``; stateless, so it is
+        revoked only by expiring (or by changing the admin key, which revokes every one)."""
+        issued = int(time.time() if now is None else now)
+        expires = issued + ttl
+        claims = {"iss": SPECTATOR_ISSUER, "aud": SPECTATOR_AUDIENCE, "sub": info.record.game_id,
+                  "ten": info.record.tenant, "iat": issued, "exp": expires, "jti": secrets.token_urlsafe(9)}
+        return jwt.encode(claims, self._spectator_key, algorithm="HS256"), expires
+
+    def spectator_token_valid(self, info: GameInfo, token: str) -> bool:
+        try:
+            claims = jwt.decode(token, self._spectator_key, algorithms=["HS256"], audience=SPECTATOR_AUDIENCE,
+                                issuer=SPECTATOR_ISSUER, options={"require": ["exp", "iat", "sub", "aud", "iss"]})
+        except jwt.InvalidTokenError:
+            return False
+        return claims["sub"] == info.record.game_id and claims.get("ten") == info.record.tenant

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 
 import psycopg
@@ -17,6 +18,8 @@ from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
 from torres_service.problems import problem_api
+from torres_service.ratelimits import install as install_rate_limits
+from torres_service.ratelimits import redis_storage_uri
 
 from .ai import AiDriver, make_driver
 from .config import Config
@@ -72,5 +75,11 @@ def create_app(
     allow_cross_origin(app)
     request_logging(app, log)
     instrument(app, "game")
+    # Last, so that its checks run first (docs/security.md, "Rate limits and stream caps"): the counts are kept in
+    # the service's Redis (the AI broker's) when there is one, else in the process.
+    install_rate_limits(app, "game", registries=service.access.registries,
+                        storage_uri=redis_storage_uri(os.environ.get("CELERY_BROKER_URL")
+                                                      or os.environ.get("REDIS_URL", "")),
+                        json_logs=config.json_logs)
     service.start()
     return app

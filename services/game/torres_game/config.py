@@ -34,6 +34,10 @@ class Config:
     database_url: str = ""
     api_key: str = ""
     admin_key: str = ""
+    # Tenants and their keys (issue 26): the file `python -m torres_service.keys` writes, re-read within
+    # `tenants_reload` seconds of a change. Unset: `api_key` alone, as the tenant "default" with every scope.
+    tenants_file: str = ""
+    tenants_reload: float = 1.0
     snapshot_every: int = 50
     ai_driver: str = "auto"  # "auto" (AI worker's drivers if installed), "thread" (random bot), "none", "mod:fn"
     ai_delay: float = 0.0  # seconds the in-process bot waits before moving (demo pacing)
@@ -71,6 +75,8 @@ class Config:
             database_url=url,
             api_key=env.get("TORRES_API_KEY", ""),
             admin_key=env.get("TORRES_ADMIN_KEY", ""),
+            tenants_file=env.get("TORRES_TENANTS_FILE", ""),
+            tenants_reload=float(env.get("TORRES_TENANTS_RELOAD", "1")),
             snapshot_every=int(env.get("SNAPSHOT_EVERY", "50")),
             ai_driver=env.get("TORRES_AI_DRIVER", "auto"),
             ai_delay=float(env.get("TORRES_AI_DELAY", "0")),
@@ -103,7 +109,8 @@ class Config:
         changes: dict[str, str] = {}
         if not self.api_key:
             changes["api_key"] = secrets.token_urlsafe(24)
-            log.warning("TORRES_API_KEY unset; generated one", extra={"api_key": changes["api_key"]})
+            if not self.tenants_file:  # with a tenants file the keys are there; this one opens nothing
+                log.warning("TORRES_API_KEY unset; generated one", extra={"api_key": changes["api_key"]})
         if not self.admin_key:
             changes["admin_key"] = secrets.token_urlsafe(24)
             log.warning("TORRES_ADMIN_KEY unset; generated one", extra={"admin_key": changes["admin_key"]})

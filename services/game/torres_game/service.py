@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import logging
 import secrets
 import threading
@@ -26,10 +27,11 @@ from torres_audit import lifecycle as lc
 from torres_audit.chain import canonical_json, format_time
 from torres_audit.events import GAME_ENDED
 from torres_audit.note import Signer
+from torres_service.principals import DEFAULT_TENANT
 
 from . import events as ev
 from . import metrics
-from .access import Access, Credentials, GameInfo, token_hash
+from .access import SPECTATOR_TTL_DEFAULT, Access, Caller, Credentials, GameInfo, token_hash
 from .ai import AiDriver, ai_command_id
 from .config import DEV_SIGNER_NAME, Config
 from .errors import (
@@ -54,6 +56,7 @@ from .errors import (
 from .records import build_record
 from .redaction import FULL, Reader, redact_events
 from .store.base import (
+    DEFAULT_VISIBILITY,
     AiTurn,
     AppendResult,
     EventStore,
@@ -71,6 +74,9 @@ log = logging.getLogger(__name__)
 
 # Game ids of idempotent creations: uuid5 of the Idempotency-Key in this namespace.
 _CREATION_KEYS = uuid.UUID("5d0c8e4a-7a51-4b52-9e7e-3f1d2c6b8a90")
+#: No credentials: what in-process callers of the read methods are by default (a private game is then 404, as it
+#: is to an anonymous HTTP client), so that leaving ``creds`` out never grants more than asking anonymously.
+ANONYMOUS = Credentials()
 
 
 @dataclass(frozen=True)
@@ -262,15 +268,17 @@ class GameService:
     def create_game(
         self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],
         seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None, timeout: dict[str, Any] | None = None,
-        undo: bool | None = None,
+        undo: bool | None = None, tenant: str | None = None, visibility: str = DEFAULT_VISIBILITY,
     ) -> dict[str, Any]:
         """A new game with a fresh id and random seat tokens: the 201 body. ``clock``, ``timeout`` and ``undo``
-        are the online-play settings (:class:`torres_audit.lifecycle.Settings`)."""
-        self.access.require_service(creds)
+        are the online-play settings (:class:`torres_audit.lifecycle.Settings`). The game belongs to the key's
+        tenant (an internal key names it in ``tenant``), and ``visibility`` says who may watch it."""
+        owner = self.access.creation_tenant(self.access.caller(creds), tenant)
         public_seats = self._public_seats(seats)
         online = self._online(clock, timeout, undo)
         tokens = [secrets.token_urlsafe(24) if seat["kind"] == "human" else None for seat in public_seats]
-        return self._create(str(uuid.uuid4()), edition, master, options, public_seats, tokens, online)
+        return self._create(str(uuid.uuid4()), edition, master, options, public_seats, tokens, online,
+                            owner=owner, visibility=visibility)
 
     @staticmethod
     def _online(clock: dict[str, Any] | None, timeout: dict[str, Any] | None, undo: bool | None) -> lc.Settings:
@@ -282,35 +290,42 @@ class GameService:
     def create_game_once(
         self, creds: Credentials, idempotency_key: str, *, edition: str, master: bool, options: dict[str, Any],
         seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None, timeout: dict[str, Any] | None = None,
-        undo: bool | None = None,
+        undo: bool | None = None, tenant: str | None = None, visibility: str = DEFAULT_VISIBILITY,
     ) -> Submitted:
         """Create a game at most once per ``Idempotency-Key``: a retry (say, after a timeout that hid the 201)
         gets the original body again, tokens included, instead of a second, orphaned game.
 
         Only token hashes are stored, so a replay cannot read the tokens back: the game id is derived from the
         key and each token from the admin key, the game id and the seat (HMAC), so the same request computes
-        the same body. Two concurrent requests with one key insert one game row; the other replays it."""
-        self.access.require_service(creds)
+        the same body. Two concurrent requests with one key insert one game row; the other replays it.
+
+        Keys are per tenant: the game id is derived from the tenant and the key (the ``default`` tenant's from the
+        key alone, as before tenants existed), so two portals using the same key get two games, and neither can
+        replay the other's creation (which would hand out its seat tokens)."""
+        owner = self.access.creation_tenant(self.access.caller(creds), tenant)
         public_seats = self._public_seats(seats)
         online = self._online(clock, timeout, undo)
-        game_id = str(uuid.uuid5(_CREATION_KEYS, idempotency_key))
+        game_id = str(uuid.uuid5(_CREATION_KEYS, idempotency_key if owner == DEFAULT_TENANT
+                                 else f"{owner}\n{idempotency_key}"))
         tokens = [self._derived_token(game_id, seat["seat"]) if seat["kind"] == "human" else None
                   for seat in public_seats]
         try:
-            return Submitted(self._create(game_id, edition, master, options, public_seats, tokens, online))
+            return Submitted(self._create(game_id, edition, master, options, public_seats, tokens, online,
+                                          owner=owner, visibility=visibility))
         except GameExists:
             pass
         record = self._record(game_id)
         secret = self.store.get_secret(game_id)
         created = self.store.read(game_id, up_to=1)[0]
-        if (record.edition, record.master, record.options, record.seats, lc.Settings.from_json(
-                created.payload.get("online"))) != (edition, master, options, public_seats, online):
+        if (record.tenant, record.visibility, record.edition, record.master, record.options, record.seats,
+                lc.Settings.from_json(created.payload.get("online"))) != (
+                owner, visibility, edition, master, options, public_seats, online):
             raise IdempotencyKeyReused("this Idempotency-Key created a game with other settings or seats")
         if secret is None or secret.token_hashes != [token_hash(t) if t else None for t in tokens]:
             raise IdempotencyKeyReused("this Idempotency-Key created a game whose seat tokens can no longer be "
                                        "derived (the admin key changed)")
         return Submitted(self._created_body(game_id, created.version, created.payload["seed_commitment"],
-                                            public_seats, tokens), replayed=True)
+                                            public_seats, tokens, record.visibility), replayed=True)
 
     def _derived_token(self, game_id: str, seat: int) -> str:
         digest = hmac.new(self.config.admin_key.encode(), f"seat-token:{game_id}:{seat}".encode(), hashlib.sha256)
@@ -332,7 +347,7 @@ class GameService:
 
     def _create(
         self, game_id: str, edition: str, master: bool, options: dict[str, Any], public_seats: list[dict[str, Any]],
-        tokens: list[str | None], online: lc.Settings,
+        tokens: list[str | None], online: lc.Settings, *, owner: str, visibility: str,
     ) -> dict[str, Any]:
         seed = secrets.randbits(128)
         try:
@@ -346,23 +361,25 @@ class GameService:
                                        lambda _: state))
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
-            seats=public_seats, status="active", summary=folded.summary,
+            seats=public_seats, status="active", summary=folded.summary, tenant=owner, visibility=visibility,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
         ai_turn = self._ai_turn_due(game_id, folded)
         result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn, now=now)
         self._states.put(game_id, folded)
         self._after_append(game_id, folded, ai_turn)
-        return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens)
+        return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens,
+                                  visibility)
 
     @staticmethod
     def _created_body(
         game_id: str, version: int, seed_commitment: str, public_seats: list[dict[str, Any]],
-        tokens: list[str | None],
+        tokens: list[str | None], visibility: str,
     ) -> dict[str, Any]:
         return {
             "game_id": game_id,
             "version": version,
+            "visibility": visibility,
             "seed_commitment": seed_commitment,
             "seats": [
                 {**seat, **({"token": token} if token else {})}
@@ -376,6 +393,7 @@ class GameService:
             "game_id": record.game_id,
             "status": record.status,
             "version": record.version,
+            "visibility": record.visibility,
             "edition": record.edition,
             "master": record.master,
             "options": record.options,
@@ -387,23 +405,44 @@ class GameService:
             "created_at": record.created_at,
         }
 
-    def list_games(self, *, status: str | None, limit: int, offset: int) -> dict[str, Any]:
-        records = self.store.list_games(status=status, limit=limit, offset=offset)
-        return {"games": [self._summary(r) for r in records], "limit": limit, "offset": offset}
+    def list_games(
+        self, creds: Credentials, *, limit: int, cursor: str | None = None, status: str | None = None,
+        player_id: str | None = None, visibility: str | None = None, created_after: datetime | None = None,
+        created_before: datetime | None = None,
+    ) -> dict[str, Any]:
+        """The caller's tenant's games (the admin key: every tenant's), newest first, every visibility. The
+        cursor is the last listed game's ``(created_at, game_id)``: a page never repeats or skips a game while
+        new ones are created, which an offset did."""
+        tenant = self.access.list_scope(self.access.caller(creds))
+        records = self.store.list_games(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+                                        created_after=created_after, created_before=created_before,
+                                        before=_read_cursor(cursor), limit=limit)
+        last = records[-1] if len(records) == limit else None
+        return {"games": [self._summary(r) for r in records], "limit": limit,
+                "next_cursor": _write_cursor(last.created_at, last.game_id) if last else None}
 
-    def game_summary(self, game_id: str) -> dict[str, Any]:
+    def game_summary(self, game_id: str, creds: Credentials = ANONYMOUS) -> dict[str, Any]:
+        """The summary, to whoever may read the game."""
+        caller = self.access.caller(creds)
+        self.access.check_read(self._info(game_id), caller)
+        return self._summary(self._record(game_id))
+
+    def latest_summary(self, game_id: str) -> dict[str, Any]:
+        """The summary with no check: for a stream whose opening already passed :meth:`game_summary`."""
         return self._summary(self._record(game_id))
 
     def view(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
+        caller = self.access.caller(creds)
         info = self._info(game_id)
-        reader_seat = self.access.optional_seat(info, creds, seat)
+        reader_seat = self.access.optional_seat(info, caller, seat)
         folded = self.current(game_id)
         return {"version": folded.version, "seat": reader_seat, "view": tr.view(folded.state, reader_seat),
                 "lifecycle": folded.life.public(self.now())}
 
     def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
+        caller = self.access.caller(creds)
         info = self._info(game_id)
-        reader_seat = self.access.optional_seat(info, creds, seat)
+        reader_seat = self.access.optional_seat(info, caller, seat)
         if reader_seat is None:
             raise Unauthenticated("send Authorization: Bearer <seat token>")
         folded = self.current(game_id)
@@ -412,9 +451,10 @@ class GameService:
                 "actions": tr.legal_actions(folded.state) if mine else []}
 
     def events(self, game_id: str, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
+        caller = self.access.caller(creds)
         info = self._info(game_id)
         record = self._record(game_id)
-        reader = self.access.reader(info, creds, over=record.status == "over")
+        reader = self.access.reader(info, caller, over=record.status == "over")
         page = self.store.read(game_id, after=after, limit=limit)
         return {
             "game_id": game_id,
@@ -425,32 +465,48 @@ class GameService:
         }
 
     def position_at(self, game_id: str, creds: Credentials, *, version: int | None) -> dict[str, Any]:
+        caller = self.access.caller(creds)
         info = self._info(game_id)
         record = self._record(game_id)
-        admin = self.access.is_admin(creds)
+        token_seat = self.access.check_read(info, caller)
+        admin = self.access.reads_full(info, caller)
         # No credentials before the end: the spectator's view at that version (public facts only), which is
-        # what a spectator watched live, so that anyone can replay a running game.
-        seat = None if admin else (self.access.seat_of_token(info, creds.token) if creds.token else None)
+        # what a spectator watched live, so that anyone who may watch the game can replay it while it runs.
+        seat = None if admin else token_seat
         at, state = self.state_at(game_id, version)
         if admin or record.status == "over":
             return {"version": at, "position": state.to_position()}
         return {"version": at, "seat": seat, "view": tr.view(state, seat)}
 
     def notifications(self, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
-        admin = self.access.is_admin(creds)
-        if not admin:
-            self.access.require_service(creds)
-        page = self.store.notifications(after=after, limit=limit)
-        reader = FULL if admin else Reader.spectator()
+        """The log of the caller's games in commit order: a tenant's key with ``games`` reads its own games'
+        events (full with ``admin`` too, else redacted like a spectator); an internal key with ``notifications``
+        (the ratings consumer) every tenant's, redacted; the admin key every tenant's, full."""
+        caller = self.access.caller(creds)
+        tenant: str | None = None
+        full = caller.operator
+        if not caller.operator:
+            principal = caller.principal
+            if principal is None:
+                raise Unauthenticated("send an API key in X-API-Key")
+            if principal.internal:
+                principal.require("notifications")
+            else:
+                principal.require("games")
+                tenant, full = principal.name, principal.may("admin")
+        page = self.store.notifications(after=after, limit=limit, tenant=tenant)
+        reader = FULL if full else Reader.spectator()
         items = [
             {k: doc[k] for k in ("position", "game_id", "version", "type", "payload", "created_at", "text")}
             for doc in redact_events(page, reader)
         ]
         return {"notifications": items, "next_after": page[-1].position if page else after}
 
-    def wait(self, game_id: str, *, version: int, timeout: float) -> dict[str, Any]:
+    def wait(self, game_id: str, creds: Credentials = ANONYMOUS, *, version: int, timeout: float) -> dict[str, Any]:
         """Long-poll: one read of the games row, then sleep on the game's notices (no further query unless
         the notification listener reconnected and asks for a re-check)."""
+        caller = self.access.caller(creds)
+        self.access.check_read(self._info(game_id), caller)
         sub = self.hub.subscribe(game_id)  # before the read: no notice can slip in between
         try:
             record = self._record(game_id)
@@ -462,19 +518,35 @@ class GameService:
             self.hub.unsubscribe(sub)
         return {"game_id": game_id, "version": current, "changed": current > version}
 
+    def spectator_token(self, game_id: str, creds: Credentials, *, ttl: int = SPECTATOR_TTL_DEFAULT) -> dict[str, Any]:
+        """A token that reads this game as a spectator until it expires (the tenant's key with ``games``, or the
+        admin key): how a portal lets someone watch a private game without a seat."""
+        caller = self.access.caller(creds)
+        info = self._info(game_id)
+        if not caller.operator:
+            self.access.game_admin(info, caller)
+        token, expires = self.access.issue_spectator_token(info, ttl)
+        return {"game_id": game_id, "token": token,
+                "expires_at": format_time(datetime.fromtimestamp(expires, UTC))}
+
     # -- verify ---------------------------------------------------------------------------
 
     def record(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         """The game record for the caller (docs/audit.md): complete once the game is over, else what this
-        reader may see of the events (admin key: all payloads; seat token: its own secrets; none: public)."""
+        reader may see of the events (the operator or the tenant's ``admin`` key: all payloads; seat token: its
+        own secrets; a spectator: what is public), behind the same read gate as every other read."""
+        caller = self.access.caller(creds)
         info = self._info(game_id)
-        status = self._record(game_id).status
-        reader = self.access.reader(info, creds, over=status == "over", seat=seat)
+        reader_seat = self.access.optional_seat(info, caller, seat)
+        over = self._record(game_id).status == "over"
+        reader = Reader(full=over or self.access.reads_full(info, caller), seat=reader_seat)
         return build_record(self.store.read(game_id), info.secret, reader, self.signer)
 
-    def verify(self, game_id: str) -> dict[str, Any]:
+    def verify(self, game_id: str, creds: Credentials = ANONYMOUS) -> dict[str, Any]:
         """Re-hash the chain and re-fold the log; report the first inconsistency found."""
+        caller = self.access.caller(creds)
         info = self._info(game_id)
+        self.access.check_read(info, caller)
         record = self._record(game_id)
         return verify_log(
             game_id, self.store.read(game_id), seed=info.secret.seed, recorded_version=record.version,
@@ -487,19 +559,21 @@ class GameService:
         self, game_id: str, creds: Credentials, *, seat: int, action: dict[str, Any],
         expected_version: int, command_id: str,
     ) -> Submitted:
+        caller = self.access.caller(creds)
         info = self._info(game_id)
-        self._actor(info, creds, seat)
+        self._actor(info, caller, seat)
         return self._submit(info, seat, action, expected_version, command_id, by_ai=creds.token is None)
 
-    def _actor(self, info: GameInfo, creds: Credentials, seat: int) -> None:
-        """``Access.actor``, and the service key for a human seat the AI may take over after a timeout (whether
-        the AI plays it *now* is the turn check's business: :meth:`_submit`)."""
+    def _actor(self, info: GameInfo, caller: Caller, seat: int) -> None:
+        """``Access.actor``, and a key with ``ai`` for a human seat the AI may take over after a timeout
+        (whether the AI plays it *now* is the turn check's business: :meth:`_submit`)."""
         try:
-            self.access.actor(info, creds, seat)
+            self.access.actor(info, caller, seat)
         except Forbidden:
-            if creds.token is not None or creds.api_key is None or info.seat_kind(seat) is None:
+            # Forbidden (not 404 nor insufficient_scope) with a key: the key may act for AI seats of this game,
+            # and this seat is a human one.
+            if caller.token is not None or caller.principal is None or info.seat_kind(seat) is None:
                 raise
-            self.access.require_service(creds)
             if self.current(info.record.game_id).life.settings.timeout_policy != "ai":
                 raise
 
@@ -722,8 +796,9 @@ class GameService:
         """The seat leaves (seat token): it forfeits like a timeout does — its knights stay, it passes every
         turn, it ranks last — and with fewer than two seats left the game ends. A retry is answered from the
         log (command id ``resign:<game>:<seat>``)."""
+        caller = self.access.caller(creds)
         info = self._info(game_id)
-        self.access.actor(info, creds, seat)
+        self.access.actor(info, caller, seat)
         command_id = f"resign:{game_id}:{seat}"
         original = self.store.find_command(game_id, command_id)
         if original is not None:
@@ -744,8 +819,9 @@ class GameService:
         """The portal ends the game (service key) with a recorded reason, e.g. the matcher aborting a game whose
         players never came. The result ranks seats by score and is unrated if nobody acted yet. Abandoning the
         same game again answers the original result."""
-        self.access.require_service(creds)
+        caller = self.access.caller(creds)
         info = self._info(game_id)
+        self.access.game_admin(info, caller)
         command_id = f"abandon:{game_id}"
         original = self.store.find_command(game_id, command_id)
         if original is not None:
@@ -765,8 +841,9 @@ class GameService:
     ) -> Submitted:
         """Take back the seat's last action of this turn, at the current version: the state becomes the one
         before it. Refused once something hidden was revealed since (``lifecycle.CLOSES_UNDO``)."""
+        caller = self.access.caller(creds)
         info = self._info(game_id)
-        self.access.actor(info, creds, seat)
+        self.access.actor(info, caller, seat)
         fingerprint = self._fingerprint(seat, {"type": "undo"}, expected_version)
         folded = self.current(game_id)
         now = self.now()
@@ -834,3 +911,21 @@ class GameService:
                     log.exception(f"deadline sweep failed; retrying every {interval} s")
                 failing = True
             stop.wait(interval)
+
+
+def _write_cursor(created_at: str, game_id: str) -> str:
+    """An opaque list cursor: the last listed game's keyset, base64url (what it holds is no promise)."""
+    return base64.urlsafe_b64encode(canonical_json([created_at, game_id]).encode()).decode().rstrip("=")
+
+
+def _read_cursor(cursor: str | None) -> tuple[str, str] | None:
+    if cursor is None:
+        return None
+    try:
+        created_at, game_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        datetime.fromisoformat(created_at)
+        if not isinstance(game_id, str):
+            raise TypeError(game_id)
+    except (ValueError, TypeError) as exc:
+        raise ValidationFailed("not a cursor this service gave out", errors={"cursor": ["invalid cursor"]}) from exc
+    return created_at, game_id

@@ -1,6 +1,6 @@
 """Command line: ``python -m torres_matchmaking serve`` (API), ``... matcher`` (the pairing loop), ``... ratings``
 (the ratings consumer alone, for deployments that run it as its own process) and ``... migrate-keys`` (move
-ratings written before the ``{ratings}`` hash tag; :mod:`torres_matchmaking.migrate`).
+ratings written before the ``{ratings}`` hash tag or before ratings were per tenant; :mod:`torres_matchmaking.migrate`).
 
 With no ``REDIS_URL`` the store lives inside the process, so ``serve`` also runs the matcher and
 the ratings consumer in threads (one command, embedded defaults). With ``REDIS_URL`` set, run
@@ -32,8 +32,10 @@ def serve(config: Config, host: str, port: int, workers: bool) -> int:
     print(f"Torres matchmaking on {base} ({mode}; game service {config.game_service_url}; "
           f"matcher {'in-process' if workers else 'separate'})")
     print(f"  OpenAPI: {base}/openapi.json")
-    print(f"  queue:   curl -s -X POST {base}/v1/tickets -H 'Content-Type: application/json' \\")
-    print("             -d '{\"player_id\": \"alice\", \"player_counts\": [2], \"max_wait_seconds\": 5}'", flush=True)
+    print(f"  queue:   curl -s -X POST {base}/v1/tickets -H 'Authorization: Bearer <player token>' \\")
+    print("             -H 'Content-Type: application/json' -d '{\"player_counts\": [2], \"max_wait_seconds\": 5}'")
+    print("           (a player token is a JWT from the player's portal; docs/security.md"
+          f"{'; here: POST /v1/dev/player-tokens with X-API-Key' if config.dev_issuer else ''})", flush=True)
     try:
         app.run(host=host, port=port, threaded=True, use_reloader=False)
     finally:
@@ -63,7 +65,7 @@ def matcher(config: Config, ratings: bool, matching: bool = True) -> int:
     return 0
 
 
-def migrate_keys(config: Config) -> int:
+def migrate_keys(config: Config, tenant: str) -> int:
     import json
 
     from .migrate import migrate_keys as run
@@ -72,7 +74,7 @@ def migrate_keys(config: Config) -> int:
     if config.embedded:
         print("migrate-keys: REDIS_URL is unset; an embedded store starts empty, nothing to move", file=sys.stderr)
         return 0
-    report = run(Redis.open(config))
+    report = run(Redis.open(config), tenant)
     print(json.dumps(report.to_json()))
     return 1 if report.conflicts else 0
 
@@ -89,15 +91,17 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--ratings", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the ratings consumer (safe to run in several processes)")
     sub.add_parser("ratings", help="only the ratings consumer (needs REDIS_URL); several are safe")
-    sub.add_parser("migrate-keys", help="move ratings stored before the {ratings} hash tag to their new keys "
-                   "(idempotent; run before starting the ratings consumers)")
+    mk = sub.add_parser("migrate-keys", help="move ratings stored before the {ratings} hash tag, or before ratings "
+                        "were per tenant, to their new keys (idempotent; run before starting the ratings consumers)")
+    mk.add_argument("--tenant", default="default", help="the tenant whose ratings the old ones are (default: "
+                    "default, the single-key setup's)")
     args = parser.parse_args(argv)
     config = Config.from_env()
     configure_logging("torres_matchmaking", config.log_level, config.json_logs)
     if args.command == "serve":
         return serve(config, args.host, args.port, config.embedded if args.workers is None else args.workers)
     if args.command == "migrate-keys":
-        return migrate_keys(config)
+        return migrate_keys(config, args.tenant)
     if args.command == "ratings":
         return matcher(config, ratings=True, matching=False)
     return matcher(config, args.ratings)

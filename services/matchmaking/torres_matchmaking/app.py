@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,12 +16,17 @@ from torres_service.limits import InputLimits
 from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
+from torres_service.principals import Registries
 from torres_service.problems import problem_api, unexpected_problem
+from torres_service.ratelimits import VerifiedPlayers, redis_storage_uri
+from torres_service.ratelimits import install as install_rate_limits
 
 from .config import Config
 from .consumer import RatingConsumer
 from .game_client import GameCreator, GameServiceClient
 from .http import schemas
+from .http.auth import SECURITY_SCHEMES
+from .http.dev import blp as dev_blp
 from .http.ops import blp as ops_blp
 from .http.tickets import blp as tickets_blp
 from .matcher import Matcher
@@ -42,6 +48,7 @@ class Services:
     ratings: RatingBook
     tickets: TicketService
     games: GameServiceClient
+    registries: Registries  # who is calling: tenants' keys and their players' tokens (issue 26)
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
 
@@ -50,7 +57,7 @@ class Services:
         store = Redis.open(config)
         ratings = RatingBook(store)
         games = GameServiceClient(config.game_service_url, config.game_service_api_key, config.game_service_timeout)
-        return cls(config, store, ratings, TicketService(store, config, ratings), games)
+        return cls(config, store, ratings, TicketService(store, config, ratings), games, registries(config))
 
     def start_workers(self, games: GameCreator | None = None, *, matcher: bool = True,
                       ratings: bool = True) -> None:
@@ -76,6 +83,16 @@ class Services:
         self.tickets.close()
 
 
+def registries(config: Config) -> Registries:
+    """The tenants file when there is one, else the single-key default: tenant ``default`` holds the service key
+    and signs its players' tokens with ``TORRES_PLAYER_TOKEN_SECRET``. An unset key is replaced by a random one
+    nobody knows, so that an empty ``X-API-Key`` can never match it."""
+    env = {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload),
+           "TORRES_PLAYER_TOKEN_SECRET": config.player_token_secret}
+    return Registries.from_env({k: v for k, v in env.items() if v},
+                               api_key=config.api_key or secrets.token_urlsafe(32))
+
+
 def create_app(config: Config | None = None, *, services: Services | None = None) -> Flask:
     config = config or Config.from_env()
     configure_logging("torres_matchmaking", config.log_level, config.json_logs)
@@ -86,12 +103,20 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
                       limits=InputLimits.from_env(max_body_bytes=16 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID})
-    for blueprint in (ops_blp, tickets_blp, metrics_blp):
+    for name, scheme in SECURITY_SCHEMES.items():
+        api.spec.components.security_scheme(name, scheme)
+    for blueprint in (ops_blp, tickets_blp, metrics_blp, *([dev_blp] if config.dev_issuer else [])):
         api.register_blueprint(blueprint)
     app.register_error_handler(Exception, _unexpected)
     request_logging(app, log)
     instrument(app, "matchmaking", collectors=[WaitingTickets(services.store)])
     allow_cross_origin(app)
+    # Last, so that its checks run first (docs/security.md, "Rate limits and stream caps"): players are counted
+    # once their token verifies, and the counts kept in the matchmaker's Redis (in memory when embedded).
+    install_rate_limits(app, "matchmaking", registries=services.registries,
+                        player_of=VerifiedPlayers(services.registries),
+                        storage_uri=redis_storage_uri(config.redis_url, cluster=config.redis_cluster),
+                        json_logs=config.json_logs)
     return app
 
 

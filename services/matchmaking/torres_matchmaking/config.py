@@ -8,7 +8,7 @@ Nothing reads the environment at import time; entry points call :meth:`Config.fr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 PLAYER_COUNTS = (2, 3, 4)
@@ -54,6 +54,17 @@ class Config:
     webhook_timeout: float = 5.0
     webhook_attempts: int = 8  # deliveries of one callback before giving up (back-off doubles from 1 s)
     max_streams: int = 10_000  # open ticket waits and streams per API process (beyond: 503 too_many_streams)
+    # Who is calling (issue 26, torres_service.principals): the tenants file, or else the single-key default --
+    # tenant "default" holding ``api_key`` (TORRES_API_KEY; generated when unset, so no empty key ever passes) and
+    # signing its players' tokens with ``player_token_secret`` (TORRES_PLAYER_TOKEN_SECRET, >= 32 bytes; unset:
+    # no player token verifies, so no ticket can be made).
+    tenants_file: str = ""
+    tenants_reload: float = 1.0
+    api_key: str = field(default="", repr=False)
+    player_token_secret: str = field(default="", repr=False)
+    dev_issuer: bool = False  # POST /v1/dev/player-tokens (TORRES_DEV_ISSUER=1): `make run` only
+    dev_token_lifetime: int = 900  # seconds a dev-issued player token lives
+    stream_ticket_ttl: float = 60.0  # seconds a browser's single-use stream ticket stays valid
     log_level: str = "INFO"
     json_logs: bool = True
 
@@ -89,6 +100,13 @@ class Config:
             webhook_timeout=float(e.get("MM_WEBHOOK_TIMEOUT", d.webhook_timeout)),
             webhook_attempts=int(e.get("MM_WEBHOOK_ATTEMPTS", d.webhook_attempts)),
             max_streams=int(e.get("MM_MAX_STREAMS", d.max_streams)),
+            tenants_file=e.get("TORRES_TENANTS_FILE", ""),
+            tenants_reload=float(e.get("TORRES_TENANTS_RELOAD", d.tenants_reload)),
+            api_key=e.get("TORRES_API_KEY", ""),
+            player_token_secret=e.get("TORRES_PLAYER_TOKEN_SECRET", ""),
+            dev_issuer=_flag(e.get("TORRES_DEV_ISSUER", "0")),
+            dev_token_lifetime=int(e.get("TORRES_DEV_TOKEN_LIFETIME", d.dev_token_lifetime)),
+            stream_ticket_ttl=float(e.get("MM_STREAM_TICKET_TTL", d.stream_ticket_ttl)),
             log_level=e.get("LOG_LEVEL", d.log_level),
             json_logs=_flag(e.get("MM_JSON_LOGS", "1")),
         )

@@ -13,6 +13,8 @@ import logging
 import threading
 from typing import Any, Protocol
 
+from torres_service.principals import DEFAULT_TENANT
+
 from . import metrics
 from .errors import GameServiceError
 from .ratings import RatingBook, rate_game
@@ -32,9 +34,11 @@ class RatingConsumer:
         self.book = RatingBook(store)
         self.page_size = page_size
 
-    def _keys(self, *players: str) -> list[str]:
+    def _keys(self, *players: tuple[str, str]) -> list[str]:
+        """The script's keys: position, rated games, then each (tenant, player)'s rating and its tenant's board."""
         keys = self.store.keys
-        return [keys.ratings_position, keys.rated_games, keys.leaderboard, *(keys.rating(p) for p in players)]
+        return [keys.ratings_position, keys.rated_games,
+                *(k for tenant, pid in players for k in (keys.rating(tenant, pid), keys.leaderboard(tenant)))]
 
     def position(self) -> int:
         return int(self.store.client.get(self.store.keys.ratings_position) or 0)
@@ -71,18 +75,21 @@ class RatingConsumer:
         game_id = note["game_id"]
         record = self.store.client.get(self.store.keys.game(game_id))
         argv: list[Any] = [position, note["position"], game_id]
-        players = []
+        players: list[tuple[str, str]] = []
         payload = note["payload"]
         # Only matchmade games are rated, and not one aborted before anybody moved ("rated": false). A game
         # ended early ranks as its result says (forfeited seats last: "ranks").
         rated = record is not None and payload.get("rated", True)
         if rated:
             seats = json.loads(record)["seats"]
-            humans = [s["player_id"] for s in seats if s["kind"] == "human"]
-            for r in rate_game(seats, self.book.get_many(humans), payload["scores"], payload.get("winner"),
-                               ranks=payload.get("ranks")):
+            # The matcher recorded each human's tenant (a record from before tenants: the default tenant's).
+            # Player ids are distinct within a game, even in the shared pool (grouping.form_groups).
+            tenant_of = {s["player_id"]: s.get("tenant", DEFAULT_TENANT) for s in seats if s["kind"] == "human"}
+            current = self.book.get_each([(t, pid) for pid, t in tenant_of.items()])
+            for r in rate_game(seats, {pid: current[(t, pid)] for pid, t in tenant_of.items()}, payload["scores"],
+                               payload.get("winner"), ranks=payload.get("ranks")):
                 argv += [r.player_id, repr(r.mu), repr(r.sigma), repr(r.ordinal)]
-                players.append(r.player_id)
+                players.append((tenant_of[r.player_id], r.player_id))
         else:
             argv[2] = ""
         result = self.store.scripts.run("apply_rating", self._keys(*players), *argv)

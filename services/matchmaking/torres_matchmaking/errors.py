@@ -7,8 +7,42 @@ from torres_service.errors import MalformedId, ServiceError, ValidationFailed
 __all__ = ["MalformedId", "ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
 
 
+# -- who is calling (issue 26): the kit's InvalidCredentials / InvalidPlayerToken answer bad credentials ----------
+
+class MissingPlayerToken(ServiceError):
+    """No ``Authorization: Bearer <player token>``: a ticket is always some player's, and the body never says
+    whose (RFC 6750 3: a request without credentials gets the challenge, no error code)."""
+
+    status, code, title = 401, "unauthenticated", "A player token is required"
+    headers = (("WWW-Authenticate", 'Bearer realm="torres"'),)
 
 
+class MissingApiKey(ServiceError):
+    """No ``X-API-Key`` where only a portal (tenant) may call."""
+
+    status, code, title = 401, "unauthenticated", "The portal's API key is required"
+    headers = (("WWW-Authenticate", 'ApiKey realm="torres", header="X-API-Key"'),)
+
+
+class InvalidStreamTicket(ServiceError):
+    """A ``stream_ticket`` that is unknown, expired, already used or issued for another ticket."""
+
+    status, code, title = 401, "invalid_stream_ticket", "The stream ticket is not valid"
+    headers = (("WWW-Authenticate", 'Bearer realm="torres"'),)
+
+
+class Forbidden(ServiceError):
+    """Valid credentials that do not grant this: a player reading another player's rating, a key and a player
+    token of two different tenants in one request, an internal key where a portal's is needed."""
+
+    status, code, title = 403, "forbidden", "These credentials do not allow this"
+
+
+class DevIssuerUnavailable(ServiceError):
+    """The dev issuer signs with the tenant's HS256 secret; this tenant has none (its portal signs with its own
+    keys, a JWKS) or issues no player tokens at all."""
+
+    status, code, title = 409, "dev_issuer_unavailable", "This tenant's player tokens cannot be issued here"
 
 
 class TicketNotFound(ServiceError):

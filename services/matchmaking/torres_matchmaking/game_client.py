@@ -18,10 +18,12 @@ class CreatedGame:
 
 class GameCreator(Protocol):
     def create_game(
-        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None,
+        tenant: str | None = None,
     ) -> CreatedGame:
         """Create a game or raise :class:`GameServiceError`. The same ``request_key`` and request create at
-        most one game: a retry after a lost answer gets the game the first attempt created."""
+        most one game: a retry after a lost answer gets the game the first attempt created. ``tenant``: whose
+        game it is (the game service requires it from the matcher's internal key; issue 26)."""
         ...
 
     def abandon_game(self, game_id: str, reason: str) -> None:
@@ -54,11 +56,13 @@ class GameServiceClient:
             raise GameServiceError(f"{method} {path}: not JSON") from exc
 
     def create_game(
-        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None
+        self, edition: str, master: bool, seats: list[dict[str, Any]], request_key: str | None = None,
+        tenant: str | None = None,
     ) -> CreatedGame:
         headers = {"Idempotency-Key": request_key} if request_key else {}
         body = self._call("POST", "/v1/games", headers=headers,
-                          json={"edition": edition, "master": master, "options": {}, "seats": seats})
+                          json={"edition": edition, "master": master, "options": {}, "seats": seats,
+                                **({"tenant": tenant} if tenant else {})})
         return CreatedGame(body["game_id"], body["seats"])
 
     def abandon_game(self, game_id: str, reason: str) -> None:

@@ -5,6 +5,11 @@ cut greedily into runs of consecutive ratings; a run becomes a game when its rat
 every member's window, which widens the longer that member has waited. Larger games are formed
 first (a [2, 3, 4] ticket is worth more to a 4-player table than to a 2-player one). Whoever is
 left after waiting ``max_wait`` gets AI seats of a level near their rating.
+
+The candidates given are of one scope (the matcher splits a pool's queue by scope first: a tenant's own players,
+or the shared pool's). A group never holds one player id twice: within a tenant one live ticket per player
+rules that out already, but in the shared pool two tenants may each have an "alice", and a game cannot seat
+both under one name.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ class Candidate:
     counts: tuple[int, ...]
     created_at: float
     max_wait: float | None  # None: humans only, never AI-filled
+    scope: str = "default"  # whom the ticket may meet (store.scope_of)
 
     def waited(self, now: float) -> float:
         return max(0.0, now - self.created_at)
@@ -66,7 +72,8 @@ def form_groups(candidates: Iterable[Candidate], now: float, window: Window,
         i = 0
         while i + n <= len(pool):
             run = pool[i:i + n]
-            if run[-1].rating - run[0].rating <= min(limits[c.ticket_id] for c in run):
+            if run[-1].rating - run[0].rating <= min(limits[c.ticket_id] for c in run) \
+                    and len({c.player_id for c in run}) == n:
                 groups.append(Group(tuple(run), n))
                 taken.update(c.ticket_id for c in run)
                 i += n

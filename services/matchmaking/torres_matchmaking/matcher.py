@@ -12,6 +12,10 @@ ticket stuck in a stalled group: then the group is *dissolved*, and before its o
 matching the matcher asks for the group's game once more — so any creation still in flight can only
 replay it — and aborts it through the game service's abandon. No active game is left without players.
 
+**Tenants.** Within a pool, tickets only meet tickets of their scope (their tenant's, or the shared pool's): the
+matcher forms groups per scope, and the claim script refuses a group whose scopes differ anyway. Each human
+seat of a game's record names its player's tenant, so the ratings consumer updates that tenant's ratings.
+
 **Partitioned.** Tickets only meet tickets of their pool, and each pool has a lease in Redis: every
 matcher holds about ``pools / live matchers`` of them (live = heartbeat in the last few lease periods),
 so N matchers divide the work instead of racing for it. Leases are for throughput only: every state
@@ -33,8 +37,11 @@ import uuid
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import unquote
+
+from torres_service.principals import DEFAULT_TENANT
 
 from . import metrics
 from .config import Config
@@ -42,7 +49,7 @@ from .errors import GameRefused, GameServiceError
 from .game_client import CreatedGame, GameCreator
 from .grouping import Candidate, Group, Window, form_groups
 from .ratings import ai_level_for
-from .store import Pool, Redis
+from .store import Pool, Redis, tenant_segment
 from .tickets import TicketService
 
 log = logging.getLogger(__name__)
@@ -79,6 +86,7 @@ class Claim:
     players: tuple[str, ...]  # of the tickets, in the same order
     seats: tuple[dict[str, Any], ...]  # the game's seating, as sent to the game service
     group: Group | None = None  # only on the matcher that formed it (for reports)
+    tenants: tuple[str, ...] = ()  # the players' tenants, in the same order (as the claim script read them)
 
     @property
     def request_key(self) -> str:
@@ -168,22 +176,40 @@ class Leases:
         return [held[u] for u in units]
 
 
+def tenants_of(segments: str | None, n: int) -> tuple[str, ...]:
+    """The tenants of a group's ``n`` players from the claim's comma-separated tenant segments (a group claimed
+    before tenants existed has none: the default tenant's)."""
+    if not segments:
+        return (DEFAULT_TENANT,) * n
+    return tuple(unquote(s) for s in segments.split(","))
+
+
 def bounds(lo: float, hi: float) -> list[str]:
     """A rating range as ZRANGEBYSCORE bounds."""
     return ["-inf" if lo == -math.inf else repr(lo), "+inf" if hi == math.inf else repr(hi)]
 
 
 def candidates(reply: list[list[Any]], now: float) -> list[Candidate]:
-    """The unexpired tickets of a ``snapshot`` reply ({ids, rows}; a row gone meanwhile is None)."""
+    """The unexpired tickets of a ``snapshot`` reply ({ids, rows}; a row gone meanwhile is None). A row queued
+    before tenants existed has no scope field: the default tenant's."""
     out = []
     for tid, row in zip(reply[0], reply[1], strict=True):
         if row is None:
             continue
-        player, rating, counts, created, max_wait, expires = row.split("|")
+        player, rating, counts, created, max_wait, expires, *scope = row.split("|")
         if float(expires) > now:
             out.append(Candidate(tid, player, float(rating), tuple(int(n) for n in counts.split(",")),
-                                 float(created), float(max_wait) if max_wait else None))
+                                 float(created), float(max_wait) if max_wait else None,
+                                 scope[0] if scope else tenant_segment(DEFAULT_TENANT)))
     return out
+
+
+def groups_by_scope(queued: list[Candidate], now: float, window: Window) -> list[Group]:
+    """Groups formed within each scope separately: tickets of different tenants' own pools never meet."""
+    scopes: dict[str, list[Candidate]] = {}
+    for c in queued:
+        scopes.setdefault(c.scope, []).append(c)
+    return [g for members in scopes.values() for g in form_groups(members, now, window, ai_level_for)]
 
 
 class Matcher:
@@ -231,7 +257,7 @@ class Matcher:
                                           for pool, lo, hi in runs])
             for (pool, lo, hi), reply in zip(runs, snapshots, strict=True):
                 queued = candidates(reply, now)
-                groups = form_groups(queued, now, self.window, ai_level_for) if queued else []
+                groups = groups_by_scope(queued, now, self.window) if queued else []
                 # Margins overlap the neighbouring bands: a group belongs to the band of its lowest rating.
                 groups = [g for g in groups if lo <= min(t.rating for t in g.tickets) < hi]
                 report.groups += len(groups)
@@ -297,7 +323,8 @@ class Matcher:
                           [repr(now), c.group_id, repr(now + self.config.placement_window), json.dumps(seats),
                            GROUP_TTL, *c.ticket_ids]))
         results = self.store.batch(calls)
-        return [c for c, r in zip(claims, results, strict=True) if r[0] == 1]
+        return [replace(c, tenants=tenants_of(r[1], len(c.players))) for c, r in zip(claims, results, strict=True)
+                if r[0] == 1]
 
     def take_due_groups(self, pool: Pool, limit: int = 200) -> list[Claim]:
         """Groups due again: failed creations after their back-off, and groups a matcher took but did not
@@ -311,8 +338,9 @@ class Matcher:
                                            repr(now + self.config.placement_window))
             if not taken:
                 continue
-            state, tickets, players, seats = taken
-            c = Claim(gid, tuple(tickets.split(",")), tuple(players.split(",")), tuple(json.loads(seats)))
+            state, tickets, players, seats, tenants = taken
+            c = Claim(gid, tuple(tickets.split(",")), tuple(players.split(",")), tuple(json.loads(seats)),
+                      tenants=tenants_of(tenants, len(tickets.split(","))))
             if state == "claimed":
                 out.append(c)
             elif state == "dissolved":
@@ -332,8 +360,8 @@ class Matcher:
         report.failed += sum(g == "failed" for g in created)
         if done:  # for the ratings consumer; written before confirming, so a confirmed game always has one
             pipe = self.store.client.pipeline(transaction=False)
-            for _, g in done:
-                pipe.set(self.store.keys.game(g.game_id), self._record(pool, g), ex=GAME_RECORD_TTL)
+            for c, g in done:
+                pipe.set(self.store.keys.game(g.game_id), self._record(pool, c, g), ex=GAME_RECORD_TTL)
             pipe.execute()
         results = self.store.batch([self._confirm_call(pool, c, g) for c, g in done])
         for (c, g), r in zip(done, results, strict=True):
@@ -370,18 +398,27 @@ class Matcher:
         """Try once more at once: if the first answer was lost after the game service committed, the retry
         gets that game back (same key)."""
         seats = [dict(s) for s in c.seats]
+        # Whose game it is in the game service (issue 26): the players' tenant; a shared-pool group's first
+        # player's (the others reach it with their seat tokens). Fixed by the claim, so a retry names the same.
+        tenant = c.tenants[0] if c.tenants else DEFAULT_TENANT
         try:
-            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key)
+            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key, tenant=tenant)
         except GameRefused:
             raise
         except GameServiceError as exc:
             log.info("game creation failed; retrying once with the same key", extra={"error": str(exc)})
-            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key)
+            return self.games.create_game(pool[0], pool[1], seats, request_key=c.request_key, tenant=tenant)
 
     @staticmethod
-    def _record(pool: Pool, game: CreatedGame) -> str:
-        return json.dumps({"edition": pool[0], "master": pool[1],
-                           "seats": [{k: v for k, v in s.items() if k != "token"} for s in game.seats]})
+    def _record(pool: Pool, c: Claim, game: CreatedGame) -> str:
+        """What the ratings consumer needs of a game: its seats (no tokens), each human's with the tenant whose
+        ratings it changes."""
+        tenant_of = dict(zip(c.players, c.tenants or (DEFAULT_TENANT,) * len(c.players), strict=True))
+        seats = [{k: v for k, v in s.items() if k != "token"} for s in game.seats]
+        for seat in seats:
+            if seat.get("kind") == "human":
+                seat["tenant"] = tenant_of.get(seat["player_id"], DEFAULT_TENANT)
+        return json.dumps({"edition": pool[0], "master": pool[1], "seats": seats})
 
     def _confirm_call(self, pool: Pool, c: Claim, game: CreatedGame) -> tuple[str, list[str], list[Any]]:
         keys = self.store.keys

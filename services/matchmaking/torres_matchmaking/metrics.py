@@ -38,7 +38,7 @@ class WaitingTickets:
                 _, rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys((edition, master)),
                                                    "-inf", "+inf")
                 now = time.time()
-                rows = [r for r in rows if r is not None and float(r.rsplit("|", 1)[1]) > now]
+                rows = [r for r in rows if r is not None and float(r.split("|")[5]) > now]  # expires_at
                 family.add_metric([edition, str(bool(master)).lower()], len(rows))
         except Exception:  # Redis down: report nothing rather than fail the scrape
             return

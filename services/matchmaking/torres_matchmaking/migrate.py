@@ -1,4 +1,11 @@
-"""``python -m torres_matchmaking migrate-keys``: move the ratings written before the keys had hash tags.
+"""``python -m torres_matchmaking migrate-keys [--tenant NAME]``: move the ratings written before the keys had hash
+tags, or before ratings were per tenant.
+
+Since issue 26 a player is a (tenant, player id) pair and each tenant has its own ratings and leaderboard
+(``<prefix>{ratings}:r:<tenant>/<player>``, ``<prefix>{ratings}:leaderboard:<tenant>``). Ratings written before
+— in either older layout below — belonged to the one portal there was: they move to ``--tenant`` (default
+``default``, the tenant of the single-key setup; name the portal's tenant when switching to a tenants file).
+The consumer's position and the set of rated games stay global.
 
 Until issue 12 the ratings lived at ``<prefix>r:<player>``, ``<prefix>leaderboard``, ``<prefix>ratings:position``
 and ``<prefix>ratings:games``; they now live under the ``{ratings}`` hash tag (``<prefix>{ratings}:r:<player>``
@@ -20,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from torres_service.principals import DEFAULT_TENANT
+
 from .store import Redis
 
 
@@ -33,14 +42,19 @@ class MigrationReport:
         return {"moved": self.moved, "completed": self.completed, "conflicts": self.conflicts}
 
 
-def _old_to_new(store: Redis, old: str) -> str | None:
-    """The new name of an old-layout ratings key, or None for any other key."""
+TAGGED = "{ratings}:"
+
+
+def _old_to_new(store: Redis, old: str, tenant: str) -> str | None:
+    """The new name of an old-layout ratings key (before issue 12, or before issue 26: a rating key without a
+    tenant — a player id has no ``/``, a tenant's rating key has one), or None for any other key."""
     prefix, keys = store.keys.prefix, store.keys
     rest = old[len(prefix):]
-    if rest.startswith("r:"):
-        return keys.rating(rest[2:])
-    return {"leaderboard": keys.leaderboard, "ratings:position": keys.ratings_position,
-            "ratings:games": keys.rated_games}.get(rest)
+    for rating in ("r:", f"{TAGGED}r:"):
+        if rest.startswith(rating) and "/" not in rest[len(rating):]:
+            return keys.rating(tenant, rest[len(rating):])
+    return {"leaderboard": keys.leaderboard(tenant), f"{TAGGED}leaderboard": keys.leaderboard(tenant),
+            "ratings:position": keys.ratings_position, "ratings:games": keys.rated_games}.get(rest)
 
 
 def _old_keys(store: Redis) -> list[tuple[Any, str]]:
@@ -50,7 +64,8 @@ def _old_keys(store: Redis) -> list[tuple[Any, str]]:
     p = store.keys.prefix
     out = []
     for node in nodes:
-        for pattern in (f"{p}r:*", f"{p}leaderboard", f"{p}ratings:position", f"{p}ratings:games"):
+        for pattern in (f"{p}r:*", f"{p}leaderboard", f"{p}ratings:position", f"{p}ratings:games",
+                        f"{p}{TAGGED}r:*", f"{p}{TAGGED}leaderboard"):
             out += [(node, key) for key in node.scan_iter(match=pattern, count=1000)]
     return out
 
@@ -67,11 +82,11 @@ def _value(client: Any, key: str) -> Any:
     return kind, client.get(key)
 
 
-def migrate_keys(store: Redis) -> MigrationReport:
+def migrate_keys(store: Redis, tenant: str = DEFAULT_TENANT) -> MigrationReport:
     report = MigrationReport()
     client = store.client
     for node, old in _old_keys(store):
-        new = _old_to_new(store, old)
+        new = _old_to_new(store, old, tenant)
         if new is None:
             continue
         payload = node.dump(old)  # bytes (redis-py never decodes a DUMP payload)

@@ -77,26 +77,33 @@ def rate_game(seats: Sequence[dict[str, Any]], current: dict[str, Rating], score
 
 
 class RatingBook:
-    """Reads ratings and the leaderboard (writes happen only in the consumer's Lua script)."""
+    """Reads ratings and the leaderboards (writes happen only in the consumer's Lua script). A player is a
+    (tenant, player id) pair: each tenant has its own ratings and its own leaderboard (issue 26)."""
 
     def __init__(self, store: Redis) -> None:
         self.store = store
 
-    def get(self, player_id: str) -> Rating:
-        return self.get_many([player_id])[player_id]
+    def get(self, tenant: str, player_id: str) -> Rating:
+        return self.get_many(tenant, [player_id])[player_id]
 
-    def get_many(self, player_ids: Sequence[str]) -> dict[str, Rating]:
+    def get_many(self, tenant: str, player_ids: Sequence[str]) -> dict[str, Rating]:
+        found = self.get_each([(tenant, pid) for pid in player_ids])
+        return {pid: found[(tenant, pid)] for pid in player_ids}
+
+    def get_each(self, players: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Rating]:
+        """The ratings of (tenant, player id) pairs, of any tenants, in one round trip."""
         pipe = self.store.client.pipeline(transaction=False)
-        for pid in player_ids:
-            pipe.hmget(self.store.keys.rating(pid), "mu", "sigma", "games")
+        for tenant, pid in players:
+            pipe.hmget(self.store.keys.rating(tenant, pid), "mu", "sigma", "games")
         out = {}
-        for pid, (mu, sigma, games) in zip(player_ids, pipe.execute(), strict=True):
-            out[pid] = Rating(pid) if mu is None else Rating(pid, float(mu), float(sigma), int(games or 0))
+        for (tenant, pid), (mu, sigma, games) in zip(players, pipe.execute(), strict=True):
+            out[(tenant, pid)] = Rating(pid) if mu is None else Rating(pid, float(mu), float(sigma),
+                                                                         int(games or 0))
         return out
 
-    def leaderboard(self, limit: int, offset: int) -> dict[str, Any]:
-        client, keys = self.store.client, self.store.keys
-        ids = client.zrevrange(keys.leaderboard, offset, offset + limit - 1)
-        ratings = self.get_many(ids)
+    def leaderboard(self, tenant: str, limit: int, offset: int) -> dict[str, Any]:
+        client, board = self.store.client, self.store.keys.leaderboard(tenant)
+        ids = client.zrevrange(board, offset, offset + limit - 1)
+        ratings = self.get_many(tenant, ids)
         entries = [{"rank": offset + i + 1, **ratings[pid].to_json()} for i, pid in enumerate(ids)]
-        return {"entries": entries, "total": client.zcard(keys.leaderboard), "limit": limit, "offset": offset}
+        return {"entries": entries, "total": client.zcard(board), "limit": limit, "offset": offset}

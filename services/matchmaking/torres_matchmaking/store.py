@@ -6,6 +6,13 @@ keys it touches (``KEYS``), and all keys of one script share one hash tag — th
 for tickets, queues, claims and groups, ``{ratings}`` for the ratings — so a Redis Cluster routes each
 script to one shard and spreads the pools over its masters. The one thing that spans pools, "one live
 ticket per player", is a separate key per player (see ``TicketService.create``).
+
+Tenants (issue 26): a player is a (tenant, player id) pair, so the player's pointer and the ratings are keyed by
+both (:func:`tenant_segment`). Tickets only meet tickets of their *scope* — their tenant's own, or the shared
+pool of the tenants that opted into it — which each ticket and its queue row carry (``scope``), and the ``claim``
+script refuses a group whose tickets' scopes differ. The scope is a field of the queue rather than a part of the
+pool's hash tag, so that the pools, their leases and their wake-up channels stay the fixed, known set a matcher
+and a listener work from, whatever tenants come and go.
 With no ``REDIS_URL`` the same scripts run on an in-process fakeredis server (Lua via lupa).
 """
 
@@ -16,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+from urllib.parse import quote
 
 import redis
 from redis.cluster import RedisCluster
@@ -45,6 +53,23 @@ def connect(config: Config) -> Any:
         if _embedded_server is None:
             _embedded_server = fakeredis.FakeServer()
     return fakeredis.FakeRedis(server=_embedded_server, decode_responses=True)
+
+
+#: The scope of the tenants that opted into the shared pool (``Tenant.shared_pool``). ``*`` is never the
+#: :func:`tenant_segment` of a tenant: that quotes it.
+SHARED_SCOPE = "*"
+
+
+def tenant_segment(tenant: str) -> str:
+    """A tenant's name as a piece of a key or a queue row: percent-quoted, so that no name — tenants are named
+    by their operators, freely — can contain the ``:``, ``/``, ``|`` or braces the key names and rows are cut at,
+    and two names never give one segment. ``default`` and the usual names stay as they are."""
+    return quote(tenant, safe="-_.@")
+
+
+def scope_of(tenant: str, shared_pool: bool) -> str:
+    """Whom a tenant's players may be matched with: the tenant's own players, or every shared-pool tenant's."""
+    return SHARED_SCOPE if shared_pool else tenant_segment(tenant)
 
 
 def pool_of(ticket_id: str) -> Pool | None:
@@ -115,8 +140,15 @@ class Keys:
     def lease(self, pool: Pool, band: int) -> str:
         return self._pool(pool, f"lease:{band}")
 
-    def player(self, player_id: str) -> str:
-        return f"{self.prefix}p:{player_id}"
+    def player(self, tenant: str, player_id: str) -> str:
+        """The player's latest ticket. A player id has no ``/``, a tenant segment none either: no two (tenant,
+        player) pairs share a key."""
+        return f"{self.prefix}p:{tenant_segment(tenant)}/{player_id}"
+
+    def stream_ticket(self, digest: str) -> str:
+        """A browser's single-use stream ticket, by the SHA-256 of its secret (a reader of Redis learns no
+        usable ticket): what it opens, for whom, until its TTL."""
+        return f"{self.prefix}st:{digest}"
 
     @property
     def matchers(self) -> str:
@@ -125,12 +157,12 @@ class Keys:
     def game(self, game_id: str) -> str:
         return f"{self.prefix}g:{game_id}"
 
-    def rating(self, player_id: str) -> str:
-        return f"{self.prefix}{{ratings}}:r:{player_id}"
+    def rating(self, tenant: str, player_id: str) -> str:
+        """A player's rating: per tenant, as players are (alice of one portal is not alice of another)."""
+        return f"{self.prefix}{{ratings}}:r:{tenant_segment(tenant)}/{player_id}"
 
-    @property
-    def leaderboard(self) -> str:
-        return f"{self.prefix}{{ratings}}:leaderboard"
+    def leaderboard(self, tenant: str) -> str:
+        return f"{self.prefix}{{ratings}}:leaderboard:{tenant_segment(tenant)}"
 
     @property
     def ratings_position(self) -> str:

@@ -1,19 +1,31 @@
-"""The ticket use cases: create, read, cancel, and the expiry sweep. Nothing here knows HTTP."""
+"""The ticket use cases: create, read, cancel, and the expiry sweep. Nothing here knows HTTP.
+
+A ticket belongs to its player *of its tenant* (issue 26): :class:`Owner`. Reading, waiting on or cancelling a
+ticket with an owner given answers "no such ticket" unless it is that owner's — the same answer as for an id
+that does not exist, so another player learns nothing, not even that the id is taken — and changes nothing.
+The matcher and the tests call them without an owner: trusted code, not a player.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import secrets
 import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from torres_service.fields import PLAYER_ID, TICKET_ID
+from torres_service.principals import DEFAULT_TENANT
 from torres_service.wakeups import Subscription, WakeHub, hub_for, release_hub
 
 from . import metrics
 from .config import PLAYER_COUNTS, POOLS, Config
 from .errors import (
+    InvalidStreamTicket,
     LiveTicketExists,
     MalformedId,
     ServiceUnavailable,
@@ -22,7 +34,21 @@ from .errors import (
     ValidationFailed,
 )
 from .ratings import RatingBook
-from .store import Redis, pool_of
+from .store import Redis, pool_of, scope_of, tenant_segment
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Whose a ticket is: a player as their tenant's token names them (alice of one portal is not alice of
+    another)."""
+
+    tenant: str
+    player_id: str
+
+    def owns(self, fields: dict[str, str]) -> bool:
+        """Whether a ticket hash is this player's (one written before tenants existed is the default tenant's)."""
+        return (fields.get("tenant", tenant_segment(DEFAULT_TENANT)) == tenant_segment(self.tenant)
+                and fields.get("player_id") == self.player_id)
 
 
 def check_ticket_id(ticket_id: str) -> str:
@@ -105,8 +131,11 @@ class TicketService:
 
     def create(self, *, player_id: str, player_counts: Sequence[int], edition: str, master: bool,
                max_wait_seconds: float | None, ttl_seconds: float | None = None,
-               callback_url: str | None = None) -> dict[str, Any]:
-        """Queue a ticket; one live ticket per player, across all pools.
+               callback_url: str | None = None, tenant: str = DEFAULT_TENANT,
+               shared_pool: bool = False) -> dict[str, Any]:
+        """Queue a ticket for ``player_id`` of ``tenant``; one live ticket per (tenant, player), across all pools.
+        It meets only tickets of its scope: its tenant's own players, or with ``shared_pool`` those of every
+        tenant in the shared pool (``Tenant.shared_pool``, read when the ticket is made).
 
         Pools live on different shards of a cluster, so the player's pointer (its own key) cannot change in
         the same script as the ticket. The order makes that safe: the ticket is written *pending* (never
@@ -121,7 +150,7 @@ class TicketService:
         if callback_url and not self.config.webhook_secret:
             raise ValidationFailed("this server sends no callbacks (it has no MM_WEBHOOK_SECRET)",
                                    errors={"callback_url": ["callbacks are not enabled here"]})
-        rating = (self.ratings or RatingBook(self.store)).get(player_id)
+        rating = (self.ratings or RatingBook(self.store)).get(tenant, player_id)
         now = self.clock()
         pool = (edition, master)
         ticket_id = f"{POOLS.index(pool):x}{uuid.uuid4().hex[1:]}"
@@ -131,10 +160,10 @@ class TicketService:
         ticket_keys = [*keys.pool_keys(pool), keys.ticket(ticket_id)]
         scripts.run("enqueue", ticket_keys, ticket_id, player_id, edition, int(master), counts, repr(rating.mu),
                     repr(rating.sigma), "" if max_wait_seconds is None else repr(max_wait_seconds), repr(now),
-                    repr(now + ttl), key_ttl, callback_url or "")
+                    repr(now + ttl), key_ttl, callback_url or "", tenant_segment(tenant), scope_of(tenant, shared_pool))
         expected = ""
         for _ in range(5):
-            ok, *current = scripts.run("hold_player", [keys.player(player_id)], ticket_id, expected, key_ttl)
+            ok, *current = scripts.run("hold_player", [keys.player(tenant, player_id)], ticket_id, expected, key_ttl)
             if ok:
                 break
             existing = current[0]
@@ -168,11 +197,17 @@ class TicketService:
         fields = self.store.client.hgetall(self.store.keys.ticket(ticket_id))
         return {} if fields.get("status") == "pending" else fields
 
-    def get(self, ticket_id: str) -> dict[str, Any]:
+    def _not_found(self, ticket_id: str) -> TicketNotFound:
+        """The one answer for an unknown id and for another player's ticket."""
+        return TicketNotFound(f"no ticket {ticket_id} (unknown, not yours, or finished more than "
+                              f"{self.config.result_ttl} s ago)")
+
+    def get(self, ticket_id: str, owner: Owner | None = None) -> dict[str, Any]:
+        """The ticket as the API shows it; with ``owner``, only if it is theirs (checked before anything else
+        happens, even the expiry of an overdue ticket)."""
         fields = self._fields(ticket_id)
-        if not fields:
-            raise TicketNotFound(f"no ticket {ticket_id} (unknown, or finished more than "
-                                 f"{self.config.result_ttl} s ago)")
+        if not fields or (owner is not None and not owner.owns(fields)):
+            raise self._not_found(ticket_id)
         now = self.clock()
         if fields["status"] == "queued" and float(fields["expires_at"]) <= now:
             pool = pool_of(ticket_id)
@@ -182,13 +217,13 @@ class TicketService:
             fields = self.store.client.hgetall(self.store.keys.ticket(ticket_id)) or fields
         return public_ticket(fields, now)
 
-    def wait(self, ticket_id: str, status: str | None, timeout: float) -> dict[str, Any]:
+    def wait(self, ticket_id: str, status: str | None, timeout: float, owner: Owner | None = None) -> dict[str, Any]:
         """Long-poll: the ticket as soon as its public status differs from ``status`` (None: at once), or as
         it is at ``timeout``. Event-driven: one read now, then one per wake-up of this ticket (see
         :mod:`torres_matchmaking.wakeups`); an idle waiter costs Redis nothing and, under gevent, no OS thread."""
         sub = self.hub.subscribe(ticket_id)  # before the read: no change can slip in between
         try:
-            return self.next_change(sub, self.get(ticket_id), status, time.monotonic() + timeout)
+            return self.next_change(sub, self.get(ticket_id, owner), status, time.monotonic() + timeout)
         finally:
             self.hub.unsubscribe(sub)
 
@@ -208,12 +243,13 @@ class TicketService:
                 doc = self.get(doc["ticket_id"])
         return doc
 
-    def cancel(self, ticket_id: str) -> dict[str, Any]:
+    def cancel(self, ticket_id: str, owner: Owner | None = None) -> dict[str, Any]:
+        """Cancel a queued ticket; with ``owner``, only theirs (another's is "no such ticket", left as it was)."""
         keys = self.store.keys
         for _ in range(5):
             fields = self._fields(ticket_id)
-            if not fields:
-                raise TicketNotFound(f"no ticket {ticket_id}")
+            if not fields or (owner is not None and not owner.owns(fields)):
+                raise self._not_found(ticket_id)
             pool = pool_of(ticket_id)
             assert pool is not None
             group = fields.get("group", "") if fields["status"] == "claimed" else ""
@@ -242,12 +278,42 @@ class TicketService:
         return int(self.store.scripts.run("expire", [*keys.pool_keys(pool), *(keys.ticket(t) for t in ids)],
                                           repr(now), self.config.result_ttl, *ids))
 
-    def queue_sizes(self) -> dict[str, int]:
+    def queue_sizes(self, tenant: str, shared_pool: bool = False) -> dict[str, int]:
+        """The non-empty queues a player of ``tenant`` would join: its own scope's (or the shared pool's)."""
         keys = self.store.keys
+        scope = scope_of(tenant, shared_pool)
         out = {}
         for edition, master in keys.pools():
-            sizes = self.store.scripts.run("sizes", keys.pool_keys((edition, master)))
+            sizes = self.store.scripts.run("sizes", keys.pool_keys((edition, master)), scope)
             for n, size in zip(PLAYER_COUNTS, sizes, strict=True):
                 if size:
                     out[f"{edition}:{'master' if master else 'base'}:{n}"] = int(size)
         return out
+
+    # -- stream tickets: how a browser's EventSource, which cannot send headers, opens its ticket's stream -------
+
+    def issue_stream_ticket(self, ticket_id: str, owner: Owner) -> tuple[str, float]:
+        """A fresh single-use secret that opens ``ticket_id``'s stream once within ``stream_ticket_ttl`` seconds,
+        for the ticket's own player only (another's ticket: "no such ticket"). Stored by its SHA-256 with a
+        TTL, so Redis expires it by itself; the player token never goes into a URL (access logs, history)."""
+        self.get(ticket_id, owner)
+        secret = secrets.token_urlsafe(32)
+        ttl = self.config.stream_ticket_ttl
+        record = json.dumps({"ticket_id": ticket_id, "tenant": owner.tenant, "player_id": owner.player_id})
+        self.store.client.set(self.store.keys.stream_ticket(_digest(secret)), record, px=max(1, int(ttl * 1000)))
+        return secret, ttl
+
+    def redeem_stream_ticket(self, secret: str, ticket_id: str) -> Owner:
+        """Who a stream ticket was issued to, consuming it (GETDEL: atomic, so of two requests racing with one
+        ticket exactly one gets it). Unknown, expired, already used or issued for another ticket: 401."""
+        raw = self.store.client.getdel(self.store.keys.stream_ticket(_digest(secret)))
+        if raw is None:
+            raise InvalidStreamTicket("the stream ticket is unknown, expired or already used: ask for a new one")
+        record = json.loads(raw)
+        if record["ticket_id"] != ticket_id:
+            raise InvalidStreamTicket("the stream ticket was issued for another ticket")
+        return Owner(record["tenant"], record["player_id"])
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()

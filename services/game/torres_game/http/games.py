@@ -88,8 +88,9 @@ SSE_EVENT = sse_event("version", "game-over", "timeout", "shutdown")
 @_errors(400, 401, 403, 409)
 @blp.doc(security=[{"apiKey": []}])
 def create_game(body: dict[str, Any], headers: dict[str, Any]) -> Any:
-    """Create a game (service key). Returns a secret token for each human seat. With an ``Idempotency-Key``,
-    a retry of the same request answers the original 201 (``Idempotent-Replayed: true``), never a second game."""
+    """Create a game (a tenant's key with scope ``games``; it belongs to that tenant). Returns a secret token for
+    each human seat. With an ``Idempotency-Key``, a retry of the same request answers the original 201
+    (``Idempotent-Replayed: true``), never a second game."""
     key = headers.get("idempotency_key")
     if key is None:
         return service().create_game(credentials(), **body)
@@ -100,24 +101,28 @@ def create_game(body: dict[str, Any], headers: dict[str, Any]) -> Any:
 @blp.route("/games", methods=["GET"])
 @blp.arguments(s.ListGamesArgs(), location="query")
 @blp.response(200, s.GameListSchema)
+@_errors(400, 401, 403)
+@blp.doc(security=[{"apiKey": []}, {"adminKey": []}])
 def list_games(args: dict[str, Any]) -> dict[str, Any]:
-    """List games, newest first, optionally filtered by status."""
-    return service().list_games(status=args.get("status"), limit=args["limit"], offset=args["offset"])
+    """The caller's tenant's games (a tenant's key with ``games``; the admin key: every tenant's), newest first,
+    every visibility; filtered by status, player, visibility and creation time; paged by ``next_cursor``."""
+    return service().list_games(credentials(), **args)
 
 
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, s.GameSummarySchema)
-@_errors(404)
+@_errors(401, 403, 404)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def game_summary(game_id: str) -> dict[str, Any]:
-    """A game's public summary (never tokens)."""
-    return service().game_summary(game_id)
+    """A game's summary (never tokens), to whoever may watch it (a private game: 404 to anyone else)."""
+    return service().game_summary(game_id, credentials())
 
 
 @blp.route("/games/<game_id>/view", methods=["GET"])
 @blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.ViewSchema)
 @_errors(401, 403, 404)
-@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}])
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The seat's view (seat token), or the spectator view without credentials."""
     return service().view(game_id, credentials(), seat=args.get("seat"))
@@ -141,18 +146,19 @@ def legal_actions(args: dict[str, Any], game_id: str) -> Response:
 @blp.route("/games/<game_id>/events", methods=["GET"])
 @blp.arguments(s.PageArgs(), location="query")
 @blp.response(200, s.EventPageSchema)
-@_errors(403, 404)
-@blp.doc(security=[{}, {"seatToken": []}, {"adminKey": []}])
+@_errors(401, 403, 404)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Events after version ``after``, redacted for the reader (full after the end or with the admin key)."""
+    """Events after version ``after``, redacted for the reader (full after the end, with the admin key or with
+    the tenant's key holding ``admin``)."""
     return service().events(game_id, credentials(), after=args["after"], limit=args["limit"])
 
 
 @blp.route("/games/<game_id>/state", methods=["GET"])
 @blp.arguments(s.StateArgs(), location="query")
 @blp.response(200, s.StateSchema)
-@_errors(403, 404)
-@blp.doc(security=[{}, {"adminKey": []}, {"seatToken": []}])
+@_errors(401, 403, 404)
+@blp.doc(security=[{}, {"adminKey": []}, {"seatToken": []}, {"apiKey": []}])
 def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The position at version k (admin key or game over), or the seat's view at k (seat token), or the
     spectator's view at k (no credentials before the end): what a replay steps through."""
@@ -172,10 +178,11 @@ def record(args: dict[str, Any], game_id: str) -> Response:
 
 @blp.route("/games/<game_id>/verify", methods=["GET"])
 @blp.response(200, s.VerifySchema)
-@_errors(404)
+@_errors(401, 403, 404)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def verify(game_id: str) -> dict[str, Any]:
     """Re-hash the chain and re-fold the log; report the first inconsistency."""
-    return service().verify(game_id)
+    return service().verify(game_id, credentials())
 
 
 def _submit_action(body: dict[str, Any], game_id: str) -> Any:
@@ -197,13 +204,14 @@ def submit_action(body: dict[str, Any], game_id: str) -> Any:
 @blp.route("/games/<game_id>/wait", methods=["GET"])
 @blp.arguments(s.WaitArgs(), location="query")
 @blp.response(200, s.WaitSchema)
-@_errors(400, 404, 503)
+@_errors(400, 401, 403, 404, 503)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle wait costs
     no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams."""
-    return service().wait(game_id, version=args["version"], timeout=args["timeout"])
+    return service().wait(game_id, credentials(), version=args["version"], timeout=args["timeout"])
 
 
 def _last_event_id() -> int | None:
@@ -219,8 +227,9 @@ def _last_event_id() -> int | None:
 
 @blp.route("/games/<game_id>/stream", methods=["GET"])
 @blp.arguments(s.StreamArgs(), location="query")
-@_errors(400, 404, 503)
+@_errors(400, 401, 403, 404, 503)
 @blp.doc(
+    security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}],
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "integer"},
                  "description": "resume after this version (EventSource sends it on reconnect); wins over `version`"}],
     responses={"200": {"description": (
@@ -235,9 +244,10 @@ def stream(args: dict[str, Any], game_id: str) -> Response:
     svc = service()
     last_id = _last_event_id()
     seen = args["version"] if last_id is None else last_id
+    creds = credentials()
     sub = svc.hub.subscribe(game_id)  # 503 past the cap; before the read, so no notice slips in between
     try:
-        first = notice_of(svc.game_summary(game_id))  # 404 before the stream starts
+        first = notice_of(svc.game_summary(game_id, creds))  # 401/403/404 before the stream starts
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
@@ -247,7 +257,7 @@ def stream(args: dict[str, Any], game_id: str) -> Response:
     def generate() -> Iterator[bytes]:
         with slow_client_limits(environ, svc.config.send_timeout, svc.config.stream_send_buffer):
             yield SSE_OPENING
-            for step in follow(sub, lambda: notice_of(svc.game_summary(game_id)), first, seen, deadline=deadline,
+            for step in follow(sub, lambda: notice_of(svc.latest_summary(game_id)), first, seen, deadline=deadline,
                                heartbeat=svc.config.stream_heartbeat):
                 yield sse(step)
 

@@ -1,4 +1,5 @@
-"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move (issue 15).
+"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move (issue 15); and
+/spectator-tokens, how a portal lets someone watch one of its private games (issue 26).
 
 Kept apart from ``games.py`` (the everyday endpoints) so each stays small; each view parses, calls one
 service method, returns. The clocks need no endpoint: they are in every view (``lifecycle.clock``) and
@@ -21,7 +22,7 @@ from . import schemas as s
 from .auth import credentials
 
 blp = Blueprint("online", __name__, url_prefix="/v1",
-                description="Online play: resign, abandon (portal), undo within a turn")
+                description="Online play: resign, abandon (portal), undo within a turn, spectator tokens (portal)")
 _errors = problem_responses(blp, s.ProblemSchema)
 
 
@@ -72,7 +73,8 @@ def resign(body: dict[str, Any], game_id: str) -> Any:
 @_errors(400, 401, 403, 404, 409)
 @blp.doc(security=[{"apiKey": []}])
 def abandon(body: dict[str, Any], game_id: str) -> Any:
-    """The portal ends the game (service key) with a recorded reason; the ``game_ended`` result is unrated
+    """The portal ends the game (its key with ``games``; the matcher's internal key for any tenant's game) with a
+    recorded reason; the ``game_ended`` result is unrated
     when no action was played yet. A repeat answers the original 201 (``Idempotent-Replayed: true``); a game
     that ended otherwise answers 409 ``game_over``."""
     return _answer(_service().abandon(game_id, credentials(), reason=body["reason"]), 201)
@@ -88,3 +90,15 @@ def undo(body: dict[str, Any], game_id: str) -> Any:
     one before that action. 409 ``undo_unavailable`` when nothing can be taken back (no action yet this
     turn, or a card was drawn or shown since), ``undo_disabled`` when the game was created without undo."""
     return _answer(_service().undo(game_id, credentials(), **body), 201)
+
+
+@blp.route("/games/<game_id>/spectator-tokens", methods=["POST"])
+@blp.arguments(s.SpectatorTokenRequestSchema())
+@blp.response(201, s.SpectatorTokenSchema)
+@_errors(400, 401, 403, 404)
+@blp.doc(security=[{"apiKey": []}, {"adminKey": []}])
+def spectator_token(body: dict[str, Any], game_id: str) -> Any:
+    """A token that reads this game as a spectator until ``expires_at`` (the game's tenant's key with ``games``,
+    or the admin key): the way into a private game without a seat. Stateless: it cannot be revoked before it
+    expires, so keep ``ttl_seconds`` short."""
+    return _service().spectator_token(game_id, credentials(), ttl=body["ttl_seconds"]), 201

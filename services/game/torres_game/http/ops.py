@@ -52,5 +52,7 @@ def readyz() -> dict[str, Any]:
 @_notification_errors(401, 403)
 @notifications.doc(security=[{"apiKey": []}, {"adminKey": []}])
 def read_notifications(args: dict[str, Any]) -> dict[str, Any]:
-    """Every game's events in commit order after ``position`` (service key: redacted; admin: full)."""
+    """Events in commit order after ``position``: a tenant's key (``games``) its own games' (redacted, full with
+    ``admin``); an internal key with ``notifications`` (the ratings consumer) every game's, redacted; the admin key
+    every game's, full."""
     return service().notifications(credentials(), after=args["after"], limit=args["limit"])

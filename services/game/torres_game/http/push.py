@@ -41,7 +41,8 @@ def init_push(app: Flask, ping_interval: float) -> None:
 
 @push.before_request
 def _open() -> None:
-    """Refuse before the upgrade: 400 bad version, 403 wrong token, 404 no game, 503 too many streams."""
+    """Refuse before the upgrade: 400 bad version, 401 unknown key, 403 wrong token, 404 no game (or one the
+    caller may not watch), 503 too many streams."""
     if request.endpoint != "push.game_socket":
         return
     raw = request.args.get("version", "0")
@@ -52,8 +53,8 @@ def _open() -> None:
     creds = credentials()
     sub = svc.hub.subscribe(game_id)
     try:
-        summary = svc.game_summary(game_id)
-        reader = svc.access.reader(svc._info(game_id), creds, over=False)
+        summary = svc.game_summary(game_id, creds)
+        reader = svc.access.reader(svc._info(game_id), svc.access.caller(creds), over=False)
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
@@ -75,10 +76,12 @@ def _close(_error: BaseException | None) -> None:
     responses={
         "101": {"description": "Switching Protocols: JSON text messages `version`, then `game-over` (close 1000) "
                                "or `shutdown` (close 1001); see docs/game-service.md"},
-        "400": {"description": "bad `version`"}, "403": {"description": "a token of no seat of this game"},
-        "404": {"description": "no such game"}, "503": {"description": "too many open streams in this process"},
+        "400": {"description": "bad `version`"}, "401": {"description": "an API key nobody holds"},
+        "403": {"description": "a token of no seat of this game"},
+        "404": {"description": "no such game, or one the caller may not watch (another tenant's, a private one)"},
+        "503": {"description": "too many open streams in this process"},
     },
-    security=[{}, {"seatToken": []}, {"adminKey": []}],
+    security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}],
 )
 def game_socket(ws: Any, game_id: str) -> None:
     """Send the game's steps until it ends, the server drains or the client leaves."""
@@ -86,7 +89,7 @@ def game_socket(ws: Any, game_id: str) -> None:
     sub, first, seen, creds, with_events = g.push
     try:
         with slow_client_limits(request.environ, svc.config.send_timeout, svc.config.stream_send_buffer):
-            read = lambda: notice_of(svc.game_summary(game_id))  # noqa: E731
+            read = lambda: notice_of(svc.latest_summary(game_id))  # noqa: E731
             pending: list[dict[str, Any]] = []
             for step in follow(sub, read, first, seen, deadline=math.inf, heartbeat=svc.config.stream_heartbeat):
                 if not ws.connected:

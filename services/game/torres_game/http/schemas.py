@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from torres_game.access import SPECTATOR_TTL_DEFAULT, SPECTATOR_TTL_MAX
+from torres_game.store.base import DEFAULT_VISIBILITY, VISIBILITIES
 from torres_service.fields import (
     COMMAND_ID,
+    GAME_ID,
     IDEMPOTENCY_KEY,
     MAX_INT,
     NAME,
     PLAYER_ID,
+    Kind,
     PlainObject,
     StrictBoolean,
     identifier,
@@ -23,6 +28,10 @@ from torres_service.schemas import QuerySchema, StrictSchema
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 LEVELS = ("easy", "medium", "hard")
+TENANT = Kind("tenant", GAME_ID.pattern, 64, rule="letters, digits and _.:@- (not first)")
+VISIBILITY_DOC = ("who may watch: public (anyone with the id; the portal may list it in its lobby), unlisted "
+                  "(anyone with the id, never advertised; the default), private (seat tokens, the tenant's key, "
+                  "spectator tokens the tenant issues; everyone else gets 404)")
 
 
 class HumanSeatSpecSchema(StrictSchema):
@@ -88,6 +97,10 @@ class CreateGameSchema(StrictSchema):
     clock = fields.Nested(ClockSchema, metadata={"description": "time controls; none: an untimed game"})
     timeout = fields.Nested(TimeoutPolicySchema, metadata={"description": "what a timeout does (default forfeit)"})
     undo = StrictBoolean(metadata={"description": "may the seat to move take back its actions (default true)"})
+    visibility = fields.String(load_default=DEFAULT_VISIBILITY, validate=validate.OneOf(VISIBILITIES),
+                               metadata={"description": VISIBILITY_DOC})
+    tenant = identifier(TENANT, description="the tenant the game is for: only with an internal service's key (the "
+                                            "matcher), which belongs to no tenant; a tenant's key creates its own")
 
 
 class SeatSchema(Schema):
@@ -101,6 +114,7 @@ class SeatSchema(Schema):
 class GameCreatedSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
+    visibility = fields.String(metadata={"enum": list(VISIBILITIES)})
     seed_commitment = fields.String(metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
     seats = fields.List(fields.Nested(SeatSchema))
 
@@ -109,6 +123,7 @@ class GameSummarySchema(Schema):
     game_id = fields.String()
     status = fields.String()
     version = fields.Integer()
+    visibility = fields.String(metadata={"enum": list(VISIBILITIES)})
     edition = fields.String()
     master = fields.Boolean()
     options = fields.Dict()
@@ -130,7 +145,20 @@ class GameSummarySchema(Schema):
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema))
     limit = fields.Integer()
-    offset = fields.Integer()
+    next_cursor = fields.String(allow_none=True, metadata={
+        "description": "pass it as `cursor` for the next page; null on the last page"})
+
+
+class SpectatorTokenRequestSchema(StrictSchema):
+    ttl_seconds = integer(load_default=SPECTATOR_TTL_DEFAULT, minimum=60, maximum=SPECTATOR_TTL_MAX,
+                          metadata={"description": "how long the token reads the game (default one hour)"})
+
+
+class SpectatorTokenSchema(Schema):
+    game_id = fields.String()
+    token = fields.String(metadata={"description": "send it as `Authorization: Bearer <token>` to read the game as "
+                                                   "a spectator (private games included) until it expires"})
+    expires_at = fields.String()
 
 
 class CreationHeaders(Schema):
@@ -146,8 +174,21 @@ class CreationHeaders(Schema):
 
 class ListGamesArgs(QuerySchema):
     status = fields.String(validate=validate.OneOf(("active", "over")))
+    player_id = identifier(PLAYER_ID, description="games with a seat of this player")
+    visibility = fields.String(validate=validate.OneOf(VISIBILITIES))
+    created_after = fields.AwareDateTime(metadata={"description": "created strictly after (RFC 3339, with offset)"})
+    created_before = fields.AwareDateTime(metadata={"description": "created strictly before (RFC 3339, with offset)"})
+    cursor = fields.String(validate=validate.Length(max=400),
+                           metadata={"description": "the `next_cursor` of the previous page"})
     limit = integer(load_default=50, minimum=1, maximum=500)
-    offset = integer(load_default=0)
+
+    @validates_schema(pass_original=True)
+    def _no_offset(self, _data: dict[str, Any], original: Any, **_: Any) -> None:
+        """Offsets were replaced by cursors (issue 26): one sent by an old client must not silently repeat the
+        first page forever (unknown query arguments are otherwise ignored)."""
+        if isinstance(original, Mapping) and "offset" in original:
+            raise ValidationError("offset paging was replaced by cursors: pass the previous page's next_cursor "
+                                  "as cursor", "offset")
 
 
 class SeatArgs(QuerySchema):

@@ -4,7 +4,8 @@ Modelled on the ``eventsourcing`` library's recorders: one protocol, one module 
 database integrity errors surfacing as one domain error (:class:`VersionConflict`). Besides the
 per-game streams the store keeps what must change *in the same transaction* as an append:
 
-* ``games``: the summary projection (status, version, scores ...) that lists and filters read;
+* ``games``: the summary projection (status, version, scores ...) that lists and filters read, with the game's
+  tenant and visibility (issue 26), fixed at creation;
 * ``commands``: client command ids, so a retried command appends nothing and returns the original;
 * ``ai_turns``: an outbox row when an AI seat is to move, so a worker can never miss a turn;
 * ``game_secrets``: the seed and seat-token hashes, which no event ever contains before the end.
@@ -23,6 +24,8 @@ from torres_audit.chain import chain_hash, content_hash, format_time
 from torres_game.errors import VersionConflict
 
 __all__ = [
+    "DEFAULT_VISIBILITY",
+    "VISIBILITIES",
     "AiTurn",
     "AppendResult",
     "EventStore",
@@ -36,6 +39,16 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+#: Who may watch a game, chosen at creation (docs/security.md): ``public`` (anyone with the id, and the tenant may
+#: show it in its lobby), ``unlisted`` (anyone with the id), ``private`` (seat tokens, the tenant's key, the
+#: operator, spectator tokens the tenant issued).
+VISIBILITIES = ("public", "unlisted", "private")
+#: A game created without one: ``unlisted``. Spectators who are given the id may watch (what every game allowed
+#: before issue 26, and what the web client's invitation links and replays rely on), but the game is never
+#: advertised; a portal that wants it in its public lobby says ``public``, one that wants it closed ``private``.
+#: Closed by default would break every existing spectator link; listed by default would advertise games their
+#: players never chose to show.
+DEFAULT_VISIBILITY = "unlisted"
 
 
 class GameExists(Exception):
@@ -112,6 +125,8 @@ class GameRecord:
     version: int = 0
     status: str = "active"
     summary: dict[str, Any] = field(default_factory=dict)
+    tenant: str = "default"  # the portal that created it; never changes (migration 0007 / sqlite 0004)
+    visibility: str = "public"  # one of VISIBILITIES; never changes
 
 
 @dataclass(frozen=True)
@@ -188,12 +203,22 @@ class EventStore(Protocol):
 
     def current_version(self, game_id: str) -> int | None: ...
 
-    def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]: ...
+    def list_games(
+        self, *, tenant: str | None = None, status: str | None = None, player_id: str | None = None,
+        visibility: str | None = None, created_after: datetime | None = None,
+        created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
+    ) -> list[GameRecord]:
+        """Games newest first (``created_at`` then ``game_id``, both descending), filtered by every argument
+        given: ``tenant`` (None: every tenant's), ``status``, a seat's ``player_id``, ``visibility``, creation
+        strictly after/before the given instants, and ``before``, a keyset cursor: only games listed after the
+        game whose ``(created_at, game_id)`` it is (so pages stay stable while new games are created)."""
+        ...
 
     def get_secret(self, game_id: str) -> GameSecret | None: ...
 
-    def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
-        """The global log: every game's events in commit order, by ascending ``position``."""
+    def notifications(self, *, after: int = 0, limit: int = 100, tenant: str | None = None) -> list[StoredEvent]:
+        """The global log: every game's events in commit order, by ascending ``position``; with ``tenant``, only
+        the events of that tenant's games (the positions of others' events are skipped, never renumbered)."""
         ...
 
     def save_snapshot(self, snapshot: Snapshot) -> None: ...

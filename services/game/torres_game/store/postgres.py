@@ -48,8 +48,12 @@ from .base import (
 )
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
-_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
+_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
+
+
+def _qualified(alias: str, columns: str) -> str:
+    return ", ".join(f"{alias}.{c.strip()}" for c in columns.split(","))
 
 
 def _jsonb(value: Any) -> Jsonb:
@@ -68,8 +72,40 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
 def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=format_time(row[1]), edition=row[2], master=row[3], options=row[4],
-        seats=row[5], version=row[6], status=row[7], summary=row[8],
+        seats=row[5], version=row[6], status=row[7], summary=row[8], tenant=row[9], visibility=row[10],
     )
+
+
+def list_filters(
+    *, tenant: str | None, status: str | None, player_id: str | None, visibility: str | None,
+    created_after: datetime | None, created_before: datetime | None, before: tuple[str, str] | None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause of a games list and its parameters: only the filters given, so that the planner sees a
+    plain ``tenant = $1 ORDER BY created_at DESC, game_id DESC`` and walks ``games_tenant_created``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if tenant is not None:
+        clauses.append("tenant = %s")
+        params.append(tenant)
+    if status is not None:
+        clauses.append("status = %s")
+        params.append(status)
+    if visibility is not None:
+        clauses.append("visibility = %s")
+        params.append(visibility)
+    if player_id is not None:
+        clauses.append("seats @> %s")
+        params.append(_jsonb([{"player_id": player_id}]))
+    if created_after is not None:
+        clauses.append("created_at > %s")
+        params.append(created_after)
+    if created_before is not None:
+        clauses.append("created_at < %s")
+        params.append(created_before)
+    if before is not None:
+        clauses.append("(created_at, game_id) < (%s::timestamptz, %s)")
+        params.extend(before)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
 class PostgresEventStore:
@@ -146,10 +182,10 @@ class PostgresEventStore:
             # A concurrent insert of the same id waits for the other transaction, then inserts nothing.
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+                " %s, %s) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, now, now, game.edition, game.master, _jsonb(game.options), _jsonb(game.seats),
-                 stamped[-1].version, game.status, _jsonb(game.summary)),
+                 stamped[-1].version, game.status, _jsonb(game.summary), game.tenant, game.visibility),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # the transaction rolls back: nothing written
@@ -280,12 +316,17 @@ class PostgresEventStore:
             row = conn.execute("SELECT version FROM games WHERE game_id = %s", (game_id,)).fetchone()
         return row[0] if row else None
 
-    def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]:
+    def list_games(
+        self, *, tenant: str | None = None, status: str | None = None, player_id: str | None = None,
+        visibility: str | None = None, created_after: datetime | None = None,
+        created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
+    ) -> list[GameRecord]:
+        where, params = list_filters(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+                                     created_after=created_after, created_before=created_before, before=before)
         with self.pool.connection() as conn:
             rows = conn.execute(
-                f"SELECT {_GAME_COLS} FROM games WHERE (%s::text IS NULL OR status = %s::text)"
-                " ORDER BY created_at DESC, game_id LIMIT %s OFFSET %s",
-                (status, status, limit, offset),
+                f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT %s",
+                (*params, limit),
             ).fetchall()
         return [_game(r) for r in rows]
 
@@ -296,15 +337,22 @@ class PostgresEventStore:
             ).fetchone()
         return GameSecret(int(row[0]), list(row[1])) if row else None
 
-    def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
+    def notifications(self, *, after: int = 0, limit: int = 100, tenant: str | None = None) -> list[StoredEvent]:
         with self.pool.connection() as conn:
             # Two statements: the page must be read with a snapshot taken after the horizon's wait.
             horizon = conn.execute("SELECT torres_events_horizon()").fetchone()[0]  # type: ignore[index]
-            rows = conn.execute(
-                f"SELECT {_EVENT_COLS} FROM events WHERE position > %s AND position <= %s"
-                " ORDER BY position LIMIT %s",
-                (after, horizon, limit),
-            ).fetchall()
+            if tenant is None:
+                rows = conn.execute(
+                    f"SELECT {_EVENT_COLS} FROM events WHERE position > %s AND position <= %s"
+                    " ORDER BY position LIMIT %s",
+                    (after, horizon, limit),
+                ).fetchall()
+            else:  # one tenant's: the events walked in position order, each game's tenant by its primary key
+                rows = conn.execute(
+                    f"SELECT {_qualified('e', _EVENT_COLS)} FROM events e JOIN games g ON g.game_id = e.game_id"
+                    " WHERE e.position > %s AND e.position <= %s AND g.tenant = %s ORDER BY e.position LIMIT %s",
+                    (after, horizon, tenant, limit),
+                ).fetchall()
         return [_event(r) for r in rows]
 
     def save_snapshot(self, snapshot: Snapshot) -> None:

@@ -28,7 +28,7 @@ from torres_game.migrations import discover
 from .base import AiTurn, AppendResult, GameExists, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
-_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary"
+_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
 
 
 def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -41,8 +41,36 @@ def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
 def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=row[1], edition=row[2], master=bool(row[3]), options=json.loads(row[4]),
-        seats=json.loads(row[5]), version=row[6], status=row[7], summary=json.loads(row[8]),
+        seats=json.loads(row[5]), version=row[6], status=row[7], summary=json.loads(row[8]), tenant=row[9],
+        visibility=row[10],
     )
+
+
+def _list_filters(
+    *, tenant: str | None, status: str | None, player_id: str | None, visibility: str | None,
+    created_after: datetime | None, created_before: datetime | None, before: tuple[str, str] | None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause of a games list: only the filters given. Times are compared as the stored text, which
+    ``format_time`` writes in one fixed-width UTC form, so text order is time order."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, value in (("tenant", tenant), ("status", status), ("visibility", visibility)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if player_id is not None:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_extract(value, '$.player_id') = ?)")
+        params.append(player_id)
+    if created_after is not None:
+        clauses.append("created_at > ?")
+        params.append(format_time(created_after))
+    if created_before is not None:
+        clauses.append("created_at < ?")
+        params.append(format_time(created_before))
+    if before is not None:
+        clauses.append("(created_at, game_id) < (?, ?)")
+        params.extend(before)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
 def path_from_url(url: str) -> str:
@@ -139,10 +167,11 @@ class SqliteEventStore:
         with self._write() as conn:
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, format_time(now), format_time(now), game.edition, int(game.master),
                  canonical_json(game.options), canonical_json(game.seats), stamped[-1].version, game.status,
-                 canonical_json(game.summary)),
+                 canonical_json(game.summary), game.tenant, game.visibility),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # _write rolls back: nothing written
@@ -276,11 +305,16 @@ class SqliteEventStore:
         row = self._query("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
         return row[0] if row else None
 
-    def list_games(self, *, status: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRecord]:
+    def list_games(
+        self, *, tenant: str | None = None, status: str | None = None, player_id: str | None = None,
+        visibility: str | None = None, created_after: datetime | None = None,
+        created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
+    ) -> list[GameRecord]:
+        where, params = _list_filters(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+                                      created_after=created_after, created_before=created_before, before=before)
         rows = self._query(
-            f"SELECT {_GAME_COLS} FROM games WHERE (? IS NULL OR status = ?)"
-            " ORDER BY created_at DESC, game_id LIMIT ? OFFSET ?",
-            (status, status, limit, offset),
+            f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT ?",
+            (*params, limit),
         ).fetchall()
         return [_game(r) for r in rows]
 
@@ -290,10 +324,17 @@ class SqliteEventStore:
         ).fetchone()
         return GameSecret(int(row[0]), json.loads(row[1])) if row else None
 
-    def notifications(self, *, after: int = 0, limit: int = 100) -> list[StoredEvent]:
-        rows = self._query(
-            f"SELECT {_EVENT_COLS} FROM events WHERE position > ? ORDER BY position LIMIT ?", (after, limit)
-        ).fetchall()
+    def notifications(self, *, after: int = 0, limit: int = 100, tenant: str | None = None) -> list[StoredEvent]:
+        if tenant is None:
+            rows = self._query(
+                f"SELECT {_EVENT_COLS} FROM events WHERE position > ? ORDER BY position LIMIT ?", (after, limit)
+            ).fetchall()
+        else:
+            columns = ", ".join(f"e.{c.strip()}" for c in _EVENT_COLS.split(","))
+            rows = self._query(
+                f"SELECT {columns} FROM events e JOIN games g ON g.game_id = e.game_id"
+                " WHERE e.position > ? AND g.tenant = ? ORDER BY e.position LIMIT ?", (after, tenant, limit)
+            ).fetchall()
         return [_event(r) for r in rows]
 
     def save_snapshot(self, snapshot: Snapshot) -> None:

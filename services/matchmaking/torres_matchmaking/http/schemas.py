@@ -1,4 +1,5 @@
-"""Request and response schemas (marshmallow). Unknown fields in a body are refused (RAISE)."""
+"""Request and response schemas (marshmallow). Unknown fields in a body are refused (RAISE): a ticket's body
+does not name its player (the player token does, issue 26), so a ``player_id`` in it is 400 like any typo."""
 
 from __future__ import annotations
 
@@ -7,15 +8,18 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
-from torres_service.fields import PLAYER_ID, StrictBoolean, identifier, integer, url
+from torres_service.fields import PLAYER_ID, Kind, StrictBoolean, identifier, integer, url
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
 STATUSES = ("queued", "matched", "cancelled", "expired")
 
 
+#: A stream ticket as issued (``secrets.token_urlsafe(32)``: 43 characters), with room to change its length.
+STREAM_TICKET = Kind("stream ticket", "[A-Za-z0-9_-]+", 128, rule="letters, digits, _ and -")
+
+
 class CreateTicketSchema(StrictSchema):
-    player_id = identifier(PLAYER_ID, required=True)
     player_counts = fields.List(
         fields.Integer(strict=True, validate=validate.OneOf(PLAYER_COUNTS, error="a game has 2 to 4 players")),
         required=True, validate=validate.Length(min=1, max=3))
@@ -65,6 +69,27 @@ class TicketWaitArgs(QuerySchema):
 class TicketStreamArgs(QuerySchema):
     timeout = fields.Float(load_default=300.0, validate=validate.Range(min=0, max=3600),
                            metadata={"description": "close the stream after this many seconds"})
+    stream_ticket = identifier(STREAM_TICKET, description=(
+        "a single-use stream ticket (POST /v1/tickets/{ticket_id}/stream-tickets) instead of the Authorization "
+        "header, for EventSource; unknown, used, expired or another ticket's: 401"))
+
+
+class StreamTicketSchema(Schema):
+    stream_ticket = fields.String(metadata={"description": "pass as ?stream_ticket= to the ticket's stream, once"})
+    expires_in = fields.Float(metadata={"description": "seconds it stays valid"})
+    stream_url = fields.String(metadata={"description": "the stream's path with the ticket in its query"})
+
+
+class DevPlayerTokenSchema(StrictSchema):
+    player_id = identifier(PLAYER_ID, required=True, description="the player the token names (its sub)")
+
+
+class PlayerTokenSchema(Schema):
+    token = fields.String(metadata={"description": "the player token: send it as Authorization: Bearer <token>"})
+    token_type = fields.String(metadata={"enum": ["Bearer"]})
+    tenant = fields.String()
+    player_id = fields.String()
+    expires_at = fields.Integer(metadata={"description": "Unix time"})
 
 
 class RatingSchema(Schema):
@@ -110,3 +135,4 @@ class ProblemSchema(BaseProblemSchema):
                                                         "sent (first 80 characters)"})
     player_id = fields.String(metadata={"description": "malformed_id: the id sent (first 80 characters)"})
     ticket_status = fields.String(metadata={"description": "ticket_not_cancellable: the current status"})
+    scope = fields.String(metadata={"description": "insufficient_scope: the scope the key lacks"})

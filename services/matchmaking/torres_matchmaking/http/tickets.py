@@ -1,4 +1,12 @@
-"""/v1/tickets, /v1/queues, /v1/leaderboard and /v1/players: each view parses, calls one method, returns."""
+"""/v1/tickets, /v1/queues, /v1/leaderboard and /v1/players: each view authenticates, parses, calls one method,
+returns.
+
+Who may do what (issue 26; :mod:`.auth`): a ticket is its player's — created, read, waited on, streamed and
+cancelled with that player's token only, anybody else's (another player, another tenant's) getting 404 as for
+an id that does not exist. The stream also opens with a single-use stream ticket, for EventSource. Queue sizes
+and the leaderboard are the caller's tenant's, with a player token or the portal's key; a rating is readable by
+its own player, or by the portal's key for any of its players.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +18,13 @@ from typing import Any
 from flask import Response, current_app, stream_with_context
 
 from torres_matchmaking.ratings import RatingBook
-from torres_matchmaking.tickets import TicketService, check_player_id
+from torres_matchmaking.tickets import Owner, TicketService, check_player_id
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses, sse_event
 
+from ..errors import Forbidden, MissingPlayerToken, ValidationFailed
 from . import schemas as s
+from .auth import PLAYER, PLAYER_OR_PORTAL, caller_tenant, player, player_required, tenant_of
 
 blp = Blueprint("tickets", __name__, url_prefix="/v1", description="Tickets, queues and ratings")
 
@@ -30,52 +40,98 @@ def ratings() -> RatingBook:
 _errors = problem_responses(blp, s.ProblemSchema)
 
 
+class MissingStreamCredentials(MissingPlayerToken):
+    """A stream opened with neither a player token nor a stream ticket."""
+
+    def __init__(self) -> None:
+        super().__init__("send Authorization: Bearer <player token>, or ?stream_ticket= from "
+                         "POST /v1/tickets/{ticket_id}/stream-tickets")
+
+
 @blp.route("/tickets", methods=["POST"])
+@player_required
 @blp.arguments(s.CreateTicketSchema)
 @blp.response(201, s.TicketSchema)
-@_errors(400, 409)
-def create_ticket(body: dict[str, Any]) -> dict[str, Any]:
-    """Queue a player for a game. One live (queued) ticket per player: a second one is a 409."""
+@_errors(400, 401, 409)
+@blp.doc(security=PLAYER)
+def create_ticket(body: dict[str, Any], owner: Owner) -> dict[str, Any]:
+    """Queue the token's player for a game (the body does not name the player: a ``player_id`` in it is 400).
+    One live (queued) ticket per player of a tenant: a second one is a 409. The ticket meets only players of the
+    same tenant, or of every shared-pool tenant if its tenant is one."""
     body.setdefault("max_wait_seconds", tickets().config.default_max_wait)
-    return tickets().create(**body)
+    return tickets().create(**body, player_id=owner.player_id, tenant=owner.tenant,
+                            shared_pool=tenant_of(owner.tenant).shared_pool)
 
 
 @blp.route("/tickets/<ticket_id>", methods=["GET"])
+@player_required
 @blp.response(200, s.TicketSchema)
-@_errors(400, 404)
-def get_ticket(ticket_id: str) -> dict[str, Any]:
-    """The ticket: queued / matched (game id, seat, seat token) / cancelled / expired."""
-    return tickets().get(ticket_id)
+@_errors(400, 401, 404)
+@blp.doc(security=PLAYER)
+def get_ticket(ticket_id: str, owner: Owner) -> dict[str, Any]:
+    """The player's ticket: queued / matched (game id, seat, seat token) / cancelled / expired. Another player's
+    ticket is 404, as an unknown one."""
+    return tickets().get(ticket_id, owner)
 
 
 @blp.route("/tickets/<ticket_id>/wait", methods=["GET"])
+@player_required
 @blp.arguments(s.TicketWaitArgs, location="query")
 @blp.response(200, s.TicketSchema)
-@_errors(400, 404)
-def wait_ticket(args: dict[str, Any], ticket_id: str) -> dict[str, Any]:
-    """Long-poll: the ticket as soon as its status differs from ``status``, or at ``timeout``."""
-    return tickets().wait(ticket_id, args.get("status"), args["timeout"])
+@_errors(400, 401, 404)
+@blp.doc(security=PLAYER)
+def wait_ticket(args: dict[str, Any], ticket_id: str, owner: Owner) -> dict[str, Any]:
+    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``."""
+    return tickets().wait(ticket_id, args.get("status"), args["timeout"], owner)
+
+
+@blp.route("/tickets/<ticket_id>/stream-tickets", methods=["POST"])
+@player_required
+@blp.response(201, s.StreamTicketSchema)
+@_errors(400, 401, 404)
+@blp.doc(security=PLAYER)
+def stream_ticket_for(ticket_id: str, owner: Owner) -> dict[str, Any]:
+    """A single-use ticket that opens this ticket's stream once, within a minute (``MM_STREAM_TICKET_TTL``):
+    a browser's EventSource cannot send the player token, and the token itself never goes into a URL."""
+    secret, ttl = tickets().issue_stream_ticket(ticket_id, owner)
+    return {"stream_ticket": secret, "expires_in": ttl,
+            "stream_url": f"/v1/tickets/{ticket_id}/stream?stream_ticket={secret}"}
 
 
 SSE_OPENING = ": connected\nretry: 2000\n\n"
 HEARTBEAT = 15.0
 
 
+def stream_owner(ticket_id: str, secret: str | None) -> Owner:
+    """Whose stream this is: the player token's, or the stream ticket's (consumed now), not both at once."""
+    owner = player()
+    if secret is None:
+        if owner is None:
+            raise MissingStreamCredentials()
+        return owner
+    if owner is not None:
+        raise ValidationFailed("send the player token or a stream ticket, not both",
+                               errors={"stream_ticket": ["not with an Authorization header"]})
+    return tickets().redeem_stream_ticket(secret, ticket_id)
+
+
 @blp.route("/tickets/<ticket_id>/stream", methods=["GET"])
 @blp.arguments(s.TicketStreamArgs, location="query")
-@_errors(400, 404)
-@blp.doc(responses={"200": {"description": (
+@_errors(400, 401, 404)
+@blp.doc(security=[{"streamTicket": []}, {"playerToken": []}], responses={"200": {"description": (
     "`text/event-stream`: a `: connected` comment and `retry:` at once; a `ticket` event with the ticket now "
     "and one at each status change; `: keep-alive` comments while idle; and one closing event: `finished` "
     "(the ticket is matched, cancelled or expired) or `timeout` (reconnect to go on)"),
     "content": {"text/event-stream": {"schema": sse_event("ticket", "finished", "timeout")}}}})
 def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
-    """Server-sent events for one ticket, in the game service's stream format. One subscription for the whole
-    stream: Redis is read once now and once per change of this ticket, never while it idles."""
+    """Server-sent events for the player's ticket, in the game service's stream format; opened with the player
+    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream: Redis is
+    read once now and once per change of this ticket, never while it idles."""
+    owner = stream_owner(ticket_id, args.get("stream_ticket"))
     svc = tickets()
     sub = svc.hub.subscribe(ticket_id)  # 503 past the cap; before the read, so no change slips in between
     try:
-        first = svc.get(ticket_id)  # 400/404 before the stream starts
+        first = svc.get(ticket_id, owner)  # 400/404 before the stream starts
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
@@ -106,32 +162,48 @@ def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
 
 
 @blp.route("/tickets/<ticket_id>", methods=["DELETE"])
+@player_required
 @blp.response(200, s.TicketSchema)
-@_errors(400, 404, 409)
-def cancel_ticket(ticket_id: str) -> dict[str, Any]:
-    """Cancel a queued ticket. 409 if it is already matched or expired, or being placed in a game (unless
-    that placement has been stuck for longer than the claim timeout: then the cancel goes through)."""
-    return tickets().cancel(ticket_id)
+@_errors(400, 401, 404, 409)
+@blp.doc(security=PLAYER)
+def cancel_ticket(ticket_id: str, owner: Owner) -> dict[str, Any]:
+    """Cancel the player's queued ticket (another's: 404, untouched). 409 if it is already matched or expired,
+    or being placed in a game (unless that placement has been stuck for longer than the claim timeout: then the
+    cancel goes through)."""
+    return tickets().cancel(ticket_id, owner)
 
 
 @blp.route("/queues", methods=["GET"])
 @blp.response(200, s.QueuesSchema)
+@_errors(401, 403)
+@blp.doc(security=PLAYER_OR_PORTAL)
 def queues() -> dict[str, Any]:
-    """Non-empty queue sizes by edition:variant:player-count (a ticket sits in one queue per count)."""
-    return {"queues": tickets().queue_sizes()}
+    """The caller's tenant's non-empty queue sizes by edition:variant:player-count (a ticket sits in one queue
+    per count): its own pool's, or the shared pool's if the tenant is in it."""
+    tenant, _, _ = caller_tenant()
+    return {"queues": tickets().queue_sizes(tenant, tenant_of(tenant).shared_pool)}
 
 
 @blp.route("/leaderboard", methods=["GET"])
 @blp.arguments(s.PageArgs, location="query")
 @blp.response(200, s.LeaderboardSchema)
+@_errors(401, 403)
+@blp.doc(security=PLAYER_OR_PORTAL)
 def leaderboard(args: dict[str, Any]) -> dict[str, Any]:
-    """Rated players by ordinal (mu − 3σ), best first."""
-    return ratings().leaderboard(limit=args["limit"], offset=args["offset"])
+    """The caller's tenant's rated players by ordinal (mu − 3σ), best first; each tenant has its own board."""
+    tenant, _, _ = caller_tenant()
+    return ratings().leaderboard(tenant, limit=args["limit"], offset=args["offset"])
 
 
 @blp.route("/players/<player_id>/rating", methods=["GET"])
 @blp.response(200, s.RatingSchema)
-@_errors(400)
+@_errors(400, 401, 403)
+@blp.doc(security=PLAYER_OR_PORTAL)
 def player_rating(player_id: str) -> dict[str, Any]:
-    """A player's rating (the default rating, with ``games: 0``, for a player never rated)."""
-    return ratings().get(check_player_id(player_id)).to_json()
+    """A player's rating within the caller's tenant (the default rating, with ``games: 0``, for a player never
+    rated): a player token reads its own player's, the portal's key any of its players'."""
+    check_player_id(player_id)
+    tenant, owner, principal = caller_tenant()
+    if principal is None and owner is not None and owner.player_id != player_id:
+        raise Forbidden("a player token reads its own player's rating only (the portal's key reads any)")
+    return ratings().get(tenant, player_id).to_json()

@@ -9,10 +9,13 @@ local function is_live_queued(f, now)  -- f = {status, expires_at}
   return f[1] == 'queued' and tonumber(f[2]) > tonumber(now)
 end
 
--- Into the matching set and the expiry index (the ticket hash says its status).
+-- Into the matching set and the expiry index (the ticket hash says its status). The row ends with the ticket's
+-- scope: tickets only meet tickets of theirs (a ticket written before tenants existed is the default tenant's).
 local function requeue(tkey, id)
-  local f = redis.call('HMGET', tkey, 'player_id', 'rating', 'counts', 'created_at', 'max_wait', 'expires_at')
-  redis.call('HSET', QUEUED, id, f[1] .. '|' .. f[2] .. '|' .. f[3] .. '|' .. f[4] .. '|' .. f[5] .. '|' .. f[6])
+  local f = redis.call('HMGET', tkey, 'player_id', 'rating', 'counts', 'created_at', 'max_wait', 'expires_at',
+    'scope')
+  redis.call('HSET', QUEUED, id, f[1] .. '|' .. f[2] .. '|' .. f[3] .. '|' .. f[4] .. '|' .. f[5] .. '|' .. f[6]
+    .. '|' .. (f[7] or 'default'))
   redis.call('ZADD', EXPIRY, f[6], id)
   redis.call('ZADD', RATED, f[2], id)
 end

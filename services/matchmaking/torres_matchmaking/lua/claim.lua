@@ -2,23 +2,31 @@
 -- The group gets an id that outlives this matcher: its game's Idempotency-Key derives from it and its
 -- seating is stored with it, so whoever places the group later — this matcher retrying, another taking
 -- over after a crash or a timeout — asks the game service for the very same game.
+-- Every ticket must also share the first one's scope: whatever a matcher formed, players of tenants that are not
+-- in one pool (issue 26) never get one game.
 -- KEYS: pool keys, group, ticket1, ticket2, ...
 -- ARGV: now, group_id, due (when another matcher may take over), seats_json, group_ttl, id1, id2, ...
--- Returns {1} or {0, first_unavailable_id, its_status}.
+-- Returns {1, tenants} (the tickets' tenant segments, comma-separated, in their order) or
+-- {0, first_unavailable_id, its_status} (its status 'scope' when its scope differs).
 local now, gid = ARGV[1], ARGV[2]
-local ids, players = {}, {}
+local ids, players, tenants, scope = {}, {}, {}, nil
 for i = 6, #ARGV do
-  local f = redis.call('HMGET', KEYS[i + 1], 'status', 'expires_at', 'player_id')
+  local f = redis.call('HMGET', KEYS[i + 1], 'status', 'expires_at', 'player_id', 'scope', 'tenant')
   if not is_live_queued(f, now) then return {0, ARGV[i], f[1] or 'missing'} end
+  local s = f[4] or 'default'
+  scope = scope or s
+  if s ~= scope then return {0, ARGV[i], 'scope'} end
   ids[#ids + 1] = ARGV[i]
   players[#players + 1] = f[3]
+  tenants[#tenants + 1] = f[5] or 'default'
 end
 for i = 6, #ARGV do
   unqueue(ARGV[i])
   redis.call('HSET', KEYS[i + 1], 'status', 'claimed', 'group', gid, 'claimed_at', now)
 end
 redis.call('HSET', KEYS[6], 'state', 'claimed', 'tickets', table.concat(ids, ','),
-  'players', table.concat(players, ','), 'seats', ARGV[4], 'created_at', now)
+  'players', table.concat(players, ','), 'tenants', table.concat(tenants, ','), 'seats', ARGV[4],
+  'created_at', now)
 redis.call('EXPIRE', KEYS[6], ARGV[5])
 redis.call('ZADD', CLAIMS, ARGV[3], gid)
-return {1}
+return {1, table.concat(tenants, ',')}

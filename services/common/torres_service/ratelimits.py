@@ -1,0 +1,614 @@
+"""Rate limits and stream caps for both services (issue 26, "Safe on the open internet"): how many requests one
+client may send, and how many waits and streams it may hold open, each refusal a 429 problem with ``Retry-After``.
+
+Without them a single client could send requests and open streams without bound: one script could take a
+replica's CPU, or its whole share of open connections (``TORRES_MAX_STREAMS``), from every other player.
+
+**Who is counted.** Three classes of identity, each with its own limit (:class:`Settings`, docs/security.md):
+
+* ``address``: the client's IP address (``request.remote_addr``). Behind proxies that is the last proxy's address,
+  so ``TORRES_TRUSTED_PROXIES`` says how many of them append to ``X-Forwarded-For`` (werkzeug's ``ProxyFix``);
+  without it nobody's ``X-Forwarded-For`` is believed, as a client could write any address there.
+* ``tenant``: a portal, by the API key it presents (``X-API-Key``), looked up in the tenants registry
+  (:mod:`torres_service.principals`): all keys of one tenant share its limit. A key nobody holds is counted by
+  address only (its request is refused 401 anyway), and our own services' keys -- internal principals, and the
+  single-key default's key, which the matcher and the AI workers present too -- are not limited per tenant.
+* ``player``: the game service counts a bearer token (a seat's or a spectator's) by its SHA-256 digest; the
+  matchmaker counts the player a portal-signed token names, after the registry verified the signature. Never an
+  unverified claim: a forged token naming a victim would otherwise spend the victim's budget. A digest is safe
+  without verification (only a holder of the token can spend its budget); a matchmaking token that does not
+  verify is counted by address only.
+
+A request is counted against every class it has (a player's action from a browser: address and player).
+Addresses in ``TORRES_RATELIMIT_EXEMPT`` (default: loopback) are not limited at all, nor are ``/healthz``,
+``/readyz`` and ``/metrics`` (probes and scrapes must never be refused).
+
+**Request rates** are counted by flask-limiter's counting layer, the ``limits`` library (its storages, their Redis
+scripts, its strategies), in the service's Redis in the scale-out configuration (so the count is shared by every
+worker and replica) and in memory (per process) on the embedded default, with the fixed-window strategy (one counter
+per identity and window: the cheapest, at the price of a burst of up to twice the limit across a window's edge).
+Past a limit: 429 ``rate_limited`` with ``Retry-After`` (when the window ends). Not flask-limiter's ``Limiter`` and
+its request hook: measured on the game service, that hook cost about 120 us per request (it resolves per-endpoint
+and per-blueprint limits and exemptions and parses the limit strings again on every request) and its in-memory
+storage started a thread every 10 ms to expire keys -- together 1.78 ms of gunicorn CPU per accepted action in the
+HTTP benchmark against 1.15 ms without, where the issue allows 5 %. :class:`RequestCounts` is the lean equivalent
+for what these services need (three application-wide limits) and keeps flask-limiter's semantics where they matter:
+the check runs first, before the input guard and before anything reads the body, so a refused request costs little
+and changes nothing; if the storage fails, requests are counted in the process's memory until it answers again
+(re-checked after 1, 2, 4 ... 32 s, flask-limiter's ``in_memory_fallback``), and any other error is logged and the
+request served (``swallow_errors``): the limiter fails open, never a 5xx. ``X-RateLimit-*`` headers are sent on 429
+only (on every response they would cost one more storage read per request).
+
+**Stream caps** bound the waits and streams (long-poll ``/wait``, SSE ``/stream``, WebSocket ``/ws``) one
+identity holds open at once: past a cap, 429 ``too_many_streams_for_client``, below the process's own cap
+(``TORRES_MAX_STREAMS``, 503). They are counted per process, in :class:`StreamCaps`: what a cap protects is the
+process's own connections, greenlets and memory, and a count in memory cannot leak -- a stream's slot is given back
+when its response is closed (the client left, the stream ended, the worker drained it on shutdown), and a worker
+that dies takes its counts with it, where a count in Redis would stay behind. The price: an identity may hold a cap
+per worker and replica, and the load balancer decides where its connections land.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import ipaddress
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from flask import Flask, Response, request
+from limits import RateLimitItem, parse_many
+from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
+from limits.strategies import STRATEGIES, FixedWindowRateLimiter, RateLimiter
+from prometheus_client import Counter
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from .errors import ServiceError
+from .logs import configure_logging
+from .metrics import PUSH_SUFFIXES
+from .principals import TENANT_SCOPES, InvalidCredentials, InvalidPlayerToken, Registries
+from .problems import UNLIMITED_PATHS
+
+log = logging.getLogger(__name__)
+
+#: The identity classes, in the order their limits are reported.
+CLASSES = ("address", "tenant", "player")
+#: Never limited: liveness and readiness probes and metric scrapes must get through whatever a client does.
+EXEMPT_PATHS = UNLIMITED_PATHS
+#: Seconds a client refused for holding too many streams is told to wait: a slot frees when one of its own
+#: streams ends, which the server cannot foresee; long enough not to invite a reconnect loop.
+STREAM_RETRY_AFTER = 5
+#: Where the app keeps its :class:`Guard` (``app.extensions``), and a request its identities and stream slot.
+EXTENSION = "torres_ratelimits"
+_IDENTITY, _SLOT = "torres.ratelimits.identity", "torres.ratelimits.stream_slot"
+
+#: The environment variable of each setting (docs/security.md, "Rate limits and stream caps").
+SETTINGS = {
+    "enabled": "TORRES_RATELIMIT_ENABLED",
+    "address": "TORRES_RATELIMIT_ADDRESS",
+    "tenant": "TORRES_RATELIMIT_TENANT",
+    "player": "TORRES_RATELIMIT_PLAYER",
+    "exempt": "TORRES_RATELIMIT_EXEMPT",
+    "storage_uri": "TORRES_RATELIMIT_STORAGE_URI",
+    "strategy": "TORRES_RATELIMIT_STRATEGY",
+    "shared": "TORRES_RATELIMIT_SHARED",
+    "trusted_proxies": "TORRES_TRUSTED_PROXIES",
+    "streams_per_address": "TORRES_MAX_STREAMS_PER_ADDRESS",
+    "streams_per_tenant": "TORRES_MAX_STREAMS_PER_TENANT",
+    "streams_per_player": "TORRES_MAX_STREAMS_PER_PLAYER",
+}
+
+REFUSED = Counter("torres_http_rate_limited_total",
+                  "Requests refused with 429: kind=requests (a rate limit) or streams (a cap on open streams), "
+                  "by the class of the limit (address, tenant, player).", ["service", "kind", "limit_class"])
+
+
+class RateLimited(ServiceError):
+    """More requests than the class's limit allows in its window; ``Retry-After`` says when the window ends."""
+
+    status, code, title = 429, "rate_limited", "Too many requests"
+
+    def __init__(self, detail: str, *, retry_after: int, headers: Iterable[tuple[str, str]] = (),
+                 **extras: Any) -> None:
+        super().__init__(detail, retry_after=retry_after, **extras)
+        self.headers = (("Retry-After", str(retry_after)), *headers)
+
+
+class TooManyStreams(ServiceError):
+    """The identity already holds its cap of open waits and streams in this process."""
+
+    status, code, title = 429, "too_many_streams_for_client", "Too many open streams for this client"
+
+    def __init__(self, detail: str, **extras: Any) -> None:
+        super().__init__(detail, retry_after=STREAM_RETRY_AFTER, **extras)
+        self.headers = (("Retry-After", str(STREAM_RETRY_AFTER)),)
+
+
+# -- settings ---------------------------------------------------------------------------------------------------
+
+def _off(value: str) -> bool:
+    return value.strip().lower() in ("", "0", "off", "false", "no", "none")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the limits are. The defaults are far above what a person playing does (a few requests a second, one
+    or two streams) and bound what a script may: a player 30 requests a second, an address 60, a portal's
+    server 600; a player 8 open streams per process, an address 256, a tenant 5 000 (of the process's 10 000).
+    A limit is flask-limiter's notation (``"300 per 10 seconds"``, ``"20/second;600/minute"``); empty or
+    ``off`` turns that class off, as a cap of 0 does."""
+
+    enabled: bool = True
+    address: str = "600 per 10 seconds"
+    tenant: str = "6000 per 10 seconds"
+    player: str = "300 per 10 seconds"
+    exempt: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
+    storage_uri: str = "memory://"
+    strategy: str = "fixed-window"
+    trusted_proxies: int = 0
+    streams_per_address: int = 256
+    streams_per_tenant: int = 5000
+    streams_per_player: int = 8
+    shared: tuple[str, ...] = CLASSES
+    networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = field(init=False, repr=False,
+                                                                                compare=False)
+
+    def __post_init__(self) -> None:
+        for name in CLASSES:
+            value = getattr(self, name)
+            if not _off(value):
+                try:
+                    parse_many(value)
+                except ValueError:
+                    raise ValueError(f"{SETTINGS[name]}={value!r} is no rate limit (e.g. '300 per 10 seconds', "
+                                     f"or 'off')") from None
+        if not set(self.shared) <= set(CLASSES):
+            raise ValueError(f"{SETTINGS['shared']}={','.join(self.shared)!r}: a comma-separated subset of "
+                             f"{','.join(CLASSES)}")
+        for name in ("trusted_proxies", "streams_per_address", "streams_per_tenant", "streams_per_player"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{SETTINGS[name]} must not be negative")
+        try:
+            networks = tuple(ipaddress.ip_network(item.strip(), strict=False) for item in self.exempt if item.strip())
+        except ValueError as exc:
+            raise ValueError(f"{SETTINGS['exempt']}: {exc}") from None
+        object.__setattr__(self, "networks", networks)
+
+    def limit(self, name: str) -> str | None:
+        value: str = getattr(self, name)
+        return None if _off(value) else value
+
+    def cap(self, name: str) -> int:
+        return int(getattr(self, f"streams_per_{name}"))
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, *, storage_uri: str = "memory://") -> Settings:
+        """The settings from ``TORRES_*`` variables, read when the app is built; ``storage_uri`` is the service's
+        default storage (its Redis in the scale-out configuration), which ``TORRES_RATELIMIT_STORAGE_URI``
+        overrides."""
+        env = os.environ if env is None else env
+        d = cls()
+        get = lambda name, default: env.get(SETTINGS[name], default)  # noqa: E731
+        return cls(
+            enabled=not _off(get("enabled", "1")),
+            address=get("address", d.address), tenant=get("tenant", d.tenant), player=get("player", d.player),
+            exempt=tuple(get("exempt", ",".join(d.exempt)).split(",")),
+            storage_uri=get("storage_uri", "") or storage_uri,
+            strategy=get("strategy", d.strategy),
+            trusted_proxies=int(get("trusted_proxies", "0") or 0),
+            streams_per_address=int(get("streams_per_address", d.streams_per_address)),
+            streams_per_tenant=int(get("streams_per_tenant", d.streams_per_tenant)),
+            streams_per_player=int(get("streams_per_player", d.streams_per_player)),
+            shared=tuple(name.strip() for name in get("shared", ",".join(d.shared)).split(",") if name.strip()),
+        )
+
+
+def redis_storage_uri(url: str, *, cluster: bool = False) -> str:
+    """flask-limiter's storage URI for a service's Redis URL (``redis+cluster://`` for a cluster); ``memory://``
+    without one (the embedded default, one process)."""
+    if not url:
+        return "memory://"
+    if cluster and url.startswith(("redis://", "rediss://")):
+        return "redis+cluster://" + url.split("://", 1)[1]
+    return url
+
+
+# -- who is calling -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Identity:
+    """The request's identities, one per class; None where the request has none (or is not limited in it)."""
+
+    exempt: bool
+    address: str
+    tenant: str | None
+    player: str | None
+
+    def of(self, name: str) -> str | None:
+        return None if self.exempt else getattr(self, name)
+
+
+#: How a service names the player of a request's bearer token (None: none, or not one it can verify).
+PlayerOf = Callable[[str], str | None]
+
+
+def token_digest(token: str) -> str | None:
+    """The game service's player identity: the bearer token's SHA-256 digest (a seat or a spectator token).
+    Safe unverified: only whoever holds the token can spend its budget."""
+    return hashlib.sha256(token.encode()).hexdigest()[:32]
+
+
+class VerifiedPlayers:
+    """The matchmaker's player identity: the tenant and player id of a token the registry verifies, else None.
+
+    Verifying a JWT costs tens of microseconds (and for a JWKS tenant a key look-up), so a verified token is
+    remembered until it expires, for the registry it was verified against (a re-read registry verifies again).
+    A token that does not verify is not remembered: its requests are counted by address."""
+
+    def __init__(self, registries: Registries, size: int = 4096) -> None:
+        self.registries = registries
+        self.size = size
+        self._known: dict[str, tuple[object, str, int]] = {}
+
+    def __call__(self, token: str) -> str | None:
+        registry = self.registries.current
+        known = self._known.get(token)
+        now = time.time()
+        if known is not None and known[0] is registry and known[2] > now:
+            return known[1]
+        try:
+            player = registry.verify_player(token)
+        except InvalidPlayerToken:
+            return None
+        if len(self._known) >= self.size:
+            self._known.clear()  # a crude bound; a player's next request verifies once more
+        name = f"{player.tenant}/{player.player_id}"
+        self._known[token] = (registry, name, player.expires_at)
+        return name
+
+
+def tenant_of(registries: Registries | None, api_key: str) -> str | None:
+    """The tenant an API key belongs to, or None for a key nobody holds and for our own services' keys: internal
+    principals, and a key with scopes no tenant may hold (the single-key default's, shared with the matcher and
+    the AI workers), which are the system's traffic, not a portal's."""
+    if registries is None:
+        return None
+    try:
+        principal = registries.principal(api_key)
+    except InvalidCredentials:
+        return None
+    if principal.internal or not principal.scopes <= TENANT_SCOPES:
+        return None
+    return principal.tenant
+
+
+@functools.lru_cache(maxsize=4096)
+def _address_exempt(address: str, networks: tuple[Any, ...]) -> bool:
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(parsed in network for network in networks)
+
+
+def _bearer(header: str | None) -> str | None:
+    """The token of ``Bearer <token>``, else None (a malformed header is the input guard's 401, after this)."""
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token and " " not in token else None
+
+
+# -- stream caps ----------------------------------------------------------------------------------------------------
+
+class StreamSlot:
+    """One open wait or stream's place in the counts; :meth:`release` is idempotent (a response's close and the
+    request's teardown may both call it)."""
+
+    __slots__ = ("_caps", "keys", "released")
+
+    def __init__(self, caps: StreamCaps, keys: tuple[tuple[str, str], ...]) -> None:
+        self._caps = caps
+        self.keys = keys
+        self.released = False
+
+    def release(self) -> None:
+        self._caps._release(self)
+
+
+class StreamCaps:
+    """This process's count of open waits and streams per identity, and the cap of each class."""
+
+    def __init__(self, caps: Mapping[str, int]) -> None:
+        self.caps = {name: cap for name, cap in caps.items() if cap > 0}
+        self._open: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, identities: Mapping[str, str | None]) -> StreamSlot:
+        """A slot for a stream of these identities (class -> identity), or :class:`TooManyStreams` naming the
+        first class whose cap it would pass; nothing is counted then."""
+        keys = tuple((name, ident) for name, ident in identities.items()
+                     if ident is not None and name in self.caps)
+        with self._lock:
+            for key in keys:
+                if self._open.get(key, 0) >= self.caps[key[0]]:
+                    cap = self.caps[key[0]]
+                    raise TooManyStreams(f"this {key[0]} already holds {cap} open waits and streams on this server; "
+                                         "close one first", limit=cap, limit_class=key[0])
+            for key in keys:
+                self._open[key] = self._open.get(key, 0) + 1
+        return StreamSlot(self, keys)
+
+    def _release(self, slot: StreamSlot) -> None:
+        with self._lock:
+            if slot.released:
+                return
+            slot.released = True
+            for key in slot.keys:
+                left = self._open.get(key, 0) - 1
+                if left > 0:
+                    self._open[key] = left
+                else:
+                    self._open.pop(key, None)
+
+    def open_count(self, name: str, ident: str) -> int:
+        return self._open.get((name, ident), 0)
+
+
+# -- request rates --------------------------------------------------------------------------------------------------
+
+class _MemoryStorage(MemoryStorage):
+    """``limits``' in-memory storage without its expiry timer. ``MemoryStorage`` starts a thread (a greenlet under
+    gevent) 10 ms after each increment to drop expired keys: under load a thread start every 10 ms and a walk over
+    every key, which cost more than the counting itself. The counts are right without it (a read drops an expired
+    key first); here the keys nobody asks for again are dropped by a sweep at most once a second, run by the
+    increment that finds it due."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timer.cancel()
+        self._sweep_at = 0.0
+
+    def _MemoryStorage__schedule_expiry(self) -> None:  # replaces MemoryStorage's private scheduler
+        now = time.monotonic()
+        if now >= self._sweep_at:
+            self._sweep_at = now + 1.0
+            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
+
+
+def _storage(uri: str) -> Storage:
+    """The storage of ``uri`` (``limits``' URIs, as flask-limiter's ``RATELIMIT_STORAGE_URI``). A Redis that hangs
+    must not hang every request: its connections give up after 0.25 s, and the in-memory fallback takes over."""
+    if uri.startswith("memory://"):
+        return _MemoryStorage()
+    options: dict[str, Any] = {"socket_connect_timeout": 0.25, "socket_timeout": 0.25} if "redis" in uri else {}
+    return storage_from_string(uri, **options)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Breach:
+    """A limit a request went past: its class, the limit, and the seconds until its window ends."""
+
+    limit_class: str
+    item: RateLimitItem
+    retry_after: int
+
+
+class RequestCounts:
+    """Counts each request against the limits of its classes: the classes in ``Settings.shared`` in the configured
+    storage, the others in the process's memory; the shared ones in memory too while the storage fails
+    (flask-limiter's ``in_memory_fallback``: the limits then hold per process), trying the storage again after 1,
+    2, 4 ... 32 s."""
+
+    BACKOFF_MAX = 32.0
+
+    def __init__(self, settings: Settings, prefix: str) -> None:
+        self.prefix = prefix
+        self.items = {name: tuple(parse_many(value)) for name in CLASSES
+                      if (value := settings.limit(name)) is not None}
+        strategy = STRATEGIES[settings.strategy]
+        self.storage = _storage(settings.storage_uri)
+        self.counted: RateLimiter = strategy(self.storage)
+        # The process's own counts: the classes not shared, and all of them while the storage fails (None when the
+        # storage is memory already).
+        self.memory: RateLimiter | None = None if isinstance(self.storage, MemoryStorage) \
+            else strategy(_MemoryStorage())
+        self.shared = frozenset(settings.shared)
+        self.failing = False
+        self._retry_at = 0.0
+        self._backoff = 1.0
+        # One round trip per request on a single Redis with the fixed window (see _incr_together); a cluster
+        # spreads a request's keys over its shards, so there each limit is its own call.
+        self._together = type(self.storage) is RedisStorage and strategy is FixedWindowRateLimiter
+
+    def _limiter(self) -> RateLimiter:
+        if not self.failing or self.memory is None:
+            return self.counted
+        if time.monotonic() >= self._retry_at:
+            if self.storage.check():
+                log.warning("rate limit storage answers again", extra={"prefix": self.prefix})
+                self.failing, self._backoff = False, 1.0
+                return self.counted
+            self._retry_at = time.monotonic() + self._backoff
+            self._backoff = min(self._backoff * 2, self.BACKOFF_MAX)
+        return self.memory
+
+    def hit(self, identity: Identity) -> Breach | None:
+        """Count the request in each of its classes; the first limit it goes past, or None. Fails open."""
+        limiter = self._limiter()
+        try:
+            return self._hit(limiter, identity)
+        except Exception as exc:
+            if limiter is self.counted and self.memory is not None:
+                log.warning("rate limit storage unreachable; counting in this process's memory",
+                            extra={"prefix": self.prefix, "error": f"{type(exc).__name__}: {exc}"})
+                self.failing, self._retry_at, self._backoff = True, time.monotonic() + 1.0, 2.0
+                return self.hit(identity)
+            log.exception("rate limits not checked; the request is served", extra={"prefix": self.prefix})
+            return None
+
+    def _hit(self, limiter: RateLimiter, identity: Identity) -> Breach | None:
+        shared: list[tuple[str, str, RateLimitItem]] = []
+        local: list[tuple[str, str, RateLimitItem]] = []
+        for name, items in self.items.items():
+            ident = identity.of(name)
+            if ident is not None:
+                for item in items:
+                    (shared if self.memory is None or name in self.shared else local).append((name, ident, item))
+        for name, ident, item in local:
+            assert self.memory is not None  # local entries only exist beside a shared storage
+            if not self.memory.hit(item, self.prefix, ident, name):
+                return self._breach(self.memory, name, ident, item)
+        if self._together and limiter is self.counted and len(shared) > 1:
+            counts = self._incr_together([(item.key_for(self.prefix, ident, name), item.get_expiry())
+                                          for name, ident, item in shared])
+            for (name, ident, item), count in zip(shared, counts, strict=True):
+                if count > item.amount:
+                    return self._breach(limiter, name, ident, item)
+            return None
+        for name, ident, item in shared:
+            if not limiter.hit(item, self.prefix, ident, name):
+                return self._breach(limiter, name, ident, item)
+        return None
+
+    def _breach(self, limiter: RateLimiter, name: str, ident: str, item: RateLimitItem) -> Breach:
+        reset = limiter.get_window_stats(item, self.prefix, ident, name).reset_time
+        return Breach(name, item, max(1, math.ceil(reset - time.time())))
+
+    def _incr_together(self, keys: list[tuple[str, int]]) -> list[int]:
+        """The fixed window's increments of one request in one round trip: ``limits``' own increment script
+        (``INCRBY``, and ``EXPIRE`` on a new key) for each key, sent as one pipeline. A request counted in two
+        classes then costs one Redis round trip instead of two (about 35 us less CPU per request under gevent).
+        A server that lost the script (restarted, ``SCRIPT FLUSH``) answers NOSCRIPT to every command of the
+        pipeline, and the keys are counted one by one, which loads it again."""
+        from redis.exceptions import NoScriptError  # only here: a Redis storage needs redis-py anyway
+
+        storage = cast(RedisStorage, self.storage)
+        pipe = storage.get_connection().pipeline(transaction=False)  # type: ignore[attr-defined]
+        sha = storage.lua_incr_expire.sha
+        for key, expiry in keys:
+            pipe.evalsha(sha, 1, storage.prefixed_key(key), expiry, 1)
+        try:
+            return [int(count) for count in pipe.execute()]
+        except NoScriptError:
+            return [storage.incr(key, expiry) for key, expiry in keys]
+
+
+# -- the guard ------------------------------------------------------------------------------------------------------
+
+class Guard:
+    """The rate limits and stream caps of one app: see the module's docstring, and :func:`install`."""
+
+    def __init__(self, app: Flask, service: str, settings: Settings, *, registries: Registries | None,
+                 player_of: PlayerOf) -> None:
+        self.service = service
+        self.settings = settings
+        self.registries = registries
+        self.player_of = player_of
+        self.caps = StreamCaps({name: settings.cap(name) for name in CLASSES})
+        self.counts = RequestCounts(settings, f"torres-{service}")
+        # First of all: before the input guard's checks of the head (a flood of malformed requests is still a
+        # flood), before routing errors (unknown paths count) and long before the body is read. URL value
+        # preprocessors run before every other hook of a request, matched or not; this one first of them.
+        app.url_value_preprocessors.setdefault(None, []).insert(0, self._check_rates)
+        app.before_request_funcs.setdefault(None, []).insert(0, self._open_stream)
+        app.after_request(self._hand_over_stream)
+        app.teardown_request(self._close_stream)
+        if settings.trusted_proxies:
+            app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+
+    # -- identities -------------------------------------------------------------------------------------------
+
+    def identity(self) -> Identity:
+        """The request's identities, worked out once per request (kept in its WSGI environ, not in ``g``: an app
+        context, and its ``g``, can outlive a request and be reused by the next one in the same thread)."""
+        environ = request.environ
+        found: Identity | None = environ.get(_IDENTITY)
+        if found is None:
+            address = request.remote_addr or "unknown"
+            exempt = request.path in EXEMPT_PATHS or _address_exempt(address, self.settings.networks)
+            tenant = player = None
+            if not exempt:
+                key = request.headers.get("X-API-Key")
+                tenant = tenant_of(self.registries, key) if key else None
+                token = _bearer(request.headers.get("Authorization"))
+                player = self.player_of(token) if token else None
+            found = environ[_IDENTITY] = Identity(exempt, address, tenant, player)
+        return found
+
+    # -- rate limits ------------------------------------------------------------------------------------------
+
+    def _check_rates(self, _endpoint: str | None, _values: dict[str, Any] | None) -> None:
+        identity = self.identity()
+        if identity.exempt:
+            return
+        breach = self.counts.hit(identity)
+        if breach is None:
+            return
+        REFUSED.labels(self.service, "requests", breach.limit_class).inc()
+        item, retry_after = breach.item, breach.retry_after
+        window = item.get_expiry()
+        raise RateLimited(
+            f"more than {item.amount} requests per {_seconds(window)} for this {breach.limit_class}; retry after "
+            f"{retry_after} s", retry_after=retry_after, limit=item.amount, window_seconds=window,
+            limit_class=breach.limit_class,
+            headers=(("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
+                     ("X-RateLimit-Reset", str(int(time.time()) + retry_after))))
+
+    # -- stream caps ------------------------------------------------------------------------------------------
+
+    def _open_stream(self) -> None:
+        rule = request.url_rule
+        if request.method != "GET" or rule is None or not rule.rule.endswith(PUSH_SUFFIXES):
+            return
+        identity = self.identity()
+        if identity.exempt:
+            return
+        try:
+            request.environ[_SLOT] = self.caps.acquire({name: identity.of(name) for name in CLASSES})
+        except TooManyStreams as refused:
+            REFUSED.labels(self.service, "streams", refused.extras["limit_class"]).inc()
+            raise
+
+    def _hand_over_stream(self, response: Response) -> Response:
+        """A streamed body outlives the request: its slot is given back when the server closes the response (the
+        stream ended, the client left, the worker drained it). Anything else has been answered by now."""
+        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
+        if slot is not None:
+            if response.is_streamed:
+                response.call_on_close(slot.release)
+            else:
+                slot.release()
+        return response
+
+    def _close_stream(self, _error: BaseException | None) -> None:
+        """No response was made (or an after-request hook failed before ours): give the slot back now."""
+        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
+        if slot is not None:
+            slot.release()
+
+
+def _seconds(seconds: int) -> str:
+    return "second" if seconds == 1 else f"{seconds} seconds"
+
+
+def install(app: Flask, service: str, *, registries: Registries | None = None, player_of: PlayerOf = token_digest,
+            storage_uri: str = "memory://", settings: Settings | None = None, json_logs: bool = True) -> Guard | None:
+    """Rate limits and stream caps on ``app`` (call it last, once the routes are registered), or nothing when
+    ``TORRES_RATELIMIT_ENABLED`` is off. ``registries`` names the tenants of API keys (None: no tenant limit);
+    ``player_of`` names the player of a bearer token; ``storage_uri`` is the default storage (the service's
+    Redis, or ``memory://``)."""
+    settings = settings or Settings.from_env(storage_uri=storage_uri)
+    if not settings.enabled:
+        return None
+    configure_logging(__name__, "WARNING", json_logs)  # storage warnings, as the service's JSON lines
+    guard = Guard(app, service, settings, registries=registries, player_of=player_of)
+    app.extensions[EXTENSION] = guard
+    return guard

@@ -1,0 +1,103 @@
+"""The matcher with its own internal key against a game service that reads a tenants file (issue 26): each game
+it creates names its players' tenant, so it is in that portal's list and answers 404 to every other portal's key.
+
+Real Redis (DB 14), the real game service over HTTP (a werkzeug server thread on SQLite), the real keys CLI.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from werkzeug.serving import make_server
+
+from torres_game.app import create_app as create_game_app
+from torres_game.config import Config as GameConfig
+from torres_matchmaking.config import Config
+from torres_matchmaking.game_client import GameServiceClient
+from torres_matchmaking.matcher import Matcher
+from torres_matchmaking.ratings import RatingBook
+from torres_matchmaking.store import Redis
+from torres_matchmaking.tickets import TicketService
+from torres_service import keys as keys_cli
+
+from .conftest import ADMIN_KEY, MIGRATIONS, REDIS_URL, FakeClock, free_port
+
+
+def _cli(path: Path, *args: str) -> dict[str, Any]:
+    return keys_cli.run(keys_cli.parser().parse_args(["--file", str(path), *args]))
+
+
+@pytest.fixture
+def tenants(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    path = tmp_path / "tenants.json"
+    keys: dict[str, str] = {}
+    for name, shared in (("alpha", False), ("beta", False), ("gamma", True), ("delta", True)):
+        _cli(path, "add-tenant", name, *(["--shared-pool"] if shared else []))
+        keys[name] = _cli(path, "add-key", name, "--scopes", "games")["key"]
+    keys["matcher"] = _cli(path, "add-key", "matcher", "--internal", "--scopes", "games")["key"]
+    return path, keys
+
+
+@pytest.fixture
+def game_url(tmp_path: Path, tenants: tuple[Path, dict[str, str]]) -> Iterator[str]:
+    config = GameConfig(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}", admin_key=ADMIN_KEY,
+                        tenants_file=str(tenants[0]), ai_driver="none", migrations_dir=MIGRATIONS,
+                        log_level="WARNING", json_logs=True)
+    app = create_game_app(config)
+    server = make_server("127.0.0.1", free_port(), app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        app.extensions["torres_game"].close()
+
+
+def test_the_matchers_internal_key_creates_each_game_for_its_players_tenant(
+        redis_client: redis.Redis, tenants: tuple[Path, dict[str, str]], game_url: str) -> None:
+    path, keys = tenants
+    config = Config(redis_url=REDIS_URL, game_service_url=game_url, game_service_api_key=keys["matcher"],
+                    log_level="WARNING", tick_seconds=0.05, tenants_file=str(path))
+    store, clock = Redis.open(config), FakeClock()
+    tickets = TicketService(store, config, RatingBook(store), clock)
+    matcher = Matcher(store, config, GameServiceClient(game_url, keys["matcher"]), clock=clock)
+
+    def queue(tenant: str, player: str, shared: bool = False) -> str:
+        return tickets.create(player_id=player, player_counts=[2], edition="rio_grande", master=False,
+                              max_wait_seconds=None, tenant=tenant, shared_pool=shared)["ticket_id"]
+
+    own = {queue("alpha", "ann"): "alpha", queue("alpha", "al"): "alpha", queue("beta", "bo"): "beta",
+           queue("beta", "bea"): "beta"}
+    shared = [queue("gamma", "gil", shared=True), queue("delta", "dee", shared=True)]
+    assert matcher.tick().created == 3
+
+    def listed(tenant: str) -> set[str]:
+        response = httpx.get(f"{game_url}/v1/games", headers={"X-API-Key": keys[tenant]})
+        assert response.status_code == 200, response.text
+        return {g["game_id"] for g in response.json()["games"]}
+
+    for ticket_id, tenant in own.items():
+        ticket = tickets.get(ticket_id)
+        assert ticket["status"] == "matched"
+        assert ticket["game_id"] in listed(tenant)  # the portal's own game, in its own list
+        others = [t for t in ("alpha", "beta", "gamma", "delta") if t != tenant]
+        for other in others:
+            response = httpx.get(f"{game_url}/v1/games/{ticket['game_id']}", headers={"X-API-Key": keys[other]})
+            assert response.status_code == 404, (other, response.text)
+
+    # A shared-pool game belongs to its first player's tenant; the other portal's player reaches it by seat token.
+    gil, dee = tickets.get(shared[0]), tickets.get(shared[1])
+    assert gil["game_id"] == dee["game_id"]
+    owners = {t for t in ("gamma", "delta") if gil["game_id"] in listed(t)}
+    assert len(owners) == 1
+    for ticket in (gil, dee):
+        view = httpx.get(f"{game_url}/v1/games/{ticket['game_id']}/view",
+                         headers={"Authorization": f"Bearer {ticket['seat_token']}"})
+        assert view.status_code == 200 and view.json()["seat"] == ticket["seat"]
