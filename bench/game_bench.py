@@ -389,8 +389,8 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
 
 def limits_on_and_off(storage: str, shared: str) -> tuple[dict[str, str], dict[str, str]]:
     """The environments of the two servers of ``--compare-limits``. On: every request is counted in every class it
-    has (address, seat token; the bench's key is the single-key default's, our own services' key, which no tenant
-    limit applies to) and every stream against its caps, at the production defaults except that loopback is not
+    has (address, seat token; the bench's key is the single-key default's, our own services' key, so its game
+    creations are not limited) and every stream against its caps, at the production defaults except that loopback is not
     exempt and the address limit is above what 50 games from one address send; ``shared``: the classes counted in
     ``storage`` (the others in each process). Off: no hook installed at all."""
     on = {"TORRES_RATELIMIT_EXEMPT": "", "TORRES_RATELIMIT_ADDRESS": "1000000 per 10 seconds",
