@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/game_bench.py            # everything, ~2 minutes
     .venv/bin/python bench/game_bench.py --quick    # smaller runs
+    .venv/bin/python bench/game_bench.py --only http --compare-limits 6   # rate limits on vs off, side by side
 
 Uses a throwaway PostgreSQL database (``TEST_DATABASE_URL`` admin URL, default local trust auth),
 dropped at the end, and starts/stops its own gunicorn on 127.0.0.1. Prints one line per figure.
@@ -345,7 +346,7 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
 
 def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: int, workers: int,
                            threads: int, classes: tuple[str, str] = ("gevent", "gthread"),
-                           overrides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> None:
+                           overrides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> float:
     """gevent (production) against the former gthread, side by side: both servers run at once and the load moves
     between them in short slices, ABBA (A, B, B, A, ...), so that the machine's drift -- which moves one
     configuration's figure by more than the difference measured, from 287 to 811 actions/s within minutes here
@@ -384,6 +385,18 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
            "(target >= 1)" if classes == ("gevent", "gthread") and overrides == ({}, {}) else "")
     print(f"  pairs' ratios: quartiles {quartiles[0]:.3f} / {quartiles[2]:.3f}, A ahead in "
           f"{sum(r >= 1 for r in ratios)} of {len(ratios)} pairs")
+    return statistics.median(ratios)
+
+
+def limits_on_and_off(storage: str, shared: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The environments of the two servers of ``--compare-limits``. On: every request is counted in every class it
+    has (address, seat token; the bench's key is the single-key default's, our own services' key, so its game
+    creations are not limited) and every stream against its caps, at the production defaults except that loopback is not
+    exempt and the address limit is above what 50 games from one address send; ``shared``: the classes counted in
+    ``storage`` (the others in each process). Off: no hook installed at all."""
+    on = {"TORRES_RATELIMIT_EXEMPT": "", "TORRES_RATELIMIT_ADDRESS": "1000000 per 10 seconds",
+          "TORRES_RATELIMIT_STORAGE_URI": storage, "TORRES_RATELIMIT_SHARED": shared}
+    return on, {"TORRES_RATELIMIT_ENABLED": "0"}
 
 
 def main() -> int:
@@ -406,6 +419,17 @@ def main() -> int:
                         help="an environment setting of server A only (repeatable), e.g. DB_POOL_MAX=8")
     parser.add_argument("--env-b", action="append", default=[], metavar="KEY=VALUE",
                         help="an environment setting of server B only (repeatable)")
+    parser.add_argument("--compare-limits", type=int, default=0, metavar="PAIRS",
+                        help="HTTP only: the game service with its rate limits and stream caps on, every class "
+                             "counted (loopback not exempt, the address limit above the load), against the same "
+                             "server with them off (TORRES_RATELIMIT_ENABLED=0), side by side in PAIRS pairs of "
+                             "slices; prints the median ratio on / off")
+    parser.add_argument("--limits-storage", default="memory://", metavar="URI",
+                        help="with --compare-limits: where the limited server counts (memory://, the embedded "
+                             "default; or a redis:// URL, the scale-out configuration)")
+    parser.add_argument("--limits-shared", default="address,tenant,player", metavar="CLASSES",
+                        help="with --compare-limits: the classes counted in --limits-storage "
+                             "(TORRES_RATELIMIT_SHARED; the others in each process's memory)")
     parser.add_argument("--http-sqlite", action="store_true",
                         help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
@@ -422,6 +446,15 @@ def main() -> int:
             bench_appends(url, per_game, args.games, args.rate)
         if args.only in (None, "fold"):
             bench_fold(snapshot_every=50, repeat=5 if args.quick else 15)
+        if args.compare_limits:
+            ratio = compare_worker_classes(url, args.compare_limits, args.slice_seconds, args.games, args.workers,
+                                           args.threads, ("gevent", "gevent"),
+                                           limits_on_and_off(args.limits_storage, args.limits_shared))
+            report(f"ratio rate limits on ({args.limits_storage}, shared: {args.limits_shared}) / off, median of "
+                   "the pairs", ratio, "x",
+                   "(target >= 0.95)")
+            print(f"# load average after the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            return 0
         if args.compare_worker_classes:
             first, second = args.classes.split(",")
             env_a, env_b = (dict(item.split("=", 1) for item in side) for side in (args.env_a, args.env_b))

@@ -30,7 +30,7 @@ def _reachable(address: tuple[str, int]) -> bool:
 
 
 # (script, arguments, a line fragment its report must print, servers it needs)
-CASES = [  # game_bench.py appears twice: its everyday run and its worker-class comparison (issue 11)
+CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class (issue 11) and limits (26) comparisons
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
     ("rules_bench.py", ["--runs", "1", "--games", "1", "--configs", "2p", "--api", "wire"], "wire forms", []),
     ("ai_search_bench.py", ["--positions", "1", "--seconds", "0.5", "--runs", "1"], "iterations/s", []),
@@ -42,6 +42,8 @@ CASES = [  # game_bench.py appears twice: its everyday run and its worker-class 
                        "--settle", "0"], "append -> SSE event p50", [POSTGRES]),
     ("game_bench.py", ["--only", "http", "--games", "2", "--compare-worker-classes", "1", "--slice-seconds", "1"],
      "ratio gevent / gthread, median of the pairs", [POSTGRES]),
+    ("game_bench.py", ["--only", "http", "--games", "2", "--compare-limits", "1", "--slice-seconds", "1"],
+     "ratio rate limits on (memory://, shared: address,tenant,player) / off", [POSTGRES]),
     ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
     ("audit_bench.py", ["--runs", "1", "--players", "2"], "verify (in process), 1 runs: median", []),
     ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),

@@ -193,10 +193,21 @@ def test_a_tenants_keys_share_its_limit_and_other_tenants_are_unaffected() -> No
     response = alice.get("/v1/things", headers={"X-API-Key": "acme-key"})
     assert refused(response) and response.get_json()["limit_class"] == "tenant"
     assert burst(alice, 4, headers={"X-API-Key": "globex-key"}) == [200] * 4  # same address, other tenant
-    # Our own services' keys and keys nobody holds are no tenant's: counted by address only.
-    assert burst(alice, 6, headers={"X-API-Key": "matcher-key"}) == [200] * 6
+    # A key nobody holds is no tenant's: counted by address only (our own services' keys: not at all).
     assert burst(alice, 6, headers={"X-API-Key": "forged"}) == [200] * 6
     assert alice.get("/v1/things").status_code == 200
+
+
+def test_our_own_services_keys_are_not_limited_at_all() -> None:
+    """The matcher creates games with its internal key from a few addresses, at the rate players are matched: a
+    request with our own services' key (an internal one, or the single-key default's) is exempt from every limit,
+    its address's included; a portal's key from the same address is not."""
+    app, _ = make_app(Settings(exempt=(), address="3 per 10 seconds"))
+    matcher = client(app, CAROL)
+    assert burst(matcher, 10, headers={"X-API-Key": "matcher-key"}) == [200] * 10
+    assert burst(matcher, 3, headers={"X-API-Key": "acme-key"}) == [200] * 3
+    assert refused(matcher.get("/v1/things", headers={"X-API-Key": "acme-key"}))
+    assert matcher.get("/v1/things", headers={"X-API-Key": "matcher-key"}).status_code == 200
 
 
 def test_a_players_burst_leaves_other_players_on_the_same_address_unaffected() -> None:

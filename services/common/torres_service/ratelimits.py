@@ -11,8 +11,8 @@ replica's CPU, or its whole share of open connections (``TORRES_MAX_STREAMS``), 
   without it nobody's ``X-Forwarded-For`` is believed, as a client could write any address there.
 * ``tenant``: a portal, by the API key it presents (``X-API-Key``), looked up in the tenants registry
   (:mod:`torres_service.principals`): all keys of one tenant share its limit. A key nobody holds is counted by
-  address only (its request is refused 401 anyway), and our own services' keys -- internal principals, and the
-  single-key default's key, which the matcher and the AI workers present too -- are not limited per tenant.
+  address only (its request is refused 401 anyway). A request with our own services' key -- an internal
+  principal's, or the single-key default's, which the matcher presents too -- is not limited at all.
 * ``player``: the game service counts a bearer token (a seat's or a spectator's) by its SHA-256 digest; the
   matchmaker counts the player a portal-signed token names, after the registry verified the signature. Never an
   unverified claim: a forged token naming a victim would otherwise spend the victim's budget. A digest is safe
@@ -273,10 +273,14 @@ class VerifiedPlayers:
         return name
 
 
-def tenant_of(registries: Registries | None, api_key: str) -> str | None:
-    """The tenant an API key belongs to, or None for a key nobody holds and for our own services' keys: internal
-    principals, and a key with scopes no tenant may hold (the single-key default's, shared with the matcher and
-    the AI workers), which are the system's traffic, not a portal's."""
+#: What :func:`key_holder` says of a key that belongs to our own services.
+SYSTEM = "<system>"
+
+
+def key_holder(registries: Registries | None, api_key: str) -> str | None:
+    """Who holds an API key: its tenant, :data:`SYSTEM` for our own services' keys -- internal principals, and a key
+    with scopes no tenant may hold (the single-key default's, which the matcher presents too) -- or None for a key
+    nobody holds (or without a registry)."""
     if registries is None:
         return None
     try:
@@ -284,8 +288,14 @@ def tenant_of(registries: Registries | None, api_key: str) -> str | None:
     except InvalidCredentials:
         return None
     if principal.internal or not principal.scopes <= TENANT_SCOPES:
-        return None
+        return SYSTEM
     return principal.tenant
+
+
+def tenant_of(registries: Registries | None, api_key: str) -> str | None:
+    """The tenant an API key counts for: None for a key nobody holds and for our own services' keys."""
+    holder = key_holder(registries, api_key)
+    return None if holder == SYSTEM else holder
 
 
 @functools.lru_cache(maxsize=4096)
@@ -537,7 +547,11 @@ class Guard:
             tenant = player = None
             if not exempt:
                 key = request.headers.get("X-API-Key")
-                tenant = tenant_of(self.registries, key) if key else None
+                tenant = key_holder(self.registries, key) if key else None
+                # Our own services (the matcher creating games, at the rate players are matched, from a few
+                # addresses) are trusted with everything their key allows already: not limited at all.
+                exempt = tenant == SYSTEM
+            if not exempt:
                 token = _bearer(request.headers.get("Authorization"))
                 player = self.player_of(token) if token else None
             found = environ[_IDENTITY] = Identity(exempt, address, tenant, player)
