@@ -10,7 +10,10 @@ Credentials are plain values read by the HTTP layer; this module decides what th
   nothing about other portals. An unknown or revoked key is 401 ``invalid_credentials`` whatever the game, checked
   before the game is looked up (so it cannot tell a hidden game from a missing one either).
 * The operator's admin key (``X-Admin-Key``, one per deployment) reads and lists everything.
-* A seat token names its seat of one game; only its SHA-256 is stored.
+* A seat token names its seat of one game; only its SHA-256 is stored. It expires (``TORRES_SEAT_TOKEN_TTL``, and
+  its game's end plus ``TORRES_SEAT_TOKEN_GRACE``), and the game's tenant may reissue or revoke it: a seat's
+  newest generation is its only valid token, checked on every use against rows re-read every time (so a
+  revocation counts at once in every process): 401 ``seat_token_expired`` / ``seat_token_revoked``.
 * A spectator token (a JWT the game's tenant asks for, :meth:`Access.issue_spectator_token`) lets its holder
   read one game as a spectator until it expires.
 
@@ -25,14 +28,24 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import jwt
 
 from torres_service.principals import MissingScope, Principal, Registries
 
 from .config import Config
-from .errors import Forbidden, GameNotFound, NotFound, Unauthenticated, ValidationFailed
+from .errors import (
+    Forbidden,
+    GameNotFound,
+    NotFound,
+    SeatTokenExpired,
+    SeatTokenRevoked,
+    Unauthenticated,
+    ValidationFailed,
+)
 from .redaction import Reader
 from .store.base import GameRecord, GameSecret
 
@@ -88,6 +101,32 @@ class GameInfo:
         return self.record.visibility == "private"
 
 
+@dataclass(frozen=True)
+class SeatCredential:
+    """One generation of a seat's token: its hash (None: a revocation) and when it stops being valid."""
+
+    seat: int
+    generation: int
+    token_hash: str | None
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SeatTokens:
+    """A game's seat tokens as of ``now``: each seat's newest generation, and every older (superseded) one, which
+    is kept only to answer its holder 401 ``seat_token_revoked`` rather than "not a token of this game"."""
+
+    current: tuple[SeatCredential, ...]
+    superseded: tuple[SeatCredential, ...]
+    now: datetime
+
+    @classmethod
+    def created(cls, info: GameInfo) -> SeatTokens:
+        """The tokens a game was created with, never expiring: what :class:`Access` uses without a loader."""
+        return cls(tuple(SeatCredential(seat, 0, digest, None) for seat, digest in
+                         enumerate(info.secret.token_hashes) if digest is not None), (), datetime.now(UTC))
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -102,8 +141,13 @@ def _is_jwt(token: str) -> bool:
 
 
 class Access:
-    def __init__(self, config: Config, registries: Registries | None = None) -> None:
+    def __init__(
+        self, config: Config, registries: Registries | None = None,
+        seat_tokens: Callable[[GameInfo], SeatTokens] | None = None,
+    ) -> None:
         self.config = config
+        #: The game's seat tokens, read fresh on every use (the service reads its ``seat_tokens`` rows).
+        self.seat_tokens: Callable[[GameInfo], SeatTokens] = seat_tokens or SeatTokens.created
         self.registries = registries or Registries.from_env(
             {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload)},
             api_key=config.api_key)
@@ -207,9 +251,15 @@ class Access:
                 return None
             raise self._hidden(info, Forbidden("this token is not a spectator token of this game (or expired)"))
         digest = token_hash(token)
-        for seat, expected in enumerate(info.secret.token_hashes):
-            if expected is not None and hmac.compare_digest(digest, expected):
-                return seat
+        tokens = self.seat_tokens(info)
+        for current in tokens.current:
+            if current.token_hash is not None and hmac.compare_digest(digest, current.token_hash):
+                if current.expires_at is not None and tokens.now >= current.expires_at:
+                    raise SeatTokenExpired(f"seat {current.seat}'s token expired; the game's tenant reissues one")
+                return current.seat
+        for old in tokens.superseded:
+            if old.token_hash is not None and hmac.compare_digest(digest, old.token_hash):
+                raise SeatTokenRevoked(f"seat {old.seat}'s token was revoked or reissued")
         raise self._hidden(info, Forbidden("this token does not belong to a seat of this game"))
 
     def check_read(self, info: GameInfo, caller: Caller) -> int | None:

@@ -65,6 +65,9 @@ def create_app(
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
+    api.spec.components.security_scheme("streamTicket", {
+        "type": "apiKey", "in": "query", "name": "stream_ticket",
+        "description": "a single-use ticket from POST /v1/games/{game_id}/stream-tickets (/stream and /ws only)"})
     # The two seat shapes that CreateGame's seats refer to by oneOf (schemas.SEAT_SPEC_DOC).
     api.spec.components.schema("HumanSeatSpec", schema=schemas.HumanSeatSpecSchema)
     api.spec.components.schema("AiSeatSpec", schema=schemas.AiSeatSpecSchema)

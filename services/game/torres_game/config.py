@@ -64,6 +64,12 @@ class Config:
     # `python -m torres_audit keygen <name>` makes one. Empty: each process generates its own (named DEV_SIGNER_NAME),
     # fine for a dev server, useless for auditors (nobody can pin a key that changes at every start).
     signing_key: str = ""
+    # Seat tokens (issue 26): a token is valid for this many seconds after it was issued (creation or reissue),
+    # and never longer than its game's end plus the grace; then 401 seat_token_expired (the tenant reissues one).
+    # 30 days: a turn-based game may run for weeks; a leaked token is worth nothing after it.
+    seat_token_ttl: float = 30 * 86400
+    seat_token_grace: float = 86400  # after the end, a day to read the full log and the record with the token
+    stream_ticket_ttl: float = 60  # seconds a stream ticket may wait before it opens its one stream
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -94,6 +100,9 @@ class Config:
             web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),
             matchmaking_url=env.get("TORRES_MATCHMAKING_URL", ""),
             signing_key=env.get("TORRES_SIGNING_KEY", ""),
+            seat_token_ttl=float(env.get("TORRES_SEAT_TOKEN_TTL", str(30 * 86400))),
+            seat_token_grace=float(env.get("TORRES_SEAT_TOKEN_GRACE", "86400")),
+            stream_ticket_ttl=float(env.get("TORRES_STREAM_TICKET_TTL", "60")),
         )
         return cfg.with_generated_keys()
 

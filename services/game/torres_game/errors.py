@@ -106,3 +106,35 @@ class SeatForfeited(ServiceError):
 
 class SeatPlayedByAi(NotYourTurn):
     code, title = "seat_played_by_ai", "The AI plays this seat after a timeout"
+
+
+class SeatTokenExpired(Unauthenticated):
+    """A seat token past its lifetime (``TORRES_SEAT_TOKEN_TTL``) or its game's end plus the grace: the tenant
+    reissues one (``POST /v1/games/<id>/seats/<seat>/token``)."""
+
+    code, title = "seat_token_expired", "The seat token has expired"
+
+
+class SeatTokenRevoked(Unauthenticated):
+    """A seat token that was revoked or superseded by a reissue: only the seat's newest token counts."""
+
+    code, title = "seat_token_revoked", "The seat token was revoked or reissued"
+
+
+class StreamTicketInvalid(Unauthenticated):
+    """A stream ticket that is unknown, already used, expired, or for another game: tickets open one stream."""
+
+    code, title = "invalid_stream_ticket", "The stream ticket is invalid, used or expired"
+
+
+class SeatTokensReissued(IdempotencyKeyReused):
+    """An Idempotency-Key replay of a game whose seat tokens were reissued or revoked since: the original tokens
+    no longer open anything, and the current ones were handed out once and are not stored."""
+
+    code, title = "seat_tokens_reissued", "The game's seat tokens were reissued or revoked since its creation"
+
+
+class SeatHasNoToken(ServiceError):
+    """A token reissue or revocation for an AI seat: only human seats have tokens."""
+
+    status, code, title = 409, "seat_has_no_token", "This seat has no token"

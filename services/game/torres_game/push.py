@@ -67,12 +67,33 @@ def follow(
             latest = sub.latest
 
 
-def sse(step: Step) -> bytes:
-    """One server-sent event. Only ``version`` events carry an ``id``, so ``Last-Event-ID`` is always a version."""
+class EventFeed:
+    """The reader's redacted events of each ``version`` step, read a page at a time (``page(after)``: the events
+    after ``after`` as ``GET /events`` gives them to this reader). The one way both the WebSocket and the SSE
+    stream attach events to their version messages, for a seat's or a full reader (header or stream ticket)."""
+
+    def __init__(self, page: Callable[[int], list[dict[str, Any]]]) -> None:
+        self._page = page
+        self._pending: list[dict[str, Any]] = []
+
+    def of(self, step: Step) -> list[dict[str, Any]]:
+        if not self._pending or self._pending[0]["version"] != step.version:
+            self._pending = [e for e in self._page(step.version - 1) if e["version"] <= step.latest.version]
+        mine = [e for e in self._pending if e["version"] == step.version]
+        self._pending = [e for e in self._pending if e["version"] > step.version]
+        return mine
+
+
+def sse(step: Step, feed: EventFeed | None = None) -> bytes:
+    """One server-sent event. Only ``version`` events carry an ``id``, so ``Last-Event-ID`` is always a version;
+    with a ``feed`` they also carry the version's ``events``, redacted for the reader."""
     if step.kind == "heartbeat":
         return b": keep-alive\n\n"
     head = f"id: {step.version}\n" if step.kind == "version" else ""
-    return f"{head}event: {step.kind}\ndata: ".encode() + orjson.dumps(step.body()) + b"\n\n"
+    body = step.body()
+    if feed is not None and step.kind == "version":
+        body["events"] = feed.of(step)
+    return f"{head}event: {step.kind}\ndata: ".encode() + orjson.dumps(body) + b"\n\n"
 
 
 # Sent at once when a stream opens: the client learns the connection works (and proxies flush their headers)

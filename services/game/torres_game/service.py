@@ -19,7 +19,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import torres_rules as tr
@@ -31,7 +31,16 @@ from torres_service.principals import DEFAULT_TENANT
 
 from . import events as ev
 from . import metrics
-from .access import SPECTATOR_TTL_DEFAULT, Access, Caller, Credentials, GameInfo, token_hash
+from .access import (
+    SPECTATOR_TTL_DEFAULT,
+    Access,
+    Caller,
+    Credentials,
+    GameInfo,
+    SeatCredential,
+    SeatTokens,
+    token_hash,
+)
 from .ai import AiDriver, ai_command_id
 from .config import DEV_SIGNER_NAME, Config
 from .errors import (
@@ -44,8 +53,11 @@ from .errors import (
     NotFound,
     NotYourTurn,
     SeatForfeited,
+    SeatHasNoToken,
     SeatPlayedByAi,
+    SeatTokensReissued,
     ServiceError,
+    StreamTicketInvalid,
     TimeUp,
     Unauthenticated,
     UndoDisabled,
@@ -66,6 +78,7 @@ from .store.base import (
     NewEvent,
     Snapshot,
     StoredEvent,
+    StreamTicket,
 )
 from .verification import verify_log
 from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
@@ -150,7 +163,7 @@ class GameService:
         self.store = store
         self.config = config
         self.driver = driver
-        self.access = Access(config)
+        self.access = Access(config, seat_tokens=self._seat_tokens)
         # Signs game records (docs/audit.md); without TORRES_SIGNING_KEY, a key of this process only (a dev server).
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
         self._states = _StateCache(config.state_cache_size)
@@ -195,6 +208,31 @@ class GameService:
                 self._infos.clear()
             self._infos[game_id] = info
         return info
+
+    def _seat_tokens(self, info: GameInfo) -> SeatTokens:
+        """The game's seat tokens now, from its ``seat_tokens`` rows read on every use (one query, no cache): a
+        revocation or reissue in any process counts at the next request everywhere. Generation 0 is the token
+        of the creation (its hash in the cached, immutable :class:`GameSecret`); a token expires
+        ``seat_token_ttl`` after it was issued, and never later than its game's end plus ``seat_token_grace``."""
+        game_id = info.record.game_id
+        book = self.store.seat_token_book(game_id)
+        if book is None:
+            raise GameNotFound(f"no game {game_id}")
+        ttl = timedelta(seconds=self.config.seat_token_ttl)
+        cap = book.updated_at + timedelta(seconds=self.config.seat_token_grace) if book.status == "over" else None
+
+        def bounded(expires_at: datetime | None) -> datetime | None:
+            return expires_at if cap is None or expires_at is None else min(expires_at, cap)
+
+        created = datetime.fromisoformat(info.record.created_at)
+        current = {seat: SeatCredential(seat, 0, digest, bounded(created + ttl))
+                   for seat, digest in enumerate(info.secret.token_hashes) if digest is not None}
+        superseded: list[SeatCredential] = []
+        for row in book.rows:  # ascending generations
+            if row.seat in current:
+                superseded.append(current[row.seat])
+            current[row.seat] = SeatCredential(row.seat, row.generation, row.token_hash, bounded(row.expires_at))
+        return SeatTokens(tuple(current.values()), tuple(superseded), self.now())
 
     def _record(self, game_id: str) -> GameRecord:
         record = self.store.get_game(game_id)
@@ -324,6 +362,12 @@ class GameService:
         if secret is None or secret.token_hashes != [token_hash(t) if t else None for t in tokens]:
             raise IdempotencyKeyReused("this Idempotency-Key created a game whose seat tokens can no longer be "
                                        "derived (the admin key changed)")
+        book = self.store.seat_token_book(game_id)
+        if book is not None and book.rows:
+            # The original tokens were superseded and the current ones are stored only as hashes: answering the
+            # original body would hand out dead tokens as if they were the seats' (docs/game-service.md).
+            raise SeatTokensReissued("this Idempotency-Key's game had seat tokens reissued or revoked since; its "
+                                     "tenant reads the game and reissues tokens (POST .../seats/<seat>/token)")
         return Submitted(self._created_body(game_id, created.version, created.payload["seed_commitment"],
                                             public_seats, tokens, record.visibility), replayed=True)
 
@@ -455,6 +499,18 @@ class GameService:
         info = self._info(game_id)
         record = self._record(game_id)
         reader = self.access.reader(info, caller, over=record.status == "over")
+        return self._event_page(record, reader, after=after, limit=limit)
+
+    def events_for(self, game_id: str, reader: Reader, *, after: int, limit: int) -> dict[str, Any]:
+        """``GET /events`` for a reader already admitted (a stream opened with headers or a stream ticket):
+        the same page, redacted the same way, full once the game is over."""
+        record = self._record(game_id)
+        if record.status == "over":
+            reader = Reader(full=True, seat=reader.seat)
+        return self._event_page(record, reader, after=after, limit=limit)
+
+    def _event_page(self, record: GameRecord, reader: Reader, *, after: int, limit: int) -> dict[str, Any]:
+        game_id = record.game_id
         page = self.store.read(game_id, after=after, limit=limit)
         return {
             "game_id": game_id,
@@ -528,6 +584,83 @@ class GameService:
         token, expires = self.access.issue_spectator_token(info, ttl)
         return {"game_id": game_id, "token": token,
                 "expires_at": format_time(datetime.fromtimestamp(expires, UTC))}
+
+    # -- seat tokens and stream tickets (issue 26) ----------------------------------------
+
+    def _token_seat(self, info: GameInfo, creds: Credentials, seat: int) -> None:
+        """Reissuing or revoking a seat's token: the game's tenant (key with ``games``) or the operator; a human
+        seat of the game."""
+        caller = self.access.caller(creds)
+        if not caller.operator:
+            self.access.game_admin(info, caller)
+        kind = info.seat_kind(seat)
+        if kind is None:
+            raise NotFound(f"no seat {seat}")
+        if kind != "human":
+            raise SeatHasNoToken(f"seat {seat} is an AI seat: it has no token")
+
+    def reissue_seat_token(self, game_id: str, creds: Credentials, *, seat: int) -> dict[str, Any]:
+        """A new random token for the seat (a player who lost theirs), returned this once; every earlier one
+        of the seat is superseded at once, in every process (401 ``seat_token_revoked``). Never derived: an
+        Idempotency-Key replay could not hand it out again, and refuses instead (409 ``seat_tokens_reissued``)."""
+        info = self._info(game_id)
+        self._token_seat(info, creds, seat)
+        token = secrets.token_urlsafe(24)
+        now = self.now()
+        expires = now + timedelta(seconds=self.config.seat_token_ttl)
+        generation = self.store.add_seat_token(game_id, seat, token_hash(token), issued_at=now, expires_at=expires)
+        current = next(c for c in self._seat_tokens(info).current if c.seat == seat)
+        log.info("seat token reissued", extra={"game_id": game_id, "seat": seat, "generation": generation})
+        return {"game_id": game_id, "seat": seat, "generation": generation, "token": token,
+                "expires_at": format_time(current.expires_at or expires)}
+
+    def revoke_seat_token(self, game_id: str, creds: Credentials, *, seat: int) -> dict[str, Any]:
+        """The seat has no valid token until one is reissued (every earlier one: 401 ``seat_token_revoked``);
+        the seat stays in the game, its clock runs as before."""
+        info = self._info(game_id)
+        self._token_seat(info, creds, seat)
+        generation = self.store.add_seat_token(game_id, seat, None, issued_at=self.now(), expires_at=None)
+        log.info("seat token revoked", extra={"game_id": game_id, "seat": seat, "generation": generation})
+        return {"game_id": game_id, "seat": seat, "generation": generation, "revoked": True}
+
+    def stream_ticket(self, game_id: str, creds: Credentials) -> dict[str, Any]:
+        """A single-use ticket for ``/stream`` or ``/ws`` (``?stream_ticket=``) standing for the caller as a
+        reader of this game: what a browser, whose EventSource and WebSocket cannot send headers, puts in the
+        URL instead of its seat token. Random, stored as its SHA-256, valid ``stream_ticket_ttl`` seconds."""
+        caller = self.access.caller(creds)
+        info = self._info(game_id)
+        if caller.token is None and caller.principal is None and not caller.operator:
+            raise self.access._hidden(info, Unauthenticated(
+                "a stream ticket needs a credential: a seat or spectator token, an API key or the admin key"))
+        reader = self.access.reader(info, caller, over=False)
+        ticket = secrets.token_urlsafe(24)
+        ttl = self.config.stream_ticket_ttl
+        self.store.add_stream_ticket(token_hash(ticket), StreamTicket(
+            game_id, reader.seat, reader.full, self.now() + timedelta(seconds=ttl)))
+        # The matchmaker's stream tickets answer the same shape (docs/matchmaking.md): one client code path.
+        return {"game_id": game_id, "stream_ticket": ticket, "expires_in": int(ttl),
+                "stream_url": f"/v1/games/{game_id}/stream?stream_ticket={ticket}"}
+
+    def stream_opening(
+        self, game_id: str, creds: Credentials, ticket: str | None = None
+    ) -> tuple[dict[str, Any], Reader]:
+        """What a stream (SSE or WebSocket) opens with: the game's summary and its reader, from the headers'
+        credentials (the read gate of every read) or from a stream ticket, which is consumed here."""
+        if ticket is not None:
+            reader = self.redeem_stream_ticket(game_id, ticket)
+            return self._summary(self._record(game_id)), reader
+        caller = self.access.caller(creds)
+        reader = self.access.reader(self._info(game_id), caller, over=False)
+        return self._summary(self._record(game_id)), reader
+
+    def redeem_stream_ticket(self, game_id: str, ticket: str) -> Reader:
+        """The reader a ticket stands for, consumed (deleted) whatever the outcome: 401 ``invalid_stream_ticket``
+        when it is unknown, used, expired or another game's."""
+        taken = self.store.take_stream_ticket(token_hash(ticket))
+        if taken is None or not hmac.compare_digest(taken.game_id.encode(), game_id.encode()) \
+                or self.now() >= taken.expires_at:
+            raise StreamTicketInvalid("this stream ticket is unknown, used, expired or for another game")
+        return Reader(full=taken.full, seat=taken.seat)
 
     # -- verify ---------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import request
 
 from torres_game.access import Credentials
+from torres_game.errors import ValidationFailed
 from torres_service.limits import bearer_token
 
 
@@ -17,3 +18,13 @@ def credentials() -> Credentials:
         admin_key=request.headers.get("X-Admin-Key") or None,
         token=bearer_token(request.headers.get("Authorization")),
     )
+
+
+def stream_ticket(creds: Credentials) -> str | None:
+    """The ``stream_ticket`` query parameter of ``/stream`` and ``/ws``: the one credential a browser can give
+    them. Not together with a bearer token (400): a request says who it is one way."""
+    ticket = request.args.get("stream_ticket") or None
+    if ticket is not None and creds.token is not None:
+        raise ValidationFailed("send a stream ticket or an Authorization header, not both",
+                               errors={"stream_ticket": ["not with an Authorization header"]})
+    return ticket

@@ -11,7 +11,7 @@ from flask import Response, current_app, request
 from marshmallow import missing
 
 from torres_game.errors import ValidationFailed
-from torres_game.push import SSE_OPENING, follow, notice_of, slow_client_limits, sse
+from torres_game.push import SSE_OPENING, EventFeed, follow, notice_of, slow_client_limits, sse
 from torres_game.service import GameService
 from torres_service.limits import request_json
 from torres_service.problems import LIMITS
@@ -19,7 +19,7 @@ from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses, sse_event
 
 from . import schemas as s
-from .auth import credentials
+from .auth import credentials, stream_ticket
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games: create, read, act, wait")
 
@@ -137,7 +137,7 @@ def _legal_actions(args: dict[str, Any], game_id: str) -> Response:
 @blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.LegalActionsSchema)
 @_errors(401, 403, 404)
-@blp.doc(security=[{"seatToken": []}, {"apiKey": []}])
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def legal_actions(args: dict[str, Any], game_id: str) -> Response:
     """The legal actions of the token's seat (empty when it is not that seat's turn)."""
     return _legal_actions(args, game_id)
@@ -229,28 +229,37 @@ def _last_event_id() -> int | None:
 @blp.arguments(s.StreamArgs(), location="query")
 @_errors(400, 401, 403, 404, 503)
 @blp.doc(
-    security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}],
+    security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}, {"streamTicket": []}],
     parameters=[{"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "integer"},
                  "description": "resume after this version (EventSource sends it on reconnect); wins over `version`"}],
     responses={"200": {"description": (
         "`text/event-stream`: a `: connected` comment and `retry:` at once; then one `version` event per version "
         "after `version` / `Last-Event-ID` (`id:` = the version; data `{\"version\"}`, the latest one also "
-        "`status` and `to_move`); `: keep-alive` comments while idle; and one closing event: `game-over` (the "
+        "`status` and `to_move`; for a seat or a full reader, by header or `stream_ticket`, also `events`: that "
+        "version's events as `GET /events` gives them to the reader); `: keep-alive` comments while idle; and "
+        "one closing event: `game-over` (the "
         "game ended), `timeout` (the `timeout` passed: reconnect to go on) or `shutdown` (the server is "
         "draining: reconnect)"),
         "content": {"text/event-stream": {"schema": SSE_EVENT}}}})
 def stream(args: dict[str, Any], game_id: str) -> Response:
-    """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``."""
+    """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes a
+    stream ticket (``?stream_ticket=``, single use: a reconnecting EventSource gets a new one) instead of the
+    Authorization header its EventSource cannot send."""
     svc = service()
     last_id = _last_event_id()
     seen = args["version"] if last_id is None else last_id
     creds = credentials()
+    ticket = stream_ticket(creds)
     sub = svc.hub.subscribe(game_id)  # 503 past the cap; before the read, so no notice slips in between
     try:
-        first = notice_of(svc.game_summary(game_id, creds))  # 401/403/404 before the stream starts
+        summary, reader = svc.stream_opening(game_id, creds, ticket)  # 401/403/404 before the stream starts
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
+    first = notice_of(summary)
+    feed = None
+    if reader.full or reader.seat is not None:
+        feed = EventFeed(lambda after: svc.events_for(game_id, reader, after=after, limit=500)["events"])
     deadline = time.monotonic() + args["timeout"]
     environ = request.environ
 
@@ -259,7 +268,7 @@ def stream(args: dict[str, Any], game_id: str) -> Response:
             yield SSE_OPENING
             for step in follow(sub, lambda: notice_of(svc.latest_summary(game_id)), first, seen, deadline=deadline,
                                heartbeat=svc.config.stream_heartbeat):
-                yield sse(step)
+                yield sse(step, feed)
 
     response = Response(generate(), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,5 +1,6 @@
-"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move (issue 15); and
-/spectator-tokens, how a portal lets someone watch one of its private games (issue 26).
+"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move (issue 15);
+/spectator-tokens, how a portal lets someone watch one of its private games; /seats/<seat>/token, how it
+reissues or revokes a seat's token; and /stream-tickets, how a browser authenticates a stream (issue 26).
 
 Kept apart from ``games.py`` (the everyday endpoints) so each stays small; each view parses, calls one
 service method, returns. The clocks need no endpoint: they are in every view (``lifecycle.clock``) and
@@ -102,3 +103,35 @@ def spectator_token(body: dict[str, Any], game_id: str) -> Any:
     or the admin key): the way into a private game without a seat. Stateless: it cannot be revoked before it
     expires, so keep ``ttl_seconds`` short."""
     return _service().spectator_token(game_id, credentials(), ttl=body["ttl_seconds"]), 201
+
+
+@blp.route("/games/<game_id>/seats/<int:seat>/token", methods=["POST"])
+@blp.response(201, s.SeatTokenSchema)
+@_errors(401, 403, 404, 409)
+@blp.doc(security=[{"apiKey": []}, {"adminKey": []}])
+def reissue_seat_token(game_id: str, seat: int) -> Any:
+    """A new token for a human seat (the game's tenant's key with ``games``, or the admin key), for a player who
+    lost theirs: shown this once; every earlier token of the seat answers 401 ``seat_token_revoked`` from now on,
+    in every process. 409 ``seat_has_no_token`` for an AI seat."""
+    return _service().reissue_seat_token(game_id, credentials(), seat=seat), 201
+
+
+@blp.route("/games/<game_id>/seats/<int:seat>/token", methods=["DELETE"])
+@blp.response(200, s.SeatTokenRevokedSchema)
+@_errors(401, 403, 404, 409)
+@blp.doc(security=[{"apiKey": []}, {"adminKey": []}])
+def revoke_seat_token(game_id: str, seat: int) -> Any:
+    """Revoke the seat's token (same credentials as a reissue): the seat has no valid token until one is
+    reissued; its token answers 401 ``seat_token_revoked``. The seat stays in the game."""
+    return _service().revoke_seat_token(game_id, credentials(), seat=seat)
+
+
+@blp.route("/games/<game_id>/stream-tickets", methods=["POST"])
+@blp.response(201, s.StreamTicketSchema)
+@_errors(401, 403, 404)
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
+def stream_ticket(game_id: str) -> Any:
+    """A short-lived, single-use ticket for ``/stream?stream_ticket=`` or ``/ws?stream_ticket=`` that stands
+    for the caller (seat token, spectator token, the tenant's key, the admin key) as a reader of this game:
+    browsers cannot send headers on EventSource or WebSocket, and a seat token must never be put in a URL."""
+    return _service().stream_ticket(game_id, credentials()), 201

@@ -5,8 +5,9 @@ is answered as an ordinary problem response *before* the upgrade; the socket the
 :func:`torres_game.push.follow`, as JSON text messages:
 
 * ``{"type": "version", "version": v, ...}`` for every version after ``version``, once and in order; the latest
-  also has ``status`` and ``to_move``; with a seat token (or the admin key) ``events`` holds that version's
-  events redacted for the reader, exactly as ``GET /events`` would give them;
+  also has ``status`` and ``to_move``; with a seat token (or the admin key, or a stream ticket one of them got,
+  ``?stream_ticket=``: browsers cannot send headers) ``events`` holds that version's events redacted for the
+  reader, exactly as ``GET /events`` would give them;
 * ``{"type": "game-over", ...}`` and then a normal close (1000) when the game has ended;
 * ``{"type": "shutdown", ...}`` and close 1001 when the server drains.
 
@@ -24,10 +25,10 @@ from flask import Flask, g, request
 from flask_sock import Sock
 
 from torres_game.errors import ValidationFailed
-from torres_game.push import follow, notice_of, slow_client_limits
+from torres_game.push import EventFeed, follow, notice_of, slow_client_limits
 from torres_service.problems import ProblemBlueprint as Blueprint
 
-from .auth import credentials
+from .auth import credentials, stream_ticket
 from .games import service
 
 push = Blueprint("push", __name__, url_prefix="/v1", description="WebSocket: a game's versions as they happen")
@@ -51,14 +52,17 @@ def _open() -> None:
     svc = service()
     game_id = request.view_args["game_id"] if request.view_args else ""
     creds = credentials()
+    ticket = stream_ticket(creds)
     sub = svc.hub.subscribe(game_id)
     try:
-        summary = svc.game_summary(game_id, creds)
-        reader = svc.access.reader(svc._info(game_id), svc.access.caller(creds), over=False)
+        summary, reader = svc.stream_opening(game_id, creds, ticket)
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
-    g.push = (sub, notice_of(summary), int(raw), creds, reader.full or reader.seat is not None)
+    feed = None
+    if reader.full or reader.seat is not None:
+        feed = EventFeed(lambda after: svc.events_for(game_id, reader, after=after, limit=500)["events"])
+    g.push = (sub, notice_of(summary), int(raw), feed)
 
 
 @push.teardown_request
@@ -72,37 +76,36 @@ def _close(_error: BaseException | None) -> None:
 @push.doc(
     summary="WebSocket: every version of the game once, in order; a seat's redacted events with its token",
     parameters=[{"in": "query", "name": "version", "schema": {"type": "integer", "minimum": 0, "default": 0},
-                 "description": "the last version the client has; messages start after it"}],
+                 "description": "the last version the client has; messages start after it"},
+                {"in": "query", "name": "stream_ticket", "schema": {"type": "string"},
+                 "description": "a single-use ticket from POST .../stream-tickets, for browsers (no headers)"}],
     responses={
         "101": {"description": "Switching Protocols: JSON text messages `version`, then `game-over` (close 1000) "
                                "or `shutdown` (close 1001); see docs/game-service.md"},
-        "400": {"description": "bad `version`"}, "401": {"description": "an API key nobody holds"},
+        "400": {"description": "bad `version`"},
+        "401": {"description": "an API key nobody holds; a stream ticket unknown, used, expired or another game's; "
+                               "a revoked or expired seat token"},
         "403": {"description": "a token of no seat of this game"},
         "404": {"description": "no such game, or one the caller may not watch (another tenant's, a private one)"},
         "503": {"description": "too many open streams in this process"},
     },
-    security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}],
+    security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}, {"streamTicket": []}],
 )
 def game_socket(ws: Any, game_id: str) -> None:
     """Send the game's steps until it ends, the server drains or the client leaves."""
     svc = service()
-    sub, first, seen, creds, with_events = g.push
+    sub, first, seen, feed = g.push
     try:
         with slow_client_limits(request.environ, svc.config.send_timeout, svc.config.stream_send_buffer):
             read = lambda: notice_of(svc.latest_summary(game_id))  # noqa: E731
-            pending: list[dict[str, Any]] = []
             for step in follow(sub, read, first, seen, deadline=math.inf, heartbeat=svc.config.stream_heartbeat):
                 if not ws.connected:
                     return
                 if step.kind == "heartbeat":
                     continue  # simple-websocket pings on its own schedule
                 message: dict[str, Any] = {"type": step.kind, **step.body()}
-                if step.kind == "version" and with_events:
-                    if not pending or pending[0]["version"] != step.version:
-                        page = svc.events(game_id, creds, after=step.version - 1, limit=500)
-                        pending = [e for e in page["events"] if e["version"] <= step.latest.version]
-                    message["events"] = [e for e in pending if e["version"] == step.version]
-                    pending = [e for e in pending if e["version"] > step.version]
+                if step.kind == "version" and feed is not None:
+                    message["events"] = feed.of(step)
                 ws.send(orjson.dumps(message).decode())
                 if step.kind in ("game-over", "shutdown"):
                     ws.close(reason=1000 if step.kind == "game-over" else 1001, message=step.kind)

@@ -161,6 +161,30 @@ class SpectatorTokenSchema(Schema):
     expires_at = fields.String()
 
 
+class SeatTokenSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    generation = fields.Integer(metadata={"description": "1 for the first reissue; the creation's token is 0"})
+    token = fields.String(metadata={"description": "the seat's new token, shown this once (only its hash is kept); "
+                                                   "every earlier token of the seat is now refused"})
+    expires_at = fields.String()
+
+
+class SeatTokenRevokedSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    generation = fields.Integer()
+    revoked = fields.Boolean()
+
+
+class StreamTicketSchema(Schema):
+    game_id = fields.String()
+    stream_ticket = fields.String(metadata={"description": "pass it once as `?stream_ticket=` to `/stream` or `/ws` "
+                                                           "of this game; never a seat token in a URL"})
+    expires_in = fields.Integer(metadata={"description": "seconds the ticket may wait before it is used"})
+    stream_url = fields.String(metadata={"description": "this game's SSE stream with the ticket"})
+
+
 class CreationHeaders(Schema):
     """``Idempotency-Key`` (IETF draft-ietf-httpapi-idempotency-key-header): the same key with the same body
     creates one game and answers every retry with the original 201, tokens included."""
@@ -212,6 +236,9 @@ class WaitArgs(QuerySchema):
 
 class StreamArgs(QuerySchema):
     version = integer(load_default=0)
+    stream_ticket = fields.String(validate=validate.Length(min=1, max=200), metadata={
+        "description": "a single-use ticket from `POST .../stream-tickets`, for clients that cannot send headers "
+                       "(browsers' EventSource); the stream then carries the reader's redacted events"})
     timeout = fields.Float(load_default=300.0, validate=validate.Range(min=0, max=3600),
                            metadata={"description": "close the stream after this many seconds"})
 

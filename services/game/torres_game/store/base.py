@@ -8,7 +8,9 @@ per-game streams the store keeps what must change *in the same transaction* as a
   tenant and visibility (issue 26), fixed at creation;
 * ``commands``: client command ids, so a retried command appends nothing and returns the original;
 * ``ai_turns``: an outbox row when an AI seat is to move, so a worker can never miss a turn;
-* ``game_secrets``: the seed and seat-token hashes, which no event ever contains before the end.
+* ``game_secrets``: the seed and seat-token hashes, which no event ever contains before the end;
+* ``seat_tokens``: reissued and revoked seat tokens (hashes), one generation per row, never in the public log;
+* ``stream_tickets``: single-use stream tickets (hashes), deleted when redeemed.
 
 Snapshots are a rebuildable cache and are written outside append transactions.
 """
@@ -33,8 +35,11 @@ __all__ = [
     "GameRecord",
     "GameSecret",
     "NewEvent",
+    "SeatTokenBook",
+    "SeatTokenRow",
     "Snapshot",
     "StoredEvent",
+    "StreamTicket",
     "VersionConflict",
 ]
 
@@ -138,6 +143,38 @@ class GameSecret:
 
 
 @dataclass(frozen=True)
+class SeatTokenRow:
+    """One ``seat_tokens`` row: a reissued token's hash (``token_hash``) or a revocation (None)."""
+
+    seat: int
+    generation: int
+    token_hash: str | None
+    issued_at: datetime
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SeatTokenBook:
+    """What deciding on a seat token needs besides the cached :class:`GameSecret`, read in one query on every
+    use (so a revocation in any process counts at once): the game's status, when it last changed (for an
+    ended game: its end), and every reissue and revocation, by generation."""
+
+    status: str
+    updated_at: datetime
+    rows: tuple[SeatTokenRow, ...]
+
+
+@dataclass(frozen=True)
+class StreamTicket:
+    """A redeemed stream ticket: the game it opens and the reader it stands for."""
+
+    game_id: str
+    seat: int | None
+    full: bool
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
 class Snapshot:
     game_id: str
     version: int
@@ -215,6 +252,25 @@ class EventStore(Protocol):
         ...
 
     def get_secret(self, game_id: str) -> GameSecret | None: ...
+
+    def seat_token_book(self, game_id: str) -> SeatTokenBook | None:
+        """The game's status, last change and seat-token rows (None: no such game), one round trip."""
+        ...
+
+    def add_seat_token(
+        self, game_id: str, seat: int, token_hash: str | None, *, issued_at: datetime, expires_at: datetime | None,
+    ) -> int:
+        """Record the seat's next generation (a reissued token's hash, or None for a revocation); returns it.
+        Concurrent calls for one seat get distinct generations (the primary key; a loser retries)."""
+        ...
+
+    def add_stream_ticket(self, ticket_hash: str, ticket: StreamTicket) -> None:
+        """Store a new ticket (and drop the expired ones: they can never be redeemed)."""
+        ...
+
+    def take_stream_ticket(self, ticket_hash: str) -> StreamTicket | None:
+        """Delete the ticket and return it: at most one caller, in any process, ever gets it back."""
+        ...
 
     def notifications(self, *, after: int = 0, limit: int = 100, tenant: str | None = None) -> list[StoredEvent]:
         """The global log: every game's events in commit order, by ascending ``position``; with ``tenant``, only

@@ -41,8 +41,11 @@ from .base import (
     GameRecord,
     GameSecret,
     NewEvent,
+    SeatTokenBook,
+    SeatTokenRow,
     Snapshot,
     StoredEvent,
+    StreamTicket,
     content_hashes,
     stamp,
 )
@@ -336,6 +339,51 @@ class PostgresEventStore:
                 "SELECT seed, token_hashes FROM game_secrets WHERE game_id = %s", (game_id,)
             ).fetchone()
         return GameSecret(int(row[0]), list(row[1])) if row else None
+
+    def seat_token_book(self, game_id: str) -> SeatTokenBook | None:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT g.status, g.updated_at, t.seat, t.generation, t.token_hash, t.issued_at, t.expires_at"
+                " FROM games g LEFT JOIN seat_tokens t ON t.game_id = g.game_id WHERE g.game_id = %s"
+                " ORDER BY t.generation",
+                (game_id,),
+            ).fetchall()
+        if not rows:
+            return None
+        return SeatTokenBook(rows[0][0], rows[0][1], tuple(
+            SeatTokenRow(r[2], r[3], r[4], r[5], r[6]) for r in rows if r[2] is not None))
+
+    def add_seat_token(
+        self, game_id: str, seat: int, token_hash: str | None, *, issued_at: datetime, expires_at: datetime | None,
+    ) -> int:
+        for _ in range(20):
+            with self.pool.connection() as conn:
+                row = conn.execute(
+                    "INSERT INTO seat_tokens (game_id, seat, generation, token_hash, issued_at, expires_at)"
+                    " SELECT %s, %s, coalesce(max(generation), 0) + 1, %s, %s, %s FROM seat_tokens"
+                    " WHERE game_id = %s AND seat = %s ON CONFLICT DO NOTHING RETURNING generation",
+                    (game_id, seat, token_hash, issued_at, expires_at, game_id, seat),
+                ).fetchone()
+            if row is not None:
+                return int(row[0])
+        raise RuntimeError(f"could not record a seat token for {game_id}/{seat}")
+
+    def add_stream_ticket(self, ticket_hash: str, ticket: StreamTicket) -> None:
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("DELETE FROM stream_tickets WHERE expires_at < now()")
+            conn.execute(
+                "INSERT INTO stream_tickets (ticket_hash, game_id, seat, full_read, expires_at)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (ticket_hash, ticket.game_id, ticket.seat, ticket.full, ticket.expires_at),
+            )
+
+    def take_stream_ticket(self, ticket_hash: str) -> StreamTicket | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "DELETE FROM stream_tickets WHERE ticket_hash = %s RETURNING game_id, seat, full_read, expires_at",
+                (ticket_hash,),
+            ).fetchone()
+        return StreamTicket(row[0], row[1], row[2], row[3]) if row else None
 
     def notifications(self, *, after: int = 0, limit: int = 100, tenant: str | None = None) -> list[StoredEvent]:
         with self.pool.connection() as conn:

@@ -25,7 +25,20 @@ from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
 from torres_game.errors import GameNotFound, VersionConflict
 from torres_game.migrations import discover
 
-from .base import AiTurn, AppendResult, GameExists, GameRecord, GameSecret, NewEvent, Snapshot, StoredEvent, stamp
+from .base import (
+    AiTurn,
+    AppendResult,
+    GameExists,
+    GameRecord,
+    GameSecret,
+    NewEvent,
+    SeatTokenBook,
+    SeatTokenRow,
+    Snapshot,
+    StoredEvent,
+    StreamTicket,
+    stamp,
+)
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
@@ -324,6 +337,49 @@ class SqliteEventStore:
         ).fetchone()
         return GameSecret(int(row[0]), json.loads(row[1])) if row else None
 
+    def seat_token_book(self, game_id: str) -> SeatTokenBook | None:
+        rows = self._query(
+            "SELECT g.status, g.updated_at, t.seat, t.generation, t.token_hash, t.issued_at, t.expires_at"
+            " FROM games g LEFT JOIN seat_tokens t ON t.game_id = g.game_id WHERE g.game_id = ?"
+            " ORDER BY t.generation",
+            (game_id,),
+        ).fetchall()
+        if not rows:
+            return None
+        return SeatTokenBook(rows[0][0], _instant(rows[0][1]), tuple(
+            SeatTokenRow(r[2], r[3], r[4], _instant(r[5]), None if r[6] is None else _instant(r[6]))
+            for r in rows if r[2] is not None))
+
+    def add_seat_token(
+        self, game_id: str, seat: int, token_hash: str | None, *, issued_at: datetime, expires_at: datetime | None,
+    ) -> int:
+        with self._write() as conn:  # BEGIN IMMEDIATE: the max and the insert under the one writer lock
+            row = conn.execute(
+                "INSERT INTO seat_tokens (game_id, seat, generation, token_hash, issued_at, expires_at)"
+                " SELECT ?, ?, coalesce(max(generation), 0) + 1, ?, ?, ? FROM seat_tokens"
+                " WHERE game_id = ? AND seat = ? RETURNING generation",
+                (game_id, seat, token_hash, format_time(issued_at),
+                 None if expires_at is None else format_time(expires_at), game_id, seat),
+            ).fetchall()[0]  # every row fetched before COMMIT
+        return int(row[0])
+
+    def add_stream_ticket(self, ticket_hash: str, ticket: StreamTicket) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM stream_tickets WHERE expires_at < ?", (format_time(datetime.now(UTC)),))
+            conn.execute(
+                "INSERT INTO stream_tickets (ticket_hash, game_id, seat, full_read, expires_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (ticket_hash, ticket.game_id, ticket.seat, int(ticket.full), format_time(ticket.expires_at)),
+            )
+
+    def take_stream_ticket(self, ticket_hash: str) -> StreamTicket | None:
+        with self._write() as conn:
+            rows = conn.execute(
+                "DELETE FROM stream_tickets WHERE ticket_hash = ? RETURNING game_id, seat, full_read, expires_at",
+                (ticket_hash,),
+            ).fetchall()  # every row fetched before COMMIT
+        return StreamTicket(rows[0][0], rows[0][1], bool(rows[0][2]), _instant(rows[0][3])) if rows else None
+
     def notifications(self, *, after: int = 0, limit: int = 100, tenant: str | None = None) -> list[StoredEvent]:
         if tenant is None:
             rows = self._query(
@@ -443,6 +499,11 @@ class _Pool:
             self._closed, idle, self._idle = True, self._idle, []
         for conn in idle:
             conn.close()
+
+
+def _instant(text: str) -> datetime:
+    """A stored ``format_time`` text back to an aware datetime."""
+    return datetime.fromisoformat(text)
 
 
 def _statements(script: str) -> list[str]:
