@@ -188,7 +188,7 @@ def test_notifications_need_the_service_key(client: FlaskClient) -> None:
 def test_health_readiness_and_openapi(client: FlaskClient) -> None:
     assert client.get("/healthz").get_json() == {"status": "ok"}
     ready = client.get("/readyz").get_json()
-    assert ready == {"status": "ready", "backend": "sqlite", "migrations": [1, 2, 3, 4]}
+    assert ready == {"status": "ready", "backend": "sqlite", "migrations": [1, 2, 3, 4, 5]}
     spec = client.get("/openapi.json").get_json()
     assert spec["openapi"].startswith("3.")
     for path in ("/v1/games", "/v1/games/{game_id}/actions", "/v1/games/{game_id}/view",
@@ -198,7 +198,7 @@ def test_health_readiness_and_openapi(client: FlaskClient) -> None:
         assert path in spec["paths"], path
     post = spec["paths"]["/v1/games/{game_id}/actions"]["post"]
     assert {"201", "400", "401", "403", "404", "409", "422"} <= set(post["responses"])
-    assert set(spec["components"]["securitySchemes"]) == {"seatToken", "apiKey", "adminKey"}
+    assert set(spec["components"]["securitySchemes"]) == {"seatToken", "apiKey", "adminKey", "streamTicket"}
 
 
 def test_readyz_fails_while_a_migration_is_pending(tmp_path: Path) -> None:

@@ -120,3 +120,20 @@ def test_concurrent_retries_create_one_game(pg_app: Flask) -> None:
     assert {status for status, _, _ in results} == {201}
     assert len({repr(body) for _, body, _ in results}) == 1
     assert sorted(replayed for _, _, replayed in results) == [False] + [True] * 7
+
+
+@pytest.mark.parametrize("change", ["reissue", "revoke"])
+def test_a_replay_after_a_reissue_or_revocation_is_refused_not_handed_dead_tokens(any_client: FlaskClient,
+                                                                                  change: str) -> None:
+    """The derived tokens of the original body are superseded, and the current ones are kept only as hashes: a
+    replay answers 409 ``seat_tokens_reissued`` (the tenant reads the game and reissues) instead."""
+    key = f"reissued-{uuid.uuid4()}"
+    game = _create(any_client, key).get_json()
+    assert _create(any_client, key).status_code == 201  # replayable until a token changes
+    send = any_client.post if change == "reissue" else any_client.delete
+    assert send(f"/v1/games/{game['game_id']}/seats/2/token", headers=SERVICE).status_code in (200, 201)
+    again = _create(any_client, key)
+    assert (again.status_code, again.get_json()["code"]) == (409, "seat_tokens_reissued")
+    assert all(seat["token"] not in again.get_data(as_text=True) for seat in game["seats"] if "token" in seat)
+    assert any_client.get(f"/v1/games/{game['game_id']}/view",
+                          headers=bearer(game["seats"][0]["token"])).status_code == 200  # seat 0 untouched

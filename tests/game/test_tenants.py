@@ -69,7 +69,15 @@ GAME_OPERATIONS: dict[tuple[str, str], Request] = {
         f"/v1/games/{g}/undo", headers=h, json={"seat": 0, "expected_version": 1, "command_id": "attack-undo"}),
     ("post", "/v1/games/{game_id}/spectator-tokens"): lambda c, g, h: c.post(f"/v1/games/{g}/spectator-tokens",
                                                                              headers=h, json={}),
+    ("post", "/v1/games/{game_id}/seats/{seat}/token"): lambda c, g, h: c.post(f"/v1/games/{g}/seats/0/token",
+                                                                               headers=h),
+    ("delete", "/v1/games/{game_id}/seats/{seat}/token"): lambda c, g, h: c.delete(f"/v1/games/{g}/seats/0/token",
+                                                                                   headers=h),
+    ("post", "/v1/games/{game_id}/stream-tickets"): lambda c, g, h: c.post(f"/v1/games/{g}/stream-tickets",
+                                                                           headers=h),
 }
+#: The operations that would change what the other tests use (end the game, replace its seat-0 token).
+CHANGES_THE_GAME = ("/abandon", "/resign", "/token")
 #: The operations on collections, each with its own test below (create, list, notifications), and the ones that
 #: are deliberately open (health, readiness, metrics: no game data).
 COLLECTION_OPERATIONS = {("post", "/v1/games"), ("get", "/v1/games"), ("get", "/v1/notifications")}
@@ -104,10 +112,13 @@ class World:
         return response.get_json()["token"]
 
     def snapshot(self) -> dict[str, Any]:
-        """Alpha's games and every event of each: what no attack may change."""
+        """Alpha's games, every event and every reissued or revoked seat token of each: what no attack may
+        change."""
         records: list[GameRecord] = self.store.list_games(tenant="alpha", limit=100_000)
         return {"games": [(g.game_id, g.version, g.status, g.summary) for g in records],
-                "logs": {g.game_id: [e.hash for e in self.store.read(g.game_id)] for g in records}}
+                "logs": {g.game_id: [e.hash for e in self.store.read(g.game_id)] for g in records},
+                "seat_tokens": {g.game_id: self.store.seat_token_book(g.game_id).rows  # type: ignore[union-attr]
+                                for g in records}}
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -155,8 +166,8 @@ def test_the_owners_requests_are_not_refused_as_the_attackers_are(world: World) 
     for visibility in ("public", "unlisted", "private"):
         game_id = world.games[visibility]["game_id"]
         for (method, path), send in GAME_OPERATIONS.items():
-            if path.endswith(("/abandon", "/resign")):
-                continue  # they would succeed, and end the game the other tests attack
+            if path.endswith(CHANGES_THE_GAME):
+                continue  # they would succeed, and end the game (or replace the token) the other tests use
             response = send(world.client, game_id, world.key("a"))
             assert response.status_code not in (401, 404), (method, path, visibility, response.get_json())
 
@@ -243,12 +254,16 @@ def test_a_key_without_the_scope_is_403_insufficient_scope_and_changes_nothing(w
     assert_problem(world.client.get("/v1/games", headers=no_scope), 403, "insufficient_scope")
     assert_problem(world.client.get("/v1/notifications", headers=no_scope), 403, "insufficient_scope")
     for op in (("post", "/v1/games/{game_id}/abandon"), ("post", "/v1/games/{game_id}/spectator-tokens"),
+               ("post", "/v1/games/{game_id}/seats/{seat}/token"),
+               ("delete", "/v1/games/{game_id}/seats/{seat}/token"), ("post", "/v1/games/{game_id}/stream-tickets"),
                ("post", "/v1/games/{game_id}/actions"), ("get", "/v1/games/{game_id}/legal-actions"), *READS):
         assert_problem(GAME_OPERATIONS[op](world.client, private, no_scope), 403, "insufficient_scope", str(op))
     for role, op in (("a_games", ("post", "/v1/games/{game_id}/actions")),  # an AI seat needs 'ai'
                      ("a_games", ("get", "/v1/games/{game_id}/legal-actions")),
                      ("a_ai", ("post", "/v1/games/{game_id}/abandon")),  # ending a game needs 'games'
-                     ("a_ai", ("post", "/v1/games/{game_id}/spectator-tokens"))):
+                     ("a_ai", ("post", "/v1/games/{game_id}/spectator-tokens")),
+                     ("a_ai", ("post", "/v1/games/{game_id}/seats/{seat}/token")),  # so does a seat's token
+                     ("a_ai", ("delete", "/v1/games/{game_id}/seats/{seat}/token"))):
         assert_problem(GAME_OPERATIONS[op](world.client, public, world.key(role)), 403, "insufficient_scope",
                        f"{role}: {op}")
     # the internal services hold only their own scopes

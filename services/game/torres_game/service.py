@@ -587,10 +587,11 @@ class GameService:
 
     # -- seat tokens and stream tickets (issue 26) ----------------------------------------
 
-    def _token_seat(self, info: GameInfo, creds: Credentials, seat: int) -> None:
+    def _token_seat(self, game_id: str, creds: Credentials, seat: int) -> GameInfo:
         """Reissuing or revoking a seat's token: the game's tenant (key with ``games``) or the operator; a human
-        seat of the game."""
+        seat of the game. The key is checked before the game is looked up (401 whether it exists or not)."""
         caller = self.access.caller(creds)
+        info = self._info(game_id)
         if not caller.operator:
             self.access.game_admin(info, caller)
         kind = info.seat_kind(seat)
@@ -598,13 +599,13 @@ class GameService:
             raise NotFound(f"no seat {seat}")
         if kind != "human":
             raise SeatHasNoToken(f"seat {seat} is an AI seat: it has no token")
+        return info
 
     def reissue_seat_token(self, game_id: str, creds: Credentials, *, seat: int) -> dict[str, Any]:
         """A new random token for the seat (a player who lost theirs), returned this once; every earlier one
         of the seat is superseded at once, in every process (401 ``seat_token_revoked``). Never derived: an
         Idempotency-Key replay could not hand it out again, and refuses instead (409 ``seat_tokens_reissued``)."""
-        info = self._info(game_id)
-        self._token_seat(info, creds, seat)
+        info = self._token_seat(game_id, creds, seat)
         token = secrets.token_urlsafe(24)
         now = self.now()
         expires = now + timedelta(seconds=self.config.seat_token_ttl)
@@ -617,8 +618,7 @@ class GameService:
     def revoke_seat_token(self, game_id: str, creds: Credentials, *, seat: int) -> dict[str, Any]:
         """The seat has no valid token until one is reissued (every earlier one: 401 ``seat_token_revoked``);
         the seat stays in the game, its clock runs as before."""
-        info = self._info(game_id)
-        self._token_seat(info, creds, seat)
+        self._token_seat(game_id, creds, seat)
         generation = self.store.add_seat_token(game_id, seat, None, issued_at=self.now(), expires_at=None)
         log.info("seat token revoked", extra={"game_id": game_id, "seat": seat, "generation": generation})
         return {"game_id": game_id, "seat": seat, "generation": generation, "revoked": True}

@@ -235,7 +235,7 @@ def _last_event_id() -> int | None:
     responses={"200": {"description": (
         "`text/event-stream`: a `: connected` comment and `retry:` at once; then one `version` event per version "
         "after `version` / `Last-Event-ID` (`id:` = the version; data `{\"version\"}`, the latest one also "
-        "`status` and `to_move`; for a seat or a full reader, by header or `stream_ticket`, also `events`: that "
+        "`status` and `to_move`; opened with a seat's or a full reader's `stream_ticket`, also `events`: that "
         "version's events as `GET /events` gives them to the reader); `: keep-alive` comments while idle; and "
         "one closing event: `game-over` (the "
         "game ended), `timeout` (the `timeout` passed: reconnect to go on) or `shutdown` (the server is "
@@ -257,8 +257,10 @@ def stream(args: dict[str, Any], game_id: str) -> Response:
         svc.hub.unsubscribe(sub)
         raise
     first = notice_of(summary)
+    # With a ticket (the browser's way in), a seat's or full reader's versions carry their events, as on the
+    # WebSocket; a stream opened with headers keeps its versions-only shape (its clients may use /ws for events).
     feed = None
-    if reader.full or reader.seat is not None:
+    if ticket is not None and (reader.full or reader.seat is not None):
         feed = EventFeed(lambda after: svc.events_for(game_id, reader, after=after, limit=500)["events"])
     deadline = time.monotonic() + args["timeout"]
     environ = request.environ
