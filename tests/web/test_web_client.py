@@ -382,8 +382,8 @@ def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str],
 def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str, str], new_page: Any,
                                                                 console: Console) -> None:
     """Issue 26: a private game answers 404 to whoever holds nothing for it, so the page reads it with its seat
-    token (summary, replay, verify too), and follows it by the long-poll, which carries the token (an EventSource
-    cannot send a header)."""
+    token (summary, replay, verify too), and follows it by SSE with a single-use stream ticket it gets with the
+    token (an EventSource cannot send a header): the token is in no URL the page requests."""
     service = {"X-API-Key": "web-test-service-key"}
     created = httpx.post(f"{stack['game']}/v1/games", headers=service, json={
         "visibility": "private", "seats": [{"kind": "human", "player_id": "alice"},
@@ -391,9 +391,15 @@ def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str,
     game_id, alice, bob = created["game_id"], created["seats"][0]["token"], created["seats"][1]["token"]
     assert httpx.get(f"{stack['game']}/v1/games/{game_id}").status_code == 404  # nobody else sees it
     page = new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{stack['game']}/play/#game={game_id}&token={bob}")
     page.wait_for_selector("svg.board")
     settled(page)
+    for _ in range(100):  # the stream opens once its stream ticket has come back
+        if any("/stream?" in url for url in requests):
+            break
+        page.wait_for_timeout(100)
     legal = httpx.get(f"{stack['game']}/v1/games/{game_id}/legal-actions",
                       headers={"Authorization": f"Bearer {alice}"}).json()
     action = next(a for a in legal["actions"] if a.get("at") == "D1")
@@ -403,6 +409,10 @@ def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str,
     page.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
     assert page.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
+    streams = [url for url in requests if "/stream?" in url]
+    assert streams and all("stream_ticket=" in url for url in streams), streams
+    assert not any("/wait?" in url for url in requests)  # live by SSE, not the long-poll
+    assert not any(bob in url for url in requests)
     page.click("text=Replay and audit this game")  # the link keeps the seat token
     page.wait_for_selector("#verify")
     page.wait_for_function("() => document.getElementById('at').textContent === 'version 2 of 2'")

@@ -60,6 +60,12 @@ export class Api {
       + `&stream_ticket=${encodeURIComponent(streamTicket)}`;
   }
 
+  /** A single-use stream ticket for a game's SSE stream (valid for about a minute), obtained with the seat
+   * token (or other credentials) the page holds: a private game's EventSource carries it, never the token. */
+  async gameStreamTicket(gameId, creds) {
+    return (await this.post(`/v1/games/${encodeURIComponent(gameId)}/stream-tickets`, undefined, creds)).stream_ticket;
+  }
+
   /** A single-use stream ticket for one of the player's tickets (valid for about a minute). */
   async streamTicket(ticketId, token) {
     return (await this.post(`/v1/tickets/${encodeURIComponent(ticketId)}/stream-tickets`, undefined, { token })).stream_ticket;

@@ -115,11 +115,22 @@ export class LiveGame {
 
   /** The push channel: one `version` event per change. The stream closes with `game-over` (done), or with
    * `timeout` / `shutdown` (the stream's own time ran out, or the server drains): then it is reopened from the
-   * version we hold, until the game ends. Closing it ourselves keeps EventSource from reconnecting on its own. */
-  listen() {
+   * version we hold, until the game ends. Closing it ourselves keeps EventSource from reconnecting on its own.
+   * A private game answers 404 to a stream without credentials, and an EventSource cannot send the seat token:
+   * each connection then opens with a fresh single-use stream ticket in its URL (never the token itself). */
+  async listen() {
     if (this.closed || this.summary.status === 'over') return;
-    if (this.summary.visibility === 'private') { this.poll(); return; }
-    const source = new EventSource(this.api.streamUrl(this.id, this.version));
+    let url = this.api.streamUrl(this.id, this.version);
+    if (this.summary.visibility === 'private') {
+      try {
+        url += `&stream_ticket=${encodeURIComponent(await this.api.gameStreamTicket(this.id, this.creds))}`;
+      } catch (err) {
+        this.poll();  // no ticket (an old server, a lost token): the long-poll carries the token instead
+        return;
+      }
+      if (this.closed) return;
+    }
+    const source = new EventSource(url);
     this.source = source;
     source.addEventListener('version', (e) => {
       const data = JSON.parse(e.data);
@@ -130,11 +141,18 @@ export class LiveGame {
       this.refresh().then(() => { if (this.summary.status !== 'over') setTimeout(() => this.listen(), 500); });
     };
     for (const name of ['game-over', 'timeout', 'shutdown']) source.addEventListener(name, ended);
+    // A dropped connection: EventSource would retry with the spent ticket (401, then it gives up), so reopen
+    // ourselves with a new one.
+    source.addEventListener('error', () => {
+      if (this.summary.visibility === 'private' && !this.closed) {
+        source.close();
+        setTimeout(() => this.listen(), 2000);
+      }
+    });
   }
 
-  /** A private game's push channel: an EventSource cannot send the Authorization header a private game asks
-   * for, so the long-poll (`/wait`, woken by the same appends) carries the seat token instead, one request at a
-   * time until the game ends. */
+  /** The long-poll (`/wait`, woken by the same appends), which carries the seat token in its header: a private
+   * game's push channel when no stream ticket can be had. */
   async poll() {
     while (!this.closed && this.summary.status !== 'over') {
       try {
