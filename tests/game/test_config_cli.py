@@ -54,7 +54,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def test_migrate_command(tmp_path: Path) -> None:
     run = [sys.executable, "-m", "torres_game", "migrate"]
     first = subprocess.run(run, env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=True)
-    assert "applied now [1, 2, 3, 4]" in first.stdout and "pending none" in first.stdout
+    assert "applied now [1, 2, 3, 4, 5]" in first.stdout and "pending none" in first.stdout
     again = subprocess.run(run, env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=True)
     assert "applied now nothing" in again.stdout
     assert (tmp_path / "torres.sqlite3").exists()
