@@ -8,7 +8,7 @@ is attacked too without anyone listing it here.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -17,8 +17,16 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from schemathesis import checks
 
-# The gate's checks: no 5xx, every status documented for its operation, every body as its schema says.
-CHECKS = [checks.not_a_server_error, checks.status_code_conformance, checks.response_schema_conformance]
+# The gate's checks (issue 26): every check schemathesis has, not a chosen few -- no 5xx, every status and
+# content type and header as documented, bodies as their schemas say, invalid input refused and valid input
+# accepted, required headers, unsupported methods (405 with Allow), resources usable after creation and gone
+# after deletion, and the authentication checks: ``ignored_auth`` (an operation that declares a security
+# scheme refuses a request without it, or with an invalid one, with 401/403) and ``object_level_authorization``
+# (a no-op unless several identities are configured; our own attacker suites cover that ground, see
+# docs/security.md). ``max_response_time`` is left out: it needs a limit, and timing is the benchmarks' job.
+checks.load_all_checks()
+CHECKS = [checks.CHECKS.get_one(name) for name in checks.CHECKS.get_all_names()]
+CHECK_NAMES = checks.CHECKS.get_all_names()
 
 # A bounded, repeatable run: the same examples every time (derandomize), no example database carried between
 # runs, a handful per operation so that both services on every backend take a minute or two.
@@ -100,6 +108,66 @@ def shorten_held_open(case: Any) -> None:
     run for a minute."""
     if case.path.endswith(HELD_OPEN) and isinstance(case.query, dict):
         case.query["timeout"] = 0.05
+
+
+# werkzeug's client, which schemathesis calls the app with, sends no REMOTE_ADDR (Flask's test client sends
+# 127.0.0.1, exempt from the rate limits like every loopback address): without it every request and every probe
+# of the authentication checks would count against one unknown address, and a run would end in 429s.
+LOOPBACK = {"REMOTE_ADDR": "127.0.0.1"}
+
+
+def via_wsgi(case: Any, app: Any) -> None:
+    """Send the probes of the checks to ``app`` too. The checks that send a request of their own (the
+    authentication checks' "the same without credentials", "with an invalid one") use the schema's transport,
+    which is the network's (``requests``) for a document loaded with ``from_dict``, even when the case itself was
+    sent with ``app=``: the schema is told the app (the backend's, per module fixture) before each call."""
+    case.operation.schema.app = app
+
+
+def security_headers(spec: dict[str, Any]) -> frozenset[str]:
+    """The headers that carry a credential of one of the document's security schemes (lower case), and the
+    query arguments that do (as ``?name``: the matchmaker's stream ticket)."""
+    names = set()
+    for scheme in spec.get("components", {}).get("securitySchemes", {}).values():
+        if scheme["type"] == "http":
+            names.add("authorization")
+        elif scheme["type"] == "apiKey" and scheme["in"] == "header":
+            names.add(scheme["name"].lower())
+        elif scheme["type"] == "apiKey" and scheme["in"] == "query":
+            names.add("?" + scheme["name"])
+    return frozenset(names)
+
+
+def _missing_credential(case: Any, credential_headers: frozenset[str]) -> bool:
+    """Whether schemathesis' coverage phase made this case to see a credential header left out."""
+    data = case.meta.phase.data if case.meta is not None else None
+    return (getattr(getattr(data, "scenario", None), "value", None) == "missing_parameter"
+            and str(getattr(data, "parameter", "")).lower() in credential_headers)
+
+
+def as_caller(case: Any, credentials: dict[str, str], credential_headers: frozenset[str]) -> dict[str, str]:
+    """The headers a gate request is sent with: ``credentials``, one real caller's, with two exceptions.
+
+    * A case made to leave a credential header out (``missing_required_header`` then wants 401) is sent with no
+      credential at all: schemathesis drops only the header it meant to, and another scheme's valid key beside
+      it would rightly make the answer 403 (authenticated, not allowed) instead.
+    * A case that carries a credential in its query (a stream ticket) is sent with no other: RFC 6750 makes a
+      request that "uses more than one method for including an access token" a 400, which the document, whose
+      security alternatives are ORed, cannot say.
+    * schemathesis fills every declared credential header with a blank value; beside a real credential of
+      another scheme that blank is dropped, so the request is the caller's own (the services read a blank key
+      as no key). Without credentials the blanks stay: they must be refused like no credential (401).
+    """
+    if _missing_credential(case, credential_headers):
+        return {}
+    query = case.query if isinstance(case.query, MutableMapping) else {}
+    if any(name.startswith("?") and query.get(name[1:]) is not None for name in credential_headers):
+        return {}  # a credential in the query already: one method per request (RFC 6750 3.1: both is a 400)
+    if credentials and isinstance(case.headers, MutableMapping):
+        for name in [n for n, v in case.headers.items() if n.lower() in credential_headers
+                     and n.lower() not in {c.lower() for c in credentials} and not str(v).strip()]:
+            del case.headers[name]
+    return credentials
 
 
 def hostile_request(slot: Slot, value: str, *, path_values: dict[str, str], body: dict[str, Any]) -> tuple[

@@ -135,6 +135,19 @@ class BodyLimits(BasePlugin):
 UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
+class OpenOperations(BasePlugin):
+    """Every operation states its security requirements (issue 26): the probes and the scrape (the paths above),
+    which take no credential at all, say so with an empty list (OpenAPI: no security requirement applies);
+    every other operation names its schemes in its own ``@blp.doc(security=...)``, with ``{}`` among them where
+    anonymous callers are served too (tests/common/test_openapi_security.py holds both documents to it)."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        if path in UNLIMITED_PATHS:
+            for operation in (operations or {}).values():
+                operation.setdefault("security", [])
+
+
 class RateLimits(BasePlugin):
     """Documents the 429 that every operation but the probes may answer: ``rate_limited`` past a rate limit, and
     ``too_many_streams_for_client`` on a wait or stream past a cap (:mod:`torres_service.ratelimits`)."""
@@ -214,7 +227,8 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     kinds = dict(path_ids or {})
     api_class = type("ServiceApi", (ProblemApi,), {"ERROR_SCHEMA": problem_schema})
     api = api_class(app, spec_kwargs={"info": {"description": description},
-                                       "extra_plugins": [PathIdentifiers(kinds), BodyLimits(), RateLimits()]})
+                                       "extra_plugins": [PathIdentifiers(kinds), BodyLimits(), RateLimits(),
+                                                         OpenOperations()]})
     api.ma_plugin.converter.add_attribute_function(_openapi_extras)
     app.register_error_handler(ServiceError, service_problem)
     for error in (UnicodeEncodeError, *store_input_errors):

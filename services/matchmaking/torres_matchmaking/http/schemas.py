@@ -22,13 +22,14 @@ STREAM_TICKET = Kind("stream ticket", "[A-Za-z0-9_-]+", 128, rule="letters, digi
 class CreateTicketSchema(StrictSchema):
     player_counts = fields.List(
         fields.Integer(strict=True, validate=validate.OneOf(PLAYER_COUNTS, error="a game has 2 to 4 players")),
-        required=True, validate=validate.Length(min=1, max=3))
+        required=True, validate=validate.Length(min=1, max=3), metadata={"uniqueItems": True})
     edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
     master = StrictBoolean(load_default=False)
     max_wait_seconds = fields.Float(
         allow_none=True, validate=validate.Range(min=0, max=3600),
         metadata={"description": "seconds before AI seats may complete the game; null = humans only "
-                                 "(default: the server's MM_DEFAULT_MAX_WAIT)"})
+                                 "(default: the server's MM_DEFAULT_MAX_WAIT); at most the ticket's lifetime "
+                                 "(ttl_seconds, else the server's default), or 400"})
     ttl_seconds = fields.Float(validate=validate.Range(min=1, max=3600),
                                metadata={"description": "the ticket expires if unmatched this long (default 300)"})
     callback_url = url(description="POSTed the ticket once it is matched, cancelled or expired (signed: "
