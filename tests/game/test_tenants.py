@@ -334,6 +334,21 @@ def test_creation_names_the_tenant_only_from_an_internal_key(world: World) -> No
     assert aborted.status_code == 201  # the matcher ends the games it made, whichever tenant's
 
 
+def test_a_leaked_matcher_key_hands_out_no_seat_and_opens_no_private_game(world: World) -> None:
+    """The matcher's internal key creates games for any tenant and may end them, but the game's seats and its
+    spectators are the tenant's to grant: with it, no seat token is reissued or revoked and no spectator token
+    issued, on any tenant's game, and nothing changes."""
+    before = world.snapshot()
+    for name in ("private", "public", "beta"):
+        gid = world.games[name]["game_id"]
+        for response in (world.client.post(f"/v1/games/{gid}/seats/0/token", headers=world.key("matcher")),
+                         world.client.delete(f"/v1/games/{gid}/seats/0/token", headers=world.key("matcher")),
+                         world.client.post(f"/v1/games/{gid}/spectator-tokens", headers=world.key("matcher"),
+                                           json={})):
+            assert_problem(response, 403, "forbidden", name)
+    assert world.snapshot() == before
+
+
 def test_the_same_idempotency_key_makes_each_tenant_its_own_game(world: World) -> None:
     """Creation keys are per tenant: beta replaying alpha's key gets a game of its own, never alpha's tokens."""
     headers = {"Idempotency-Key": f"shared-{uuid.uuid4().hex[:8]}"}

@@ -333,13 +333,24 @@ class Access:
         return seat
 
     def game_admin(self, info: GameInfo, caller: Caller) -> Principal:
-        """Ending a game or issuing its spectator tokens: the tenant's key with ``games`` (an internal key with
-        ``games``, the matcher, for any tenant's game it created)."""
+        """Ending a game: the tenant's key with ``games`` (an internal key with
+        ``games``, the matcher, for any tenant's game: which games it created is not recorded)."""
         if caller.principal is None:
             raise self._hidden(info, Unauthenticated("send an API key in X-API-Key"))
         self.owned(info, caller.principal)
         caller.principal.require("games")
         return caller.principal
+
+    def seat_admin(self, info: GameInfo, caller: Caller) -> Principal:
+        """Handing out credentials for a game (reissuing or revoking a seat token, a spectator token): the game's
+        own tenant only. An internal key with ``games`` (the matcher) creates games for any tenant and may end
+        them, but is never the tenant: a leaked matcher key must not take over players' seats or open private
+        games."""
+        principal = self.game_admin(info, caller)
+        if principal.internal:
+            raise Forbidden("an internal key does not hand out a game's seat or spectator tokens; the game's "
+                            "tenant does")
+        return principal
 
     # -- spectator tokens --------------------------------------------------------------------------------
 

@@ -580,7 +580,7 @@ class GameService:
         caller = self.access.caller(creds)
         info = self._info(game_id)
         if not caller.operator:
-            self.access.game_admin(info, caller)
+            self.access.seat_admin(info, caller)
         token, expires = self.access.issue_spectator_token(info, ttl)
         return {"game_id": game_id, "token": token,
                 "expires_at": format_time(datetime.fromtimestamp(expires, UTC))}
@@ -593,7 +593,7 @@ class GameService:
         caller = self.access.caller(creds)
         info = self._info(game_id)
         if not caller.operator:
-            self.access.game_admin(info, caller)
+            self.access.seat_admin(info, caller)
         kind = info.seat_kind(seat)
         if kind is None:
             raise NotFound(f"no seat {seat}")
