@@ -142,7 +142,7 @@ def test_generated_json_shapes_never_get_a_5xx(api: FlaskClient, data: st.DataOb
 
 
 def _concrete(rule: Any, game_id: str) -> str:
-    values = {"game_id": game_id, "name": "index.html", "filename": "x"}
+    values = {"game_id": game_id, "name": "index.html", "filename": "x", "seat": 0}
     return rule.build({arg: values.get(arg, "x") for arg in rule.arguments}, append_unknown=False)[1]
 
 
