@@ -105,9 +105,20 @@ HELD_OPEN = ("/wait", "/stream")
 
 def shorten_held_open(case: Any) -> None:
     """A schemathesis case on a long-poll or stream asks for a short ``timeout``, or one case would hold the
-    run for a minute."""
+    run for a minute. Only a number is shortened: a value a negative case made invalid (a boolean, a word)
+    stays, so that the request is refused as the check expects instead of being repaired into a valid one."""
     if case.path.endswith(HELD_OPEN) and isinstance(case.query, dict):
-        case.query["timeout"] = 0.05
+        value = case.query.get("timeout")
+        if value is None or (type(value) in (int, float)) or (isinstance(value, str) and _is_number(value)):
+            case.query["timeout"] = 0.05
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip().lower() not in ("nan", "inf", "-inf", "infinity", "-infinity")
 
 
 # werkzeug's client, which schemathesis calls the app with, sends no REMOTE_ADDR (Flask's test client sends
