@@ -60,7 +60,7 @@ def _answer(result: Submitted, status: int) -> Any:
 @blp.arguments(ResignRequestSchema())
 @blp.response(201, LifecycleResultSchema)
 @_errors(400, 401, 403, 404, 409)
-@blp.doc(security=[{"seatToken": []}])
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}])  # a key with ``ai``: the game's AI seats
 def resign(body: dict[str, Any], game_id: str) -> Any:
     """The seat leaves the game: it forfeits (its knights stay, it passes every turn, it ranks last); with
     fewer than two seats left the game ends. Allowed at any time, not only on the seat's turn; a repeat
@@ -85,7 +85,7 @@ def abandon(body: dict[str, Any], game_id: str) -> Any:
 @blp.arguments(UndoRequestSchema())
 @blp.response(201, s.ActionResultSchema)
 @_errors(400, 401, 403, 404, 409)
-@blp.doc(security=[{"seatToken": []}])
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}])  # a key with ``ai``: the game's AI seats
 def undo(body: dict[str, Any], game_id: str) -> Any:
     """Take back the seat's last action of its current turn, at ``expected_version``: the state becomes the
     one before that action. 409 ``undo_unavailable`` when nothing can be taken back (no action yet this
