@@ -74,6 +74,7 @@ PRESETS: Final[dict[str, Options]] = {
 }
 
 OPTION_NAMES: Final = tuple(f.name for f in fields(Options))
+OPTION_CHOICES: Final = _CHOICES  # each option's values, for whoever documents them (the HTTP edge)
 
 
 def make_options(edition: str, master: bool, overrides: dict[str, Any] | None = None) -> Options:

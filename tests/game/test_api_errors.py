@@ -174,3 +174,40 @@ def test_create_game_errors(client: FlaskClient) -> None:
 def test_unknown_route_and_method_are_problems(client: FlaskClient) -> None:
     assert_problem(client.get("/v1/nothing-here"), 404, "not_found")
     assert_problem(client.delete("/v1/games"), 405, "method_not_allowed")
+
+
+UPGRADE = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+           "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+
+
+@pytest.mark.parametrize("value", ["", " ", "-1", "1000000000", "²", "١٢", "7 ", "0x10"])
+def test_a_last_event_id_that_is_no_version_is_a_400(client: FlaskClient, game: dict[str, Any], value: str) -> None:
+    """Nine ASCII digits at most (the document's maximum): a blank header, another script's digits ("²" passes
+    str.isdigit and fails int) or a number past the store's versions is refused, never read as no header or a 500."""
+    response = client.get(f"/v1/games/{game['game_id']}/stream?timeout=0", headers={"Last-Event-ID": value})
+    assert_problem(response, 400, "validation_failed")
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"Sec-WebSocket-Version": "8"}, "Sec-WebSocket-Version"),
+    ({"Sec-WebSocket-Key": "short"}, "Sec-WebSocket-Key"),
+    ({"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ"}, "Sec-WebSocket-Key"),
+])
+def test_a_socket_handshake_with_a_bad_header_is_a_400_before_the_upgrade(
+        client: FlaskClient, game: dict[str, Any], change: dict[str, str], field: str) -> None:
+    response = client.get(f"/v1/games/{game['game_id']}/ws", headers={**UPGRADE, **change})
+    assert field in assert_problem(response, 400, "validation_failed")["errors"]
+
+
+@pytest.mark.parametrize("version", ["²", "1000000000", "-1"])
+def test_a_socket_version_that_is_no_version_is_a_400(client: FlaskClient, game: dict[str, Any], version: str) -> None:
+    response = client.get(f"/v1/games/{game['game_id']}/ws?version={version}", headers=UPGRADE)
+    assert "version" in assert_problem(response, 400, "validation_failed")["errors"]
+
+
+def test_a_version_past_the_store_s_columns_is_refused_at_the_edge(client: FlaskClient, game: dict[str, Any]) -> None:
+    """On PostgreSQL a version above 2**31-1 used to reach the int4 column (400 from the database's error)."""
+    for path in ("state?version=2147483648", "wait?version=2147483648&timeout=0",
+                 "stream?version=2147483648&timeout=0"):
+        assert "version" in assert_problem(client.get(f"/v1/games/{game['game_id']}/{path}", headers=ADMIN), 400,
+                                           "validation_failed")["errors"], path

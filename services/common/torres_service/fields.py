@@ -19,6 +19,9 @@ from marshmallow import ValidationError, fields, validate
 
 # The largest integer any request may carry: exact in a JSON double (JavaScript clients) and in a 64-bit column.
 MAX_INT = 2**53 - 1
+# The largest version a request may name (nine digits): the store's version columns are 32-bit, and a version
+# past that is past any game's end anyway. Query arguments, ``Last-Event-ID`` and the socket's ``?version``.
+MAX_VERSION = 999_999_999
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,15 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+def version_text(raw: str) -> int | None:
+    """A version written as text (a header, the socket's query string): one to nine ASCII digits, else None.
+    Not ``str.isdigit``, which also takes "²" and other digits ``int`` cannot read."""
+    return int(raw) if _VERSION_TEXT(raw) else None
+
+
+_VERSION_TEXT = re.compile(r"[0-9]{1,9}").fullmatch
+
+
 def integer(*, minimum: int = 0, maximum: int = MAX_INT, strict: bool = False, **kwargs: Any) -> fields.Integer:
     """An integer bounded on both sides (no field may carry more than :data:`MAX_INT`); ``strict`` for JSON
     bodies (no "7" for 7), not for query strings, which are text."""
@@ -187,7 +199,13 @@ def plain_json(value: Any, *, depth: int = 8, max_items: int = 100) -> str | Non
 
 
 class PlainObject(fields.Dict):
-    """A free-form JSON object whose keys and strings are checked by :func:`plain_json`."""
+    """A free-form JSON object whose keys and strings are checked by :func:`plain_json`; its document says the
+    item cap (OpenAPI 3.0 has no ``propertyNames``: a field using it lists the names it takes)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = dict(kwargs.pop("metadata", {}))
+        metadata["openapi"] = {"maxProperties": 100, **metadata.get("openapi", {})}
+        super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
         loaded = super()._deserialize(value, attr, data, **kwargs)

@@ -13,6 +13,7 @@ from marshmallow import missing
 from torres_game.errors import ValidationFailed
 from torres_game.push import SSE_OPENING, EventFeed, follow, notice_of, slow_client_limits, sse
 from torres_game.service import GameService
+from torres_service.fields import MAX_VERSION, version_text
 from torres_service.limits import request_json
 from torres_service.problems import LIMITS
 from torres_service.problems import ProblemBlueprint as Blueprint
@@ -215,14 +216,16 @@ def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 def _last_event_id() -> int | None:
-    """The SSE ``Last-Event-ID`` header a reconnecting EventSource sends: the last version it received."""
+    """The SSE ``Last-Event-ID`` header a reconnecting EventSource sends: the last version it received (a
+    browser never sends it blank: the spec leaves the header out then)."""
     raw = request.headers.get("Last-Event-ID")
-    if raw is None or raw.strip() == "":
+    if raw is None:
         return None
-    if not raw.strip().isdigit() or len(raw.strip()) > 9:
+    version = version_text(raw)
+    if version is None:
         raise ValidationFailed("Last-Event-ID must be a version number",
-                               errors={"Last-Event-ID": ["a non-negative integer"]})
-    return int(raw.strip())
+                               errors={"Last-Event-ID": [f"an integer from 0 to {MAX_VERSION}"]})
+    return version
 
 
 @blp.route("/games/<game_id>/stream", methods=["GET"])
@@ -230,7 +233,8 @@ def _last_event_id() -> int | None:
 @_errors(400, 401, 403, 404, 503)
 @blp.doc(
     security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}, {"streamTicket": []}],
-    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "integer"},
+    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
+                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
                  "description": "resume after this version (EventSource sends it on reconnect); wins over `version`"}],
     responses={"200": {"description": (
         "`text/event-stream`: a `: connected` comment and `retry:` at once; then one `version` event per version "

@@ -94,7 +94,7 @@ def undo(body: dict[str, Any], game_id: str) -> Any:
 
 
 @blp.route("/games/<game_id>/spectator-tokens", methods=["POST"])
-@blp.arguments(s.SpectatorTokenRequestSchema())
+@blp.arguments(s.SpectatorTokenRequestSchema(), required=False)
 @blp.response(201, s.SpectatorTokenSchema)
 @_errors(400, 401, 403, 404)
 @blp.doc(security=[{"apiKey": []}, {"adminKey": []}])

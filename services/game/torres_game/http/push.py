@@ -18,6 +18,7 @@ answering them, or cannot take a message within ``TORRES_SEND_TIMEOUT``, is drop
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import orjson
@@ -26,6 +27,7 @@ from flask_sock import Sock
 
 from torres_game.errors import ValidationFailed
 from torres_game.push import EventFeed, follow, notice_of, slow_client_limits
+from torres_service.fields import MAX_VERSION, version_text
 from torres_service.problems import ProblemBlueprint as Blueprint
 
 from .auth import credentials, stream_ticket
@@ -46,9 +48,17 @@ def _open() -> None:
     caller may not watch), 503 too many streams."""
     if request.endpoint != "push.game_socket":
         return
-    raw = request.args.get("version", "0")
-    if not raw.isdigit() or len(raw) > 9:
-        raise ValidationFailed("version must be a non-negative integer", errors={"version": ["not an integer"]})
+    # werkzeug's router has already refused a request without Upgrade: websocket and Connection: Upgrade (400);
+    # the other two handshake headers are checked here, so a bad one is a 400, not an error in the handshake.
+    bad = {header["name"]: [f"must match {header['schema'].get('enum') or header['schema']['pattern']}"]
+           for header, accepts in zip(UPGRADE_HEADERS[2:], (_VERSION_13, _KEY_16_BYTES), strict=True)
+           if not accepts(request.headers.get(header["name"], ""))}
+    if bad:
+        raise ValidationFailed("not a WebSocket opening handshake (RFC 6455 section 4.1)", errors=bad)
+    seen = version_text(request.args.get("version", "0"))
+    if seen is None:
+        raise ValidationFailed("version must be a version number",
+                               errors={"version": [f"an integer from 0 to {MAX_VERSION}"]})
     svc = service()
     game_id = request.view_args["game_id"] if request.view_args else ""
     creds = credentials()
@@ -62,7 +72,7 @@ def _open() -> None:
     feed = None
     if reader.full or reader.seat is not None:
         feed = EventFeed(lambda after: svc.events_for(game_id, reader, after=after, limit=500)["events"])
-    g.push = (sub, notice_of(summary), int(raw), feed)
+    g.push = (sub, notice_of(summary), seen, feed)
 
 
 @push.teardown_request
@@ -73,12 +83,29 @@ def _close(_error: BaseException | None) -> None:
         service().hub.unsubscribe(opened[0])
 
 
+#: The opening handshake's request headers (RFC 6455 section 4.1), which every WebSocket client sends: a plain GET
+#: is no upgrade and is answered 400.
+UPGRADE_HEADERS: list[dict[str, Any]] = [
+    {"in": "header", "name": "Upgrade", "required": True, "schema": {"type": "string", "enum": ["websocket"]}},
+    {"in": "header", "name": "Connection", "required": True, "schema": {"type": "string", "enum": ["Upgrade"]}},
+    {"in": "header", "name": "Sec-WebSocket-Version", "required": True,
+     "schema": {"type": "string", "enum": ["13"]}},
+    {"in": "header", "name": "Sec-WebSocket-Key", "required": True,
+     "schema": {"type": "string", "pattern": "^[A-Za-z0-9+/]{21}[AQgw]==$"},
+     "description": "16 random bytes, base64"},
+]
+_VERSION_13 = "13".__eq__
+_KEY_16_BYTES = re.compile(UPGRADE_HEADERS[3]["schema"]["pattern"]).fullmatch
+
+
 @push.doc(
     summary="WebSocket: every version of the game once, in order; a seat's redacted events with its token",
-    parameters=[{"in": "query", "name": "version", "schema": {"type": "integer", "minimum": 0, "default": 0},
+    parameters=[{"in": "query", "name": "version", "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION,
+                                                                      "default": 0},
                  "description": "the last version the client has; messages start after it"},
                 {"in": "query", "name": "stream_ticket", "schema": {"type": "string"},
-                 "description": "a single-use ticket from POST .../stream-tickets, for browsers (no headers)"}],
+                 "description": "a single-use ticket from POST .../stream-tickets, for browsers (no headers)"},
+                *UPGRADE_HEADERS],
     responses={
         "101": {"description": "Switching Protocols: JSON text messages `version`, then `game-over` (close 1000) "
                                "or `shutdown` (close 1001); see docs/game-service.md"},

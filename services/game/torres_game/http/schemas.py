@@ -9,13 +9,16 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, vali
 
 from torres_game.access import SPECTATOR_TTL_DEFAULT, SPECTATOR_TTL_MAX
 from torres_game.store.base import DEFAULT_VISIBILITY, VISIBILITIES
+from torres_rules.editions import OPTION_CHOICES
 from torres_service.fields import (
     COMMAND_ID,
     GAME_ID,
     IDEMPOTENCY_KEY,
     MAX_INT,
+    MAX_VERSION,
     NAME,
     PLAYER_ID,
+    TEXT,
     Kind,
     PlainObject,
     StrictBoolean,
@@ -87,11 +90,21 @@ class TimeoutPolicySchema(StrictSchema):
     level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "with ai: the AI's level"})
 
 
+#: The rules' options, each with its values, from the rules package. ``deck: hand`` is left out: it is the master
+#: version's deck, which ``master: true`` chooses by itself (asked for without it: 400).
+OPTIONS_DOC = {
+    "description": "single rule options overriding the edition's (RULES.md, docs/rules-engine.md)",
+    "additionalProperties": False,
+    "properties": {name: {"type": "boolean"} if choices == (True, False) else
+                   {"type": "string", "enum": [c for c in choices if (name, c) != ("deck", "hand")]}
+                   for name, choices in OPTION_CHOICES.items()},
+}
+
+
 class CreateGameSchema(StrictSchema):
     edition = fields.String(load_default="rio_grande", validate=validate.OneOf(EDITIONS))
     master = StrictBoolean(load_default=False)
-    options = PlainObject(load_default=dict, metadata={"description": "single rule options overriding the "
-                                                                      "edition's (see the rules package)"})
+    options = PlainObject(load_default=dict, metadata={"openapi": OPTIONS_DOC})
     seats = fields.List(SeatSpec(metadata={"openapi": SEAT_SPEC_DOC}), required=True,
                         validate=validate.Length(min=2, max=4))
     clock = fields.Nested(ClockSchema, metadata={"description": "time controls; none: an untimed game"})
@@ -226,16 +239,16 @@ class PageArgs(QuerySchema):
 
 
 class StateArgs(QuerySchema):
-    version = integer(minimum=1)
+    version = integer(minimum=1, maximum=MAX_VERSION)
 
 
 class WaitArgs(QuerySchema):
-    version = integer(required=True)
+    version = integer(required=True, maximum=MAX_VERSION)
     timeout = fields.Float(load_default=25.0, validate=validate.Range(min=0, max=60))
 
 
 class StreamArgs(QuerySchema):
-    version = integer(load_default=0)
+    version = integer(load_default=0, maximum=MAX_VERSION)
     stream_ticket = fields.String(validate=validate.Length(min=1, max=200), metadata={
         "description": "a single-use ticket from `POST .../stream-tickets`, for clients that cannot send headers "
                        "(browsers' EventSource); the stream then carries the reader's redacted events"})
@@ -289,9 +302,17 @@ def plain_action_request(data: Any) -> dict[str, Any] | None:
     return {"seat": seat, "action": dict(action), "expected_version": expected, "command_id": command_id}
 
 
+_ACTION_SCALARS = [TEXT.openapi(), {"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT}]
+_ACTION_VALUE = {"nullable": True, "anyOf": [
+    *_ACTION_SCALARS, {"type": "boolean"}, {"type": "array", "maxItems": 100, "items": {"anyOf": _ACTION_SCALARS}}]}
 ACTION_DOC = {
     "required": ["type"],
-    "properties": {"type": {**NAME.openapi(), "description": "the action's type, e.g. place_knight"}},
+    # The fields of the wire form (CONTRACT.md, "Actions"), each holding what plain_json lets through (a square, a
+    # card, a stack index, null, a list such as a spread or an order): a document-valid action reaches the rules,
+    # which answer an illegal one 409. (OpenAPI 3.0 has no propertyNames, so the names are listed.)
+    "properties": {"type": {**NAME.openapi(), "description": "the action's type, e.g. place_knight"},
+                   **dict.fromkeys(("at", "from", "to", "stack", "card", "rest", "order", "spread"), _ACTION_VALUE)},
+    "additionalProperties": False,
     "description": "an action in the rules package's wire form (CONTRACT.md)",
 }
 
