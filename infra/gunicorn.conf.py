@@ -59,6 +59,9 @@ graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "35"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None  # the app logs each request as JSON already
+# When it is on: the path without its query string (%(U)s, not the request line %(r)s), so a browser's
+# ?stream_ticket= never reaches a log (single use and short-lived, but a credential until it is used).
+access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 proc_name = os.environ.get("GUNICORN_PROC_NAME", "torres")

@@ -116,8 +116,9 @@ class Server:
 
 @contextlib.contextmanager
 def gunicorn(database_url: str, *, workers: int = 1, extra_env: dict[str, str] | None = None,
-             worker_class: str | None = None) -> Iterator[Server]:
-    """Start ``gunicorn -c infra/gunicorn.conf.py 'torres_game.wsgi:app'`` on a free loopback port; stop it after."""
+             worker_class: str | None = None, stdout: Any = subprocess.DEVNULL) -> Iterator[Server]:
+    """Start ``gunicorn -c infra/gunicorn.conf.py 'torres_game.wsgi:app'`` on a free loopback port; stop it after.
+    ``stdout``: where its output (the app's JSON log) goes."""
     port = free_port()
     env = {**os.environ, "PORT": str(port), "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": str(workers),
            "DATABASE_URL": database_url, "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": ADMIN_KEY,
@@ -127,7 +128,7 @@ def gunicorn(database_url: str, *, workers: int = 1, extra_env: dict[str, str] |
         env["GUNICORN_WORKER_CLASS"] = worker_class
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), "torres_game.wsgi:app"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, start_new_session=True,
+        env=env, cwd=ROOT, stdout=stdout, start_new_session=True,
     )
     server = Server(process, port)
     try:

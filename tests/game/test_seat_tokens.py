@@ -268,3 +268,28 @@ def test_reissues_and_revocations_survive_a_restart(tmp_path: Path) -> None:
         assert client.get(f"/v1/games/{gid}/view", headers=bearer(second)).get_json()["seat"] == 0
     finally:
         again.extensions["torres_game"].close()
+
+
+def test_no_log_line_carries_a_stream_ticket_or_a_seat_token(tmp_path: Path) -> None:
+    """An operator who turns gunicorn's access log on (``GUNICORN_ACCESS_LOG``), or reads the app's request log,
+    finds paths but never a ``?stream_ticket=`` or a token: the access log writes the path without its query
+    (``infra/gunicorn.conf.py``), the app's line ``request.path``."""
+    access, app_log = tmp_path / "access.log", tmp_path / "app.log"
+    env = {"GUNICORN_ACCESS_LOG": str(access), "LOG_LEVEL": "INFO"}
+    with app_log.open("wb") as out, gunicorn(f"sqlite:///{tmp_path / 'games.sqlite3'}", extra_env=env,
+                                             stdout=out) as server:
+        c = server.client
+        game = create_game(c, HUMANS)  # type: ignore[arg-type]
+        gid, seat0 = game["game_id"], bearer(game["seats"][0]["token"])
+        tickets = [_ticket(c, gid, seat0) for _ in range(2)]
+        assert c.get(f"/v1/games/{gid}/stream?timeout=0&stream_ticket={tickets[0]}").status_code == 200
+        socket = ws_connect(server.port, f"/v1/games/{gid}/ws?version=0&stream_ticket={tickets[1]}")
+        socket.close()
+        assert c.get(f"/v1/games/{gid}/view", headers=seat0).status_code == 200
+    logged = access.read_text() + app_log.read_text()
+    # Both logs were written and are read here (gunicorn writes no access line for a connection it handed over
+    # to the WebSocket; the app's request log has one).
+    assert f"/v1/games/{gid}/stream" in access.read_text()
+    assert f"/v1/games/{gid}/stream" in app_log.read_text() and f"/v1/games/{gid}/ws" in app_log.read_text()
+    for secret in [*tickets, *(seat["token"] for seat in game["seats"])]:
+        assert secret not in logged
