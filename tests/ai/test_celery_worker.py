@@ -85,7 +85,7 @@ def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, star
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(text) for s in family.samples}
     # The sweeper also finishes turns other tests of the session left due, so count what this worker logged.
-    logged = {level: sum(r["actions"] for r in worker.records("ai turn") if r["level"] == level)
+    logged = {level: sum(r["actions"] for r in worker.records("ai turn") if r["ai_level"] == level)
               for level in ("easy", "medium")}
     assert logged["easy"] >= per_seat[0] and logged["medium"] >= per_seat[1]
     assert samples[("torres_ai_decisions_total", (("level", "easy"),))] == logged["easy"]

@@ -94,7 +94,7 @@ def play_turn(self: Task, game_id: str, seat: int, version: int) -> None:
                                                         "attempt": self.request.retries + 1})
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
     metrics.TURNS.labels(queue, str(result.outcome)).inc()
-    log.info("ai turn", extra={**fields, "from_version": result.version, "level": result.level,
+    log.info("ai turn", extra={**fields, "from_version": result.version, "ai_level": result.level,
                                "outcome": str(result.outcome), "actions": result.actions,
                                "decision_ms": round(result.decision_seconds * 1000, 1),
                                "ms": round((time.perf_counter() - started) * 1000, 1)})

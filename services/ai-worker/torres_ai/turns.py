@@ -166,7 +166,7 @@ def decide_with_retries(
                 raise
             pause = min(5.0, 0.2 * 2**attempt)
             log.warning("AI decision hit an infrastructure error; retrying", extra={
-                "game_id": game_id, "seat": seat, "version": version, "level": level, "attempt": attempt + 1,
+                "game_id": game_id, "seat": seat, "version": version, "ai_level": level, "attempt": attempt + 1,
                 "retry_in_s": pause, "error": repr(exc)})
             bots.sleep(pause)
     raise AssertionError("unreachable")
@@ -191,6 +191,6 @@ def decide_safely(bots: LevelBots, level: str | None, state: tr.State, seat: int
 
 def _fallback(cause: str, level: str | None, legal: list[Action], rng: random.Random, *, error: str) -> Action:
     metrics.FALLBACKS.labels(cause).inc()
-    log.error("bot failed; playing a random legal action", extra={"level": level, "cause": cause, "error": error},
+    log.error("bot failed; playing a random legal action", extra={"ai_level": level, "cause": cause, "error": error},
               exc_info=cause == "exception")
     return rng.choice(legal)

@@ -13,8 +13,14 @@ from flask import Flask, g, request
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
 
+#: The fields every line has, which a record's ``extra=`` must not overwrite: an alert on ``"level": "error"``
+#: would otherwise miss an error logged with an ``extra`` field named ``level`` (an AI level, say).
+RESERVED = frozenset({"ts", "level", "logger", "msg", "exc"})
+
+
 class JsonFormatter(logging.Formatter):
-    """Render records as JSON so log pipelines need no parsing rules."""
+    """Render records as JSON so log pipelines need no parsing rules. An ``extra=`` field named like one of the
+    :data:`RESERVED` ones is kept, as ``extra_<name>``."""
 
     def format(self, record: logging.LogRecord) -> str:
         doc: dict[str, Any] = {
@@ -25,7 +31,7 @@ class JsonFormatter(logging.Formatter):
         }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
-                doc[key] = value
+                doc[f"extra_{key}" if key in RESERVED else key] = value
         if record.exc_info:
             doc["exc"] = self.formatException(record.exc_info)
         return json.dumps(doc, default=str)
