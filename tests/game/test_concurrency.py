@@ -173,7 +173,8 @@ def _open_append(pg_url: str, game_id: str, expected: int) -> tuple[Any, int]:
 
     conn = psycopg.connect(pg_url)
     row = conn.execute(
-        "SELECT outcome, positions FROM torres_append(%s, %s, %s, NULL, now(), %s, NULL, NULL, NULL, false)",
+        "SELECT outcome, positions FROM torres_append(%s, %s, %s, NULL, now(), %s, NULL, NULL, NULL, false,"
+        " NULL, NULL)",
         (game_id, expected, f"open-{game_id}", Jsonb([{"type": "action_applied", "payload": {"seat": 0},
                                                         "schema_version": 1, "content_hash": "c" * 64}])),
     ).fetchone()

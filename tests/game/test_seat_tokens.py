@@ -250,6 +250,37 @@ def test_a_revocation_counts_at_once_in_another_process(pg_client: FlaskClient, 
         other_app.extensions["torres_game"].close()
 
 
+@pytest.mark.postgres
+def test_an_action_with_a_token_revoked_in_another_process_is_refused(pg_client: FlaskClient, pg_url: str) -> None:
+    """An action is judged on the seat-token rows its process read last (no read per action); the append itself
+    refuses a token revoked since, under its lock, and a refusal of any other kind (an illegal action) is still
+    preceded by the token's: 401 ``seat_token_revoked``, nothing appended."""
+    other_app = create_app(make_config(pg_url, pool_max=2))
+    try:
+        other = other_app.test_client()
+        game = create_game(pg_client)
+        gid, tokens = game["game_id"], [bearer(s["token"]) for s in game["seats"]]
+        legal = other.get(f"/v1/games/{gid}/legal-actions", headers=tokens[0]).get_json()
+        body = {"seat": 0, "action": legal["actions"][0], "expected_version": legal["version"], "command_id": "one"}
+        played = other.post(f"/v1/games/{gid}/actions", json=body, headers=tokens[0])
+        assert played.status_code == 201, played.get_json()  # the rows are read, and kept, in ``other``
+        mover = 0 if played.get_json()["legal_actions"] else 1
+        legal = pg_client.get(f"/v1/games/{gid}/legal-actions", headers=tokens[mover]).get_json()
+        assert pg_client.delete(f"/v1/games/{gid}/seats/{mover}/token", headers=SERVICE).status_code == 200
+        before = [e.hash for e in other_app.extensions["torres_game"].store.read(gid)]
+        for action, command in ((legal["actions"][0], "two"), ({"type": "place_knight", "at": "Z9"}, "three")):
+            body = {"seat": mover, "action": action, "expected_version": legal["version"], "command_id": command}
+            assert_problem(other.post(f"/v1/games/{gid}/actions", json=body, headers=tokens[mover]), 401,
+                           "seat_token_revoked", command)
+        assert [e.hash for e in other_app.extensions["torres_game"].store.read(gid)] == before
+        fresh = bearer(pg_client.post(f"/v1/games/{gid}/seats/{mover}/token", headers=SERVICE).get_json()["token"])
+        body = {"seat": mover, "action": legal["actions"][0], "expected_version": legal["version"],
+                "command_id": "four"}
+        assert other.post(f"/v1/games/{gid}/actions", json=body, headers=fresh).status_code == 201  # a new token
+    finally:
+        other_app.extensions["torres_game"].close()
+
+
 def test_reissues_and_revocations_survive_a_restart(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
     app = create_app(make_config(url))

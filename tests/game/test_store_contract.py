@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from torres_audit.chain import GENESIS_HASH
-from torres_game.errors import GameNotFound, VersionConflict
+from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Snapshot
@@ -100,6 +100,25 @@ class TestEventStoreContract:
         assert store.current_version(game_id) == 3
         found = store.find_command(game_id, "same")
         assert found is not None and found.version == 2
+
+    def test_an_append_with_a_superseded_seat_token_is_refused_and_changes_nothing(self, store: EventStore) -> None:
+        """``seat_token`` (seat, generation): refused once a later generation of that seat's token was recorded
+        (a reissue or a revocation), before anything else, a known command id included; other seats' tokens and
+        appends without one are unaffected."""
+        game_id = new_game(store, players=(None, None))
+        store.append(game_id, 1, act(1), "a", seat_token=(0, 0))
+        now = datetime.now(UTC)
+        generation = store.add_seat_token(game_id, 0, "h0-new", issued_at=now, expires_at=now + timedelta(hours=1))
+        for command in ("b", "a"):
+            with pytest.raises(SeatTokenRevoked):
+                store.append(game_id, 2, act(2), command, seat_token=(0, 0))
+        assert store.current_version(game_id) == 2 and store.find_command(game_id, "b") is None
+        store.append(game_id, 2, act(2), "c", seat_token=(0, generation))
+        store.append(game_id, 3, act(3), "d", seat_token=(1, 0))
+        store.add_seat_token(game_id, 0, None, issued_at=now, expires_at=None)  # revoked: no valid token
+        with pytest.raises(SeatTokenRevoked):
+            store.append(game_id, 4, act(4), "e", seat_token=(0, generation))
+        assert store.append(game_id, 4, act(4), "f").version == 5
 
     def test_unknown_game(self, store: EventStore) -> None:
         with pytest.raises(GameNotFound):

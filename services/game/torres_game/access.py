@@ -121,7 +121,7 @@ class SeatTokens:
     now: datetime
 
     @classmethod
-    def created(cls, info: GameInfo) -> SeatTokens:
+    def created(cls, info: GameInfo, fresh: bool = True) -> SeatTokens:
         """The tokens a game was created with, never expiring: what :class:`Access` uses without a loader."""
         return cls(tuple(SeatCredential(seat, 0, digest, None) for seat, digest in
                          enumerate(info.secret.token_hashes) if digest is not None), (), datetime.now(UTC))
@@ -135,6 +135,17 @@ def _same(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
+def _holder(tokens: SeatTokens, digest: str) -> tuple[SeatCredential, bool] | None:
+    """The generation whose hash is ``digest``, and whether it was superseded; None for a token of no seat."""
+    for current in tokens.current:
+        if current.token_hash is not None and hmac.compare_digest(digest, current.token_hash):
+            return current, False
+    for old in tokens.superseded:
+        if old.token_hash is not None and hmac.compare_digest(digest, old.token_hash):
+            return old, True
+    return None
+
+
 def _is_jwt(token: str) -> bool:
     """Seat tokens are URL-safe base64 (no dots); a spectator token is a JWT (three dot-separated parts)."""
     return token.count(".") == 2
@@ -143,11 +154,12 @@ def _is_jwt(token: str) -> bool:
 class Access:
     def __init__(
         self, config: Config, registries: Registries | None = None,
-        seat_tokens: Callable[[GameInfo], SeatTokens] | None = None,
+        seat_tokens: Callable[[GameInfo, bool], SeatTokens] | None = None,
     ) -> None:
         self.config = config
-        #: The game's seat tokens, read fresh on every use (the service reads its ``seat_tokens`` rows).
-        self.seat_tokens: Callable[[GameInfo], SeatTokens] = seat_tokens or SeatTokens.created
+        #: The game's seat tokens: ``(info, True)`` read fresh (the service reads its ``seat_tokens`` rows),
+        #: ``(info, False)`` as last read, for a decision the append checks again (:meth:`actor`).
+        self.seat_tokens: Callable[[GameInfo, bool], SeatTokens] = seat_tokens or SeatTokens.created
         self.registries = registries or Registries.from_env(
             {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload)},
             api_key=config.api_key)
@@ -243,6 +255,13 @@ class Access:
     def token_seat(self, info: GameInfo, caller: Caller) -> int | None:
         """The seat the bearer token names (None without a token, or for a valid spectator token); a token
         that grants nothing here is refused (404 on a private game, 403 otherwise)."""
+        credential = self.token_credential(info, caller)
+        return None if credential is None else credential.seat
+
+    def token_credential(self, info: GameInfo, caller: Caller, *, fresh: bool = True) -> SeatCredential | None:
+        """The seat token's generation the bearer presents (see :meth:`token_seat`). ``fresh=False`` decides on
+        the rows read last, and reads them again only for a token they do not know (one issued since): a
+        revocation since then is caught by the append, which checks the generation under its lock."""
         token = caller.token
         if token is None:
             return None
@@ -251,16 +270,19 @@ class Access:
                 return None
             raise self._hidden(info, Forbidden("this token is not a spectator token of this game (or expired)"))
         digest = token_hash(token)
-        tokens = self.seat_tokens(info)
-        for current in tokens.current:
-            if current.token_hash is not None and hmac.compare_digest(digest, current.token_hash):
-                if current.expires_at is not None and tokens.now >= current.expires_at:
-                    raise SeatTokenExpired(f"seat {current.seat}'s token expired; the game's tenant reissues one")
-                return current.seat
-        for old in tokens.superseded:
-            if old.token_hash is not None and hmac.compare_digest(digest, old.token_hash):
-                raise SeatTokenRevoked(f"seat {old.seat}'s token was revoked or reissued")
-        raise self._hidden(info, Forbidden("this token does not belong to a seat of this game"))
+        tokens = self.seat_tokens(info, fresh)
+        found = _holder(tokens, digest)
+        if found is None and not fresh:
+            tokens = self.seat_tokens(info, True)
+            found = _holder(tokens, digest)
+        if found is None:
+            raise self._hidden(info, Forbidden("this token does not belong to a seat of this game"))
+        credential, superseded = found
+        if superseded:
+            raise SeatTokenRevoked(f"seat {credential.seat}'s token was revoked or reissued")
+        if credential.expires_at is not None and tokens.now >= credential.expires_at:
+            raise SeatTokenExpired(f"seat {credential.seat}'s token expired; the game's tenant reissues one")
+        return credential
 
     def check_read(self, info: GameInfo, caller: Caller) -> int | None:
         """The gate of every read of a game (summary, view, state, events, legal actions, verify, wait,
@@ -313,9 +335,10 @@ class Access:
         caller.principal.require("ai")
         return caller.principal
 
-    def actor(self, info: GameInfo, caller: Caller, seat: int) -> int:
-        """The seat an action is submitted for: its own token, or a key with ``ai`` for an AI seat. A key sent
-        beside a token still scopes the request to its tenant (another tenant's: 404)."""
+    def actor(self, info: GameInfo, caller: Caller, seat: int, *, fresh: bool = True) -> SeatCredential | None:
+        """May the caller act for ``seat``: with the seat's own token (returned, for the append to check again
+        when ``fresh`` is False: :meth:`token_credential`), or a key with ``ai`` for an AI seat (None). A key
+        sent beside a token still scopes the request to its tenant (another tenant's: 404)."""
         if caller.principal is not None:
             self.owned(info, caller.principal)
         if caller.token is not None:
@@ -323,14 +346,15 @@ class Access:
                 if not self.spectator_token_valid(info, caller.token):
                     raise self._hidden(info, Forbidden("this token is not a spectator token of this game"))
                 raise Forbidden("a spectator token only reads")
-            own = self.token_seat(info, caller)
-            if seat != own:
-                raise Forbidden(f"this token is for seat {own}, not seat {seat}")
-            return seat
+            own = self.token_credential(info, caller, fresh=fresh)
+            assert own is not None  # not a spectator token (above)
+            if seat != own.seat:
+                raise Forbidden(f"this token is for seat {own.seat}, not seat {seat}")
+            return own
         self.ai_principal(info, caller)
         if info.seat_kind(seat) != "ai":
             raise Forbidden("the service key may act only for AI seats")
-        return seat
+        return None
 
     def game_admin(self, info: GameInfo, caller: Caller) -> Principal:
         """Ending a game: the tenant's key with ``games`` (an internal key with

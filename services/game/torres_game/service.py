@@ -76,6 +76,7 @@ from .store.base import (
     GameRecord,
     GameSecret,
     NewEvent,
+    SeatTokenBook,
     Snapshot,
     StoredEvent,
     StreamTicket,
@@ -168,6 +169,7 @@ class GameService:
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
+        self._token_books: dict[str, SeatTokenBook] = {}  # the seat-token rows as last read, per game
         self._infos_lock = threading.Lock()
         self._hub_key = hub_key(store)
         self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams,
@@ -209,15 +211,23 @@ class GameService:
             self._infos[game_id] = info
         return info
 
-    def _seat_tokens(self, info: GameInfo) -> SeatTokens:
-        """The game's seat tokens now, from its ``seat_tokens`` rows read on every use (one query, no cache): a
-        revocation or reissue in any process counts at the next request everywhere. Generation 0 is the token
-        of the creation (its hash in the cached, immutable :class:`GameSecret`); a token expires
-        ``seat_token_ttl`` after it was issued, and never later than its game's end plus ``seat_token_grace``."""
+    def _seat_tokens(self, info: GameInfo, fresh: bool = True) -> SeatTokens:
+        """The game's seat tokens now, from its ``seat_tokens`` rows: read on every use (one query), so that a
+        revocation or reissue in any process counts at the next request everywhere; or, with ``fresh`` False
+        (an action, whose append checks the token's generation again under its lock), as this process last
+        read them. Generation 0 is the token of the creation (its hash in the cached, immutable
+        :class:`GameSecret`); a token expires ``seat_token_ttl`` after it was issued, and never later than its
+        game's end plus ``seat_token_grace``."""
         game_id = info.record.game_id
-        book = self.store.seat_token_book(game_id)
+        book = None if fresh else self._token_books.get(game_id)
         if book is None:
-            raise GameNotFound(f"no game {game_id}")
+            book = self.store.seat_token_book(game_id)
+            if book is None:
+                raise GameNotFound(f"no game {game_id}")
+            with self._infos_lock:
+                if len(self._token_books) > 4 * self.config.state_cache_size:
+                    self._token_books.clear()
+                self._token_books[game_id] = book
         ttl = timedelta(seconds=self.config.seat_token_ttl)
         cap = book.updated_at + timedelta(seconds=self.config.seat_token_grace) if book.status == "over" else None
 
@@ -694,14 +704,23 @@ class GameService:
     ) -> Submitted:
         caller = self.access.caller(creds)
         info = self._info(game_id)
-        self._actor(info, caller, seat)
-        return self._submit(info, seat, action, expected_version, command_id, by_ai=creds.token is None)
-
-    def _actor(self, info: GameInfo, caller: Caller, seat: int) -> None:
-        """``Access.actor``, and a key with ``ai`` for a human seat the AI may take over after a timeout
-        (whether the AI plays it *now* is the turn check's business: :meth:`_submit`)."""
+        presented = self._actor(info, caller, seat)
         try:
-            self.access.actor(info, caller, seat)
+            return self._submit(info, seat, action, expected_version, command_id, by_ai=creds.token is None,
+                                seat_token=presented)
+        except ServiceError as exc:
+            # The token was judged on the rows this process read last: before any other refusal reaches the
+            # client, judge it on fresh ones, so that a token error comes first, as it would have.
+            if presented is not None and not isinstance(exc, Unauthenticated):
+                self.access.token_credential(info, caller)
+            raise
+
+    def _actor(self, info: GameInfo, caller: Caller, seat: int) -> SeatCredential | None:
+        """``Access.actor`` on the seat-token rows as last read, and a key with ``ai`` for a human seat the AI
+        may take over after a timeout (whether the AI plays it *now* is the turn check's business:
+        :meth:`_submit`)."""
+        try:
+            return self.access.actor(info, caller, seat, fresh=False)
         except Forbidden:
             # Forbidden (not 404 nor insufficient_scope) with a key: the key may act for AI seats of this game,
             # and this seat is a human one.
@@ -709,6 +728,7 @@ class GameService:
                 raise
             if self.current(info.record.game_id).life.settings.timeout_policy != "ai":
                 raise
+            return None
 
     def ai_seat_level(self, game_id: str, seat: int) -> str | None:
         """The level the AI plays ``seat`` at now: an AI seat's own, or the timeout policy's for a human seat
@@ -777,7 +797,7 @@ class GameService:
 
     def _submit(
         self, info: GameInfo, seat: int, action: dict[str, Any], expected_version: int, command_id: str,
-        *, by_ai: bool = False,
+        *, by_ai: bool = False, seat_token: SeatCredential | None = None,
     ) -> Submitted:
         game_id = info.record.game_id
         fingerprint = self._fingerprint(seat, action, expected_version)
@@ -798,7 +818,8 @@ class GameService:
         except (ValueError, KeyError, TypeError) as exc:  # a malformed wire form the rules did not classify
             return self._refuse(game_id, command_id, fingerprint, seat,
                                 IllegalActionError(f"malformed action: {exc!r}"), at=version)
-        result, after = self._append(info, folded, plan, command_id, now, fingerprint=fingerprint)
+        result, after = self._append(info, folded, plan, command_id, now, fingerprint=fingerprint,
+                                     seat_token=seat_token)
         if after is None:
             return self._replay(result, fingerprint, seat)
         log.info("action applied", extra={"game_id": game_id, "seat": seat, "version": result.version,
@@ -857,10 +878,11 @@ class GameService:
 
     def _append(
         self, info: GameInfo, folded: Folded, plan: tuple[list[NewEvent], Folded], command_id: str, now: datetime,
-        *, fingerprint: str | None = None,
+        *, fingerprint: str | None = None, seat_token: SeatCredential | None = None,
     ) -> tuple[AppendResult, Folded | None]:
         """One atomic append of a settled plan at ``folded.version``, stamped ``now``; then the cache, a
-        snapshot when due, waiters and the AI driver. ``(original, None)`` for a command id seen before."""
+        snapshot when due, waiters and the AI driver. ``(original, None)`` for a command id seen before.
+        ``seat_token``: the token the actor presented, refused by the append if a later one was recorded."""
         game_id = info.record.game_id
         new_events, after = plan
         ai_turn = self._ai_turn_due(game_id, after)
@@ -869,6 +891,7 @@ class GameService:
                 game_id, folded.version, new_events, command_id, fingerprint=fingerprint,
                 status="over" if after.over else None, summary=after.summary, ai_turn=ai_turn,
                 close_ai_turns="ai" in after.life.kinds or after.life.settings.timeout_policy == "ai", now=now,
+                seat_token=None if seat_token is None else (seat_token.seat, seat_token.generation),
             )
         except VersionConflict:
             metrics.VERSION_CONFLICTS.inc()

@@ -217,8 +217,14 @@ class EventStore(Protocol):
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
         now: datetime | None = None,
+        seat_token: tuple[int, int] | None = None,
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`.
+
+        ``seat_token`` (seat, generation): the seat token the actor presented, which the service decided on from
+        rows it read earlier; the append raises :class:`SeatTokenRevoked` instead when a later generation of
+        that seat's token has been recorded (checked first, under the append's lock), so a revocation anywhere
+        counts at once without a read of the token rows on every action.
 
         ``now`` is the time recorded on the events (default: the store's clock at the append): the service
         passes the moment it checked the seat's deadline against, so clocks folded from the log agree with it.

@@ -30,7 +30,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from torres_audit.chain import GENESIS_HASH, format_time
-from torres_game.errors import GameNotFound, VersionConflict
+from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_service.json_provider import dumps_bytes
 
@@ -214,6 +214,7 @@ class PostgresEventStore:
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
         now: datetime | None = None,
+        seat_token: tuple[int, int] | None = None,
     ) -> AppendResult:
         now = now or datetime.now(UTC)
         created_at = format_time(now)
@@ -226,10 +227,10 @@ class PostgresEventStore:
         try:
             with self.pool.connection() as conn:
                 row = conn.execute(
-                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (game_id, expected_version, command_id, fingerprint, now, _jsonb(contents), status,
                      _jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
-                     close_ai_turns),
+                     close_ai_turns, *(seat_token or (None, None))),
                 ).fetchone()
         except psycopg.errors.IntegrityError as exc:  # belt and braces: a constraint or the chain trigger
             current = self.current_version(game_id) or 0
@@ -238,6 +239,8 @@ class PostgresEventStore:
         outcome, current, first_prev, positions, hashes = row
         if outcome == "not_found":
             raise GameNotFound(f"no game {game_id}")
+        if outcome == "token_superseded":
+            raise SeatTokenRevoked(f"seat {seat_token and seat_token[0]}'s token was revoked or reissued")
         if outcome == "duplicate":
             original = self.find_command(game_id, command_id)
             assert original is not None

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
-from torres_game.errors import GameNotFound, VersionConflict
+from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 
 from .base import (
@@ -210,6 +210,7 @@ class SqliteEventStore:
         ai_turn: AiTurn | None = None,
         close_ai_turns: bool = False,
         now: datetime | None = None,
+        seat_token: tuple[int, int] | None = None,
     ) -> AppendResult:
         stamp_at = now
         try:
@@ -217,6 +218,10 @@ class SqliteEventStore:
                 row = conn.execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
                 if row is None:
                     raise GameNotFound(f"no game {game_id}")
+                if seat_token is not None and conn.execute(
+                        "SELECT 1 FROM seat_tokens WHERE game_id = ? AND seat = ? AND generation > ?",
+                        (game_id, *seat_token)).fetchone() is not None:
+                    raise SeatTokenRevoked(f"seat {seat_token[0]}'s token was revoked or reissued")
                 original = self._find_command(conn, game_id, command_id)
                 if original is not None:
                     return original
