@@ -3,7 +3,7 @@
 #   game service       gunicorn -c infra/gunicorn.conf.py torres_game.wsgi:app          (the default)
 #   matchmaking HTTP   gunicorn -c infra/gunicorn.conf.py torres_matchmaking.wsgi:app
 #   migrations         python -m torres_game migrate
-#   AI worker          celery -A torres_ai.celery_app worker --queues torres-ai
+#   AI worker          celery -A torres_ai.celery_app worker --queues torres-ai,torres-ai-bulk
 #   AI sweeper         python -m torres_ai.sweeper
 #   matcher            python -m torres_matchmaking matcher --no-ratings
 #   ratings consumer   python -m torres_matchmaking ratings
