@@ -39,6 +39,7 @@ from torres_audit.lifecycle import Lifecycle, Settings, fold, fold_game
 from torres_game import events as ev
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import GameRecord, GameSecret, NewEvent, StoredEvent, stamp
+from torres_service.principals import key_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "infra" / "migrations"
@@ -268,10 +269,10 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "gevent",
-                    overrides: dict[str, str] | None = None) -> Iterator[tuple[int, int]]:
-    """gunicorn started with the production configuration (``infra/gunicorn.conf.py``), with its worker class
-    (gevent) or, for comparison, the former ``gthread`` with ``threads`` threads per worker, and ``overrides`` of
-    its environment; yields (port, pid)."""
+                    overrides: dict[str, str] | None = None, root: Path = ROOT) -> Iterator[tuple[int, int]]:
+    """gunicorn started with the production configuration (``infra/gunicorn.conf.py`` of ``root``: this checkout,
+    or another one's with ``--against``), with its worker class (gevent) or, for comparison, the former
+    ``gthread`` with ``threads`` threads per worker, and ``overrides`` of its environment; yields (port, pid)."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "TORRES_API_KEY": API_KEY, "TORRES_ADMIN_KEY": "bench-admin",
            "LOG_LEVEL": "WARNING", "TORRES_AI_DRIVER": "none", "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
@@ -283,9 +284,9 @@ def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "g
         env["DB_POOL_MAX"] = os.environ.get("DB_POOL_MAX") or str(threads)
     env.update(overrides or {})
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "infra" / "gunicorn.conf.py"), *extra,
+        [sys.executable, "-m", "gunicorn", "-c", str(root / "infra" / "gunicorn.conf.py"), *extra,
          "torres_game.wsgi:app"],
-        env=env, stdout=subprocess.DEVNULL, start_new_session=True, cwd=ROOT,
+        env=env, stdout=subprocess.DEVNULL, start_new_session=True, cwd=root,
     )
     try:
         for _ in range(100):
@@ -346,7 +347,8 @@ def bench_http(url: str, games: int, duration: float, workers: int, threads: int
 
 def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: int, workers: int,
                            threads: int, classes: tuple[str, str] = ("gevent", "gthread"),
-                           overrides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> float:
+                           overrides: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+                           roots: tuple[Path, Path] = (ROOT, ROOT)) -> float:
     """gevent (production) against the former gthread, side by side: both servers run at once and the load moves
     between them in short slices, ABBA (A, B, B, A, ...), so that the machine's drift -- which moves one
     configuration's figure by more than the difference measured, from 287 to 811 actions/s within minutes here
@@ -354,13 +356,14 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
     servers (``classes`` = ("gevent", "gevent"), an A/A test) came out 0.85 apart in one run, so halfway the
     servers are restarted in the other order and on new ports: whatever favours the first- or second-started
     server then counts for both configurations alike. (The idle server costs nearly nothing; both listen for
-    the other's appends alike.) ``overrides`` (environment of A, of B) compares two settings of one class."""
+    the other's appends alike.) ``overrides`` (environment of A, of B) compares two settings of one class, and
+    ``roots`` two checkouts (``--against``)."""
     first, second = names = tuple(f"{cls} ({side}{''.join(f' {k}={v}' for k, v in env.items())})"
                                   for cls, side, env in zip(classes, "AB", overrides, strict=True))
     rates: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     ratios: list[float] = []
-    settings = dict(zip(names, zip(classes, overrides, strict=True), strict=True))
+    settings = dict(zip(names, zip(classes, overrides, roots, strict=True), strict=True))
     halves = [(0, (slices + 1) // 2, names), ((slices + 1) // 2, slices, names[::-1])]
     for begin, end, start_order in (half for half in halves if half[0] < half[1]):
         started_first = "A" if start_order[0] == first else "B"
@@ -399,6 +402,37 @@ def limits_on_and_off(storage: str, shared: str) -> tuple[dict[str, str], dict[s
     return on, {"TORRES_RATELIMIT_ENABLED": "0"}
 
 
+@contextlib.contextmanager
+def checkout_of(rev: str) -> Iterator[Path]:
+    """``rev`` of this repository exported into a temporary folder (``git archive``: no worktree to clean up)."""
+    with tempfile.TemporaryDirectory(prefix="torres-against-") as folder:
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev], check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", folder], input=tar, check=True)
+        yield Path(folder)
+
+
+def against(old: Path, url: str, storage: str, tenants_file: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The environments of ``--against``'s two servers. A, this checkout as a portal's deployment runs it since
+    issue 26: the bench's key is a tenant's key from a tenants file (so game creations are scoped and counted
+    against the tenant), every seat token a row with an expiry read on each request, and the rate limits and
+    stream caps of :func:`limits_on_and_off` on, counted in ``storage``. B: ``old``'s game service and service kit
+    on its own database and migrations; both import the rules engine (unchanged since the issue) from this
+    environment, so the two servers run the same compiled engine."""
+    on, _ = limits_on_and_off(storage, "address,tenant,player")
+    code = os.pathsep.join(str(old / "services" / part) for part in ("game", "common"))
+    return ({**on, "TORRES_TENANTS_FILE": tenants_file},
+            {"PYTHONPATH": code, "DATABASE_URL": url, "TORRES_MIGRATIONS_DIR": str(old / "infra" / "migrations")})
+
+
+def tenants_document(folder: str) -> str:
+    """A tenants file whose one tenant holds the bench's key (scope ``games``: create and play its games)."""
+    path = os.path.join(folder, "tenants.json")
+    Path(path).write_text(orjson.dumps({"tenants": {"bench": {"keys": [
+        {"id": "bench", "sha256": key_digest(API_KEY), "scopes": ["games"]}]}}}).decode())
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
@@ -430,6 +464,11 @@ def main() -> int:
     parser.add_argument("--limits-shared", default="address,tenant,player", metavar="CLASSES",
                         help="with --compare-limits: the classes counted in --limits-storage "
                              "(TORRES_RATELIMIT_SHARED; the others in each process's memory)")
+    parser.add_argument("--against", metavar="REV",
+                        help="HTTP only: this checkout with tenants, seat-token rows and rate limits on (counted in "
+                             "--limits-storage) against REV's game service (e.g. d33f9e6, before issue 26), side "
+                             "by side in --pairs pairs of slices; prints the median ratio this / REV")
+    parser.add_argument("--pairs", type=int, default=8, help="with --against: pairs of slices")
     parser.add_argument("--http-sqlite", action="store_true",
                         help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
@@ -453,6 +492,17 @@ def main() -> int:
             report(f"ratio rate limits on ({args.limits_storage}, shared: {args.limits_shared}) / off, median of "
                    "the pairs", ratio, "x",
                    "(target >= 0.95)")
+            print(f"# load average after the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            return 0
+        if args.against:
+            with checkout_of(args.against) as old, throwaway_database("torres_game_bench_against") as old_url, \
+                    tempfile.TemporaryDirectory() as folder:
+                ratio = compare_worker_classes(url, args.pairs, args.slice_seconds, args.games, args.workers,
+                                               args.threads, ("gevent", "gevent"),
+                                               against(old, old_url, args.limits_storage, tenants_document(folder)),
+                                               (ROOT, old))
+            report(f"ratio this checkout (tenants, seat-token rows, limits in {args.limits_storage}) / "
+                   f"{args.against}, median of the pairs", ratio, "x", "(target >= 0.95)")
             print(f"# load average after the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
             return 0
         if args.compare_worker_classes:
