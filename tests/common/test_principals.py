@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,29 @@ def test_the_single_key_default_is_one_tenant_with_the_dev_issuer() -> None:
     assert not principal.may("admin")  # hidden cards stay the operator admin key's
     tokens = registries.current.tenant("default").player_tokens
     assert registries.verify_player(issue_player_token(tokens, "me")).player_id == "me"
+
+
+def test_a_player_token_secret_rotates_without_a_refusal(tenants_file: tuple[Path, dict[str, Any]]) -> None:
+    """``rotate-secret``: tokens signed with the old secret and with the new one both verify (the portal
+    switches over at its own pace); ``drop-old-secrets``: the old secret's tokens are refused, the new one's not.
+    No secret is listed, and a tenant that signs with its own keys (JWKS) has no secret to rotate."""
+    path, made = tenants_file
+    registries = Registries(path=str(path), reload=0)
+    old = registries.current.tenant("portal-a").player_tokens  # type: ignore[union-attr]
+    assert old is not None
+    signed_old = issue_player_token(old, "alice")
+    rotated = keys_cli(path, "rotate-secret", "portal-a")
+    assert rotated["previous_secrets"] == 1 and rotated["hs256_secret"] != made["a"]["hs256_secret"]
+    new = registries.current.tenant("portal-a").player_tokens  # type: ignore[union-attr]
+    assert new is not None and new.hs256_secret == rotated["hs256_secret"]
+    signed_new = issue_player_token(new, "alice")
+    assert registries.verify_player(signed_old).player_id == registries.verify_player(signed_new).player_id == "alice"
+    listed = json.dumps(keys_cli(path, "list"))
+    assert made["a"]["hs256_secret"] not in listed and rotated["hs256_secret"] not in listed
+    assert keys_cli(path, "drop-old-secrets", "portal-a")["dropped_secrets"] == 1
+    with pytest.raises(InvalidPlayerToken, match="does not verify"):
+        registries.verify_player(signed_old)
+    assert registries.verify_player(signed_new).tenant == "portal-a"
+    forged = issue_player_token(replace(new, hs256_secret="x" * 48), "alice")  # a secret it never had
+    with pytest.raises(InvalidPlayerToken, match="does not verify"):
+        registries.verify_player(forged)

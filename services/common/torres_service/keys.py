@@ -2,7 +2,8 @@
 
 A new key is printed once and stored only as its SHA-256 digest. The file is replaced atomically (written
 beside it, then renamed), so a service re-reading it sees the old document or the new one, never half of one.
-Rotation without downtime: ``add-key`` (both keys work), switch the portal over, ``revoke-key`` the old one.
+Rotation without downtime: ``add-key`` (both keys work), switch the portal over, ``revoke-key`` the old one;
+for a player-token secret, ``rotate-secret`` (both verify), switch the portal's signing over, ``drop-old-secrets``.
 """
 
 from __future__ import annotations
@@ -104,10 +105,26 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         else:
             tenants[args.name] = replace(tenants[args.name], keys=kept)
         out = {"name": args.name, "revoked": args.key_id}
+    elif args.command in ("rotate-secret", "drop-old-secrets"):
+        tenant = tenants.get(args.name)
+        tokens = tenant.player_tokens if tenant is not None else None
+        if tenant is None or tokens is None or tokens.hs256_secret is None:
+            raise SystemExit(f"{args.name!r} is no tenant signing player tokens with an HS256 secret")
+        if args.command == "rotate-secret":  # the new secret signs from now on; the old ones still verify
+            secret = secrets.token_urlsafe(48)
+            tokens = replace(tokens, hs256_secret=secret,
+                             previous_hs256_secrets=(tokens.hs256_secret, *tokens.previous_hs256_secrets))
+            out = {"tenant": args.name, "hs256_secret": secret,
+                   "previous_secrets": len(tokens.previous_hs256_secrets)}
+        else:  # the portal signs with the new secret only: tokens signed with an old one are refused from now
+            out = {"tenant": args.name, "dropped_secrets": len(tokens.previous_hs256_secrets)}
+            tokens = replace(tokens, previous_hs256_secrets=())
+        tenants[args.name] = replace(tenant, player_tokens=tokens)
     elif args.command == "list":
         doc = registry.to_json()
         for tenant in doc["tenants"].values():  # never print a signing secret back
             tenant.get("player_tokens", {}).pop("hs256_secret", None)
+            tenant.get("player_tokens", {}).pop("previous_hs256_secrets", None)
         return doc
     save(args.file, Registry(tenants, internal))
     return out
@@ -133,6 +150,11 @@ def parser() -> argparse.ArgumentParser:
             k.add_argument("--scopes", required=True, help=allowed)
         else:
             k.add_argument("key_id")
+    r = sub.add_parser("rotate-secret", help="a new HS256 secret for a tenant's player tokens, printed once; the "
+                                             "old one still verifies until drop-old-secrets")
+    r.add_argument("name")
+    d = sub.add_parser("drop-old-secrets", help="tokens signed with a secret rotate-secret replaced are refused")
+    d.add_argument("name")
     sub.add_parser("list", help="tenants, key ids and scopes (no secrets)")
     return p
 

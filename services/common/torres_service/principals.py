@@ -119,22 +119,30 @@ class PlayerTokens:
     jwks_url: str | None = None
     max_lifetime: int = 3600  # seconds from iat to exp: "short-lived" as a checked number
     leeway: int = 30  # clock skew allowed on exp/iat/nbf
+    #: Secrets replaced by a rotation, still accepted until the portal has switched over and they are dropped
+    #: (``python -m torres_service.keys rotate-secret`` / ``drop-old-secrets``): rotation without refusals.
+    previous_hs256_secrets: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PlayerTokens:
         tokens = cls(issuer=data["issuer"], audience=data.get("audience", DEFAULT_AUDIENCE),
                      hs256_secret=data.get("hs256_secret"), jwks_url=data.get("jwks_url"),
                      max_lifetime=int(data.get("max_lifetime_seconds", 3600)),
-                     leeway=int(data.get("leeway_seconds", 30)))
+                     leeway=int(data.get("leeway_seconds", 30)),
+                     previous_hs256_secrets=tuple(data.get("previous_hs256_secrets", ())))
         if (tokens.hs256_secret is None) == (tokens.jwks_url is None):
             raise ValueError(f"issuer {tokens.issuer!r}: give exactly one of hs256_secret and jwks_url")
-        if tokens.hs256_secret is not None and len(tokens.hs256_secret.encode()) < 32:
-            raise ValueError(f"issuer {tokens.issuer!r}: an HS256 secret needs at least 32 bytes (RFC 7518 3.2)")
+        if tokens.previous_hs256_secrets and tokens.hs256_secret is None:
+            raise ValueError(f"issuer {tokens.issuer!r}: previous_hs256_secrets without an hs256_secret")
+        for secret in (tokens.hs256_secret, *tokens.previous_hs256_secrets):
+            if secret is not None and len(secret.encode()) < 32:
+                raise ValueError(f"issuer {tokens.issuer!r}: an HS256 secret needs at least 32 bytes (RFC 7518 3.2)")
         return tokens
 
     def to_json(self) -> dict[str, Any]:
         data = {"issuer": self.issuer, "audience": self.audience, "hs256_secret": self.hs256_secret,
-                "jwks_url": self.jwks_url, "max_lifetime_seconds": self.max_lifetime, "leeway_seconds": self.leeway}
+                "jwks_url": self.jwks_url, "max_lifetime_seconds": self.max_lifetime, "leeway_seconds": self.leeway,
+                "previous_hs256_secrets": list(self.previous_hs256_secrets) or None}
         return {k: v for k, v in data.items() if v is not None}
 
 
@@ -246,13 +254,20 @@ class Registry:
         config: PlayerTokens = tenant.player_tokens
         try:
             if config.hs256_secret is not None:
-                key: Any = config.hs256_secret
+                keys: list[Any] = [config.hs256_secret, *config.previous_hs256_secrets]
                 algorithms = ["HS256"]
             else:
-                key = _jwks_client(config.jwks_url).get_signing_key_from_jwt(token).key  # type: ignore[arg-type]
+                keys = [_jwks_client(config.jwks_url).get_signing_key_from_jwt(token).key]  # type: ignore[arg-type]
                 algorithms = list(JWKS_ALGORITHMS)
-            claims = jwt.decode(token, key, algorithms=algorithms, audience=config.audience, issuer=config.issuer,
-                                leeway=config.leeway, options={"require": ["exp", "iat", "iss", "aud", "sub"]})
+            for n, key in enumerate(keys):  # the current secret, then those a rotation replaced
+                try:
+                    claims = jwt.decode(token, key, algorithms=algorithms, audience=config.audience,
+                                        issuer=config.issuer, leeway=config.leeway,
+                                        options={"require": ["exp", "iat", "iss", "aud", "sub"]})
+                    break
+                except jwt.InvalidSignatureError:
+                    if n == len(keys) - 1:
+                        raise
         except jwt.ExpiredSignatureError:
             raise InvalidPlayerToken("the player token has expired") from None
         except jwt.InvalidAudienceError:
