@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -226,20 +227,29 @@ def test_a_token_expires_after_its_lifetime_and_a_reissue_brings_the_seat_back(c
                    "invalid_stream_ticket", "an expired ticket")
 
 
+RECHECK = 0.3  # TORRES_SEAT_TOKEN_RECHECK of the second instance below
+
+
 @pytest.mark.postgres
-def test_a_revocation_counts_at_once_in_another_process(pg_client: FlaskClient, pg_url: str) -> None:
-    """Two app instances (two services, two game caches) on one database: the second one's cache is warm."""
-    other_app = create_app(make_config(pg_url, pool_max=2))
+def test_a_revocation_counts_in_another_process_within_the_recheck(pg_client: FlaskClient, pg_url: str) -> None:
+    """Two app instances (two services, two game caches) on one database: the second one's cache is warm. Its
+    reads trust the seat-token rows it read at most ``TORRES_SEAT_TOKEN_RECHECK`` ago (then 401), a token issued
+    meanwhile is known at once, and a revocation counts at once in the process that made it."""
+    other_app = create_app(make_config(pg_url, pool_max=2, seat_token_recheck=RECHECK))
     try:
         other = other_app.test_client()
         game = create_game(pg_client, visibility="private")
         gid, token = game["game_id"], game["seats"][0]["token"]
         assert other.get(f"/v1/games/{gid}/view", headers=bearer(token)).status_code == 200  # cached there
         assert pg_client.delete(f"/v1/games/{gid}/seats/0/token", headers=SERVICE).status_code == 200
+        assert_problem(pg_client.get(f"/v1/games/{gid}/view", headers=bearer(token)), 401, "seat_token_revoked")
+        time.sleep(RECHECK + 0.05)
         assert_problem(other.get(f"/v1/games/{gid}/view", headers=bearer(token)), 401, "seat_token_revoked")
         fresh = pg_client.post(f"/v1/games/{gid}/seats/0/token", headers=SERVICE).get_json()["token"]
         assert other.get(f"/v1/games/{gid}/view", headers=bearer(fresh)).status_code == 200
         newer = other.post(f"/v1/games/{gid}/seats/0/token", headers=SERVICE).get_json()["token"]
+        assert_problem(other.get(f"/v1/games/{gid}/view", headers=bearer(fresh)), 401, "seat_token_revoked")
+        time.sleep(1.05)  # pg_client's app: the default TORRES_SEAT_TOKEN_RECHECK
         assert_problem(pg_client.get(f"/v1/games/{gid}/view", headers=bearer(fresh)), 401, "seat_token_revoked")
         assert pg_client.get(f"/v1/games/{gid}/view", headers=bearer(newer)).status_code == 200
         ticket = _ticket(pg_client, gid, bearer(newer))  # a ticket from one process opens one stream in another

@@ -121,7 +121,7 @@ class SeatTokens:
     now: datetime
 
     @classmethod
-    def created(cls, info: GameInfo, fresh: bool = True) -> SeatTokens:
+    def created(cls, info: GameInfo, max_age: float = 0.0) -> SeatTokens:
         """The tokens a game was created with, never expiring: what :class:`Access` uses without a loader."""
         return cls(tuple(SeatCredential(seat, 0, digest, None) for seat, digest in
                          enumerate(info.secret.token_hashes) if digest is not None), (), datetime.now(UTC))
@@ -154,12 +154,12 @@ def _is_jwt(token: str) -> bool:
 class Access:
     def __init__(
         self, config: Config, registries: Registries | None = None,
-        seat_tokens: Callable[[GameInfo, bool], SeatTokens] | None = None,
+        seat_tokens: Callable[[GameInfo, float], SeatTokens] | None = None,
     ) -> None:
         self.config = config
-        #: The game's seat tokens: ``(info, True)`` read fresh (the service reads its ``seat_tokens`` rows),
-        #: ``(info, False)`` as last read, for a decision the append checks again (:meth:`actor`).
-        self.seat_tokens: Callable[[GameInfo, bool], SeatTokens] = seat_tokens or SeatTokens.created
+        #: The game's seat tokens as read at most ``max_age`` seconds ago (the service reads its ``seat_tokens``
+        #: rows; 0: now): ``seat_token_recheck`` for reads, any age for an action (its append checks again).
+        self.seat_tokens: Callable[[GameInfo, float], SeatTokens] = seat_tokens or SeatTokens.created
         self.registries = registries or Registries.from_env(
             {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload)},
             api_key=config.api_key)
@@ -258,10 +258,12 @@ class Access:
         credential = self.token_credential(info, caller)
         return None if credential is None else credential.seat
 
-    def token_credential(self, info: GameInfo, caller: Caller, *, fresh: bool = True) -> SeatCredential | None:
-        """The seat token's generation the bearer presents (see :meth:`token_seat`). ``fresh=False`` decides on
-        the rows read last, and reads them again only for a token they do not know (one issued since): a
-        revocation since then is caught by the append, which checks the generation under its lock."""
+    def token_credential(self, info: GameInfo, caller: Caller, *, max_age: float | None = None
+                         ) -> SeatCredential | None:
+        """The seat token's generation the bearer presents (see :meth:`token_seat`), judged on the seat-token
+        rows as read at most ``max_age`` seconds ago (default ``seat_token_recheck``: a read; 0: now; an action
+        passes ``math.inf``, as its append checks the generation again under its lock). Rows that do not know
+        the token (one issued since) are read again at once."""
         token = caller.token
         if token is None:
             return None
@@ -270,10 +272,11 @@ class Access:
                 return None
             raise self._hidden(info, Forbidden("this token is not a spectator token of this game (or expired)"))
         digest = token_hash(token)
-        tokens = self.seat_tokens(info, fresh)
+        age = self.config.seat_token_recheck if max_age is None else max_age
+        tokens = self.seat_tokens(info, age)
         found = _holder(tokens, digest)
-        if found is None and not fresh:
-            tokens = self.seat_tokens(info, True)
+        if found is None and age > 0:
+            tokens = self.seat_tokens(info, 0.0)
             found = _holder(tokens, digest)
         if found is None:
             raise self._hidden(info, Forbidden("this token does not belong to a seat of this game"))
@@ -335,10 +338,11 @@ class Access:
         caller.principal.require("ai")
         return caller.principal
 
-    def actor(self, info: GameInfo, caller: Caller, seat: int, *, fresh: bool = True) -> SeatCredential | None:
-        """May the caller act for ``seat``: with the seat's own token (returned, for the append to check again
-        when ``fresh`` is False: :meth:`token_credential`), or a key with ``ai`` for an AI seat (None). A key
-        sent beside a token still scopes the request to its tenant (another tenant's: 404)."""
+    def actor(self, info: GameInfo, caller: Caller, seat: int, *, max_age: float | None = None
+              ) -> SeatCredential | None:
+        """May the caller act for ``seat``: with the seat's own token (returned, for the append to check its
+        generation again: :meth:`token_credential`), or a key with ``ai`` for an AI seat (None). A key sent beside
+        a token still scopes the request to its tenant (another tenant's: 404)."""
         if caller.principal is not None:
             self.owned(info, caller.principal)
         if caller.token is not None:
@@ -346,7 +350,7 @@ class Access:
                 if not self.spectator_token_valid(info, caller.token):
                     raise self._hidden(info, Forbidden("this token is not a spectator token of this game"))
                 raise Forbidden("a spectator token only reads")
-            own = self.token_credential(info, caller, fresh=fresh)
+            own = self.token_credential(info, caller, max_age=max_age)
             assert own is not None  # not a spectator token (above)
             if seat != own.seat:
                 raise Forbidden(f"this token is for seat {own.seat}, not seat {seat}")

@@ -69,6 +69,9 @@ class Config:
     # 30 days: a turn-based game may run for weeks; a leaked token is worth nothing after it.
     seat_token_ttl: float = 30 * 86400
     seat_token_grace: float = 86400  # after the end, a day to read the full log and the record with the token
+    # A read trusts the seat-token rows this process read at most this long ago (an action: its append checks
+    # them): a revocation counts for reads within it, like a revoked key within TORRES_TENANTS_RELOAD.
+    seat_token_recheck: float = 1.0
     stream_ticket_ttl: float = 60  # seconds a stream ticket may wait before it opens its one stream
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -102,6 +105,7 @@ class Config:
             signing_key=env.get("TORRES_SIGNING_KEY", ""),
             seat_token_ttl=float(env.get("TORRES_SEAT_TOKEN_TTL", str(30 * 86400))),
             seat_token_grace=float(env.get("TORRES_SEAT_TOKEN_GRACE", "86400")),
+            seat_token_recheck=float(env.get("TORRES_SEAT_TOKEN_RECHECK", "1")),
             stream_ticket_ttl=float(env.get("TORRES_STREAM_TICKET_TTL", "60")),
         )
         return cfg.with_generated_keys()

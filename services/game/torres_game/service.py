@@ -13,8 +13,10 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import secrets
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -169,7 +171,7 @@ class GameService:
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
-        self._token_books: dict[str, SeatTokenBook] = {}  # the seat-token rows as last read, per game
+        self._token_books: dict[str, tuple[SeatTokenBook, float]] = {}  # seat-token rows as last read, and when
         self._infos_lock = threading.Lock()
         self._hub_key = hub_key(store)
         self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams,
@@ -211,23 +213,27 @@ class GameService:
             self._infos[game_id] = info
         return info
 
-    def _seat_tokens(self, info: GameInfo, fresh: bool = True) -> SeatTokens:
-        """The game's seat tokens now, from its ``seat_tokens`` rows: read on every use (one query), so that a
-        revocation or reissue in any process counts at the next request everywhere; or, with ``fresh`` False
-        (an action, whose append checks the token's generation again under its lock), as this process last
-        read them. Generation 0 is the token of the creation (its hash in the cached, immutable
-        :class:`GameSecret`); a token expires ``seat_token_ttl`` after it was issued, and never later than its
-        game's end plus ``seat_token_grace``."""
+    def _seat_tokens(self, info: GameInfo, max_age: float = 0.0) -> SeatTokens:
+        """The game's seat tokens now, from its ``seat_tokens`` rows as this process read them at most
+        ``max_age`` seconds ago (0: read them now, one query), so that a revocation or reissue in any process
+        counts everywhere within that age: reads pass ``seat_token_recheck``; an action passes any age, as its
+        append checks the token's generation again under its lock. Generation 0 is the token of the creation
+        (its hash in the cached, immutable :class:`GameSecret`); a token expires ``seat_token_ttl`` after it
+        was issued, and never later than its game's end plus ``seat_token_grace``."""
         game_id = info.record.game_id
-        book = None if fresh else self._token_books.get(game_id)
-        if book is None:
-            book = self.store.seat_token_book(game_id)
-            if book is None:
+        cached = self._token_books.get(game_id) if max_age > 0 else None
+        if cached is not None and time.monotonic() - cached[1] <= max_age:
+            book = cached[0]
+        else:
+            read_at = time.monotonic()
+            found = self.store.seat_token_book(game_id)
+            if found is None:
                 raise GameNotFound(f"no game {game_id}")
+            book = found
             with self._infos_lock:
                 if len(self._token_books) > 4 * self.config.state_cache_size:
                     self._token_books.clear()
-                self._token_books[game_id] = book
+                self._token_books[game_id] = (book, read_at)
         ttl = timedelta(seconds=self.config.seat_token_ttl)
         cap = book.updated_at + timedelta(seconds=self.config.seat_token_grace) if book.status == "over" else None
 
@@ -620,7 +626,7 @@ class GameService:
         now = self.now()
         expires = now + timedelta(seconds=self.config.seat_token_ttl)
         generation = self.store.add_seat_token(game_id, seat, token_hash(token), issued_at=now, expires_at=expires)
-        current = next(c for c in self._seat_tokens(info).current if c.seat == seat)
+        current = next(c for c in self._seat_tokens(info).current if c.seat == seat)  # and the cache is current
         log.info("seat token reissued", extra={"game_id": game_id, "seat": seat, "generation": generation})
         return {"game_id": game_id, "seat": seat, "generation": generation, "token": token,
                 "expires_at": format_time(current.expires_at or expires)}
@@ -630,6 +636,7 @@ class GameService:
         the seat stays in the game, its clock runs as before."""
         self._token_seat(game_id, creds, seat)
         generation = self.store.add_seat_token(game_id, seat, None, issued_at=self.now(), expires_at=None)
+        self._token_books.pop(game_id, None)  # this process's reads see it at once; others' within the recheck
         log.info("seat token revoked", extra={"game_id": game_id, "seat": seat, "generation": generation})
         return {"game_id": game_id, "seat": seat, "generation": generation, "revoked": True}
 
@@ -712,7 +719,7 @@ class GameService:
             # The token was judged on the rows this process read last: before any other refusal reaches the
             # client, judge it on fresh ones, so that a token error comes first, as it would have.
             if presented is not None and not isinstance(exc, Unauthenticated):
-                self.access.token_credential(info, caller)
+                self.access.token_credential(info, caller, max_age=0.0)
             raise
 
     def _actor(self, info: GameInfo, caller: Caller, seat: int) -> SeatCredential | None:
@@ -720,7 +727,7 @@ class GameService:
         may take over after a timeout (whether the AI plays it *now* is the turn check's business:
         :meth:`_submit`)."""
         try:
-            return self.access.actor(info, caller, seat, fresh=False)
+            return self.access.actor(info, caller, seat, max_age=math.inf)
         except Forbidden:
             # Forbidden (not 404 nor insufficient_scope) with a key: the key may act for AI seats of this game,
             # and this seat is a human one.
@@ -901,6 +908,8 @@ class GameService:
         metrics.APPENDS.labels("ai" if command_id == ai_command_id(game_id, folded.version) else "human").inc()
         metrics.EVENTS.inc(len(result.events))
         self._states.put(game_id, after)
+        if after.over:  # the end bounds every seat token's expiry: this process's reads judge on the new rows
+            self._token_books.pop(game_id, None)
         every = self.config.snapshot_every
         if every > 0 and result.version // every > folded.version // every:
             self.store.save_snapshot(Snapshot(game_id, result.version, after.state.to_position(),
@@ -954,7 +963,7 @@ class GameService:
         log (command id ``resign:<game>:<seat>``)."""
         caller = self.access.caller(creds)
         info = self._info(game_id)
-        self.access.actor(info, caller, seat)
+        self.access.actor(info, caller, seat, max_age=0.0)  # rare writes: on rows read now
         command_id = f"resign:{game_id}:{seat}"
         original = self.store.find_command(game_id, command_id)
         if original is not None:
@@ -999,7 +1008,7 @@ class GameService:
         before it. Refused once something hidden was revealed since (``lifecycle.CLOSES_UNDO``)."""
         caller = self.access.caller(creds)
         info = self._info(game_id)
-        self.access.actor(info, caller, seat)
+        self.access.actor(info, caller, seat, max_age=0.0)  # rare writes: on rows read now
         fingerprint = self._fingerprint(seat, {"type": "undo"}, expected_version)
         folded = self.current(game_id)
         now = self.now()
