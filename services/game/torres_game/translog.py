@@ -29,6 +29,7 @@ from torres_audit import merkle
 from torres_audit.note import Checkpoint, NoteError, Signer, Verifier, open_note
 from torres_audit.record import head_text, inclusion_json
 
+from .errors import NotFound
 from .store.base import EventStore, LogCheckpoint, LogIntegration, LogLeaf, PendingLeaf
 
 log = logging.getLogger("torres_game.translog")
@@ -36,8 +37,10 @@ log = logging.getLogger("torres_game.translog")
 __all__ = ["ProofUnavailable", "TransparencyLog"]
 
 
-class ProofUnavailable(LookupError):
-    """No such leaf, or a tree size the log does not have (yet)."""
+class ProofUnavailable(NotFound):
+    """No such leaf, or a tree size the log does not have (yet): 404 ``proof_unavailable``."""
+
+    code, title = "proof_unavailable", "The log holds no such leaf or tree size"
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ class TransparencyLog:
             raise ProofUnavailable(f"leaf {leaf.leaf_index} is not in the tree of size {size} yet")
         proof = merkle.inclusion_path(leaf.leaf_index, size, self._subtree(size))
         return {"leaf_index": leaf.leaf_index, "tree_size": size,
-                "leaf_hash": base64.b64encode(leaf.leaf_hash).decode(),
+                "leaf_hash": leaf.leaf_hash.hex(),
                 "proof": [base64.b64encode(node).decode() for node in proof]}
 
     def consistency(self, first: int, second: int | None = None) -> dict[str, Any]:
