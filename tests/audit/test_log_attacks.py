@@ -87,7 +87,8 @@ def read_game(url: str, game_id: str) -> tuple[list[tuple[Any, ...]], str, tuple
         rows = conn.execute("SELECT version, type, payload, schema_version, created_at, command_id FROM events"
                             " WHERE game_id = %s ORDER BY version", (game_id,)).fetchall()
         seed = conn.execute("SELECT seed FROM game_secrets WHERE game_id = %s", (game_id,)).fetchone()
-        game = conn.execute("SELECT version, status, summary, seats FROM games WHERE game_id = %s", (game_id,)).fetchone()
+        game = conn.execute("SELECT version, status, summary, seats FROM games WHERE game_id = %s",
+                            (game_id,)).fetchone()
     assert seed is not None and game is not None
     return rows, seed[0], game
 
@@ -122,7 +123,8 @@ def attacked(throwaway_database: Callable[[str], contextlib.AbstractContextManag
                 path = tmp / f"{gid}.json"
                 path.write_bytes(server.client.get(f"/v1/games/{gid}/record").data)
                 kept[gid] = path
-            first = cli("monitor", "--state", str(tmp / "a.cp"), "--url", base(server), "--key", SIGNER.verifier().vkey(),
+            first = cli("monitor", "--state", str(tmp / "a.cp"), "--url", base(server),
+                        "--key", SIGNER.verifier().vkey(),
                         *[arg for path in kept.values() for arg in ("--record", str(path))])
             assert first.returncode == 0, first.stderr
             assert "trusted on first use" in first.stdout and first.stdout.endswith("OK\n")
@@ -151,7 +153,8 @@ def test_every_kept_record_verifies_with_its_inclusion_against_the_fetched_check
 
 
 def test_the_operator_attacks_are_each_caught_with_a_precise_message(attacked: dict[str, Any]) -> None:
-    url, (g_rewrite, g_donor, g_delete, g_swap1, g_swap2, g_truncate, g_seed, g_edit) = attacked["url"], attacked["games"]
+    url = attacked["url"]
+    g_rewrite, g_donor, g_delete, g_swap1, g_swap2, g_truncate, g_seed, g_edit = attacked["games"]
     # 1. rewrite a finished game wholesale as another legal game, every hash recomputed, the tree left alone
     write_game(url, g_rewrite, read_game(url, g_donor))
     # 2. delete a game
@@ -250,9 +253,11 @@ def test_a_sequencer_killed_mid_batch_loses_and_duplicates_nothing(
         total = 6000
         with psycopg.connect(url, autocommit=True) as conn:  # queued heads, as game_ended's trigger writes them
             conn.execute("INSERT INTO log_leaves (game_id, version, head_hash, queued_at)"
-                         " SELECT 'g-' || i, 40 + i %% 9, encode(sha256(i::text::bytea), 'hex'), now() FROM generate_series(1, %s) i", (total,))
+                         " SELECT 'g-' || i, 40 + i %% 9, encode(sha256(i::text::bytea), 'hex'), now()"
+                         " FROM generate_series(1, %s) i", (total,))
         env = {**os.environ, "DATABASE_URL": f"{url}?application_name=torres-seq-kill",
-               "TORRES_SIGNING_KEY": SIGNER.skey(), "TORRES_LOG_BATCH": "300", "TORRES_LOG_INTERVAL": "0.05", "TORRES_AUTO_MIGRATE": "0",
+               "TORRES_SIGNING_KEY": SIGNER.skey(), "TORRES_LOG_BATCH": "300", "TORRES_LOG_INTERVAL": "0.05",
+               "TORRES_AUTO_MIGRATE": "0",
                "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "LOG_LEVEL": "WARNING", "TORRES_API_KEY": API_KEY,
                "TORRES_ADMIN_KEY": ADMIN_KEY}
         published: dict[int, bytes] = {}
