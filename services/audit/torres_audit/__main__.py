@@ -22,15 +22,23 @@ from .note import NoteError, Signer, Verifier
 from .verify import verify_text
 
 
-def _key(text: str) -> Verifier:
-    """A vkey (``name+id+base64``), or a file holding one."""
+def _key(text: str) -> list[Verifier]:
+    """A vkey (``name+id+base64``), or a file holding one or more, one a line (the text of
+    ``/.well-known/torres-audit-key`` as you pinned it, e.g. a mounted ConfigMap during a key rotation)."""
     path = Path(text)
+    lines = [text]
     if "+" not in text and path.is_file():
-        text = path.read_text(encoding="utf-8").strip()
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if not lines:
+            raise argparse.ArgumentTypeError(f"{text} holds no key")
     try:
-        return Verifier.from_vkey(text)
+        return [Verifier.from_vkey(line) for line in lines]
     except NoteError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _keys(given: list[list[Verifier]]) -> list[Verifier]:
+    return [key for keys in given for key in keys]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,8 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="the last checkpoint this monitor verified (a signed note; created on first run)")
     watch.add_argument("--url", required=True, help="the game service, e.g. https://games.example.org")
     watch.add_argument("--key", type=_key, action="append", default=[], required=True, metavar="VKEY",
-                       help="the log's public key (name+keyid+base64, or a file holding one); repeat during a "
-                            "rotation")
+                       help="the log's public key (name+keyid+base64, or a file holding one or more, one a line); "
+                            "repeat during a rotation")
     watch.add_argument("--record", type=Path, action="append", default=[], metavar="RECORD",
                        help="a finished game's record you kept: its head must still be in the log and served")
     both = commands.add_parser("compare", help="compare the checkpoints two monitors kept (split view)")
@@ -67,8 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command in ("monitor", "compare"):
         try:
-            lines = (monitor(args.url, args.state, args.key, args.record) if args.command == "monitor"
-                     else compare(args.first, args.second, args.key, args.url))
+            lines = (monitor(args.url, args.state, _keys(args.key), args.record) if args.command == "monitor"
+                     else compare(args.first, args.second, _keys(args.key), args.url))
         except MonitorError as exc:
             print(f"torres-audit {args.command}: INCONSISTENT: {exc}", file=sys.stderr)
             return 1
@@ -92,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"torres-audit: cannot read: {exc}", file=sys.stderr)
         return 2
-    report = verify_text(data, keys=args.key, checkpoint=checkpoint)
+    report = verify_text(data, keys=_keys(args.key), checkpoint=checkpoint)
     sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if args.json else report.text())
     return 0 if report.ok else 1
 
