@@ -1,10 +1,10 @@
 """The transparency log's public face (issue 28, docs/audit.md section 9): its signed checkpoint, inclusion and
 consistency proofs, and its public keys at a well-known URL.
 
-All of it is public, as a Certificate Transparency log is: a checkpoint and a proof reveal hashes only. The one
-thing that names a game is an inclusion proof asked for *by game id*, and that goes through the same read gate
-as the game itself (a private game the caller may not read is 404, as everywhere). Asked for by leaf hash, the
-answer never names the game: whoever can compute a private game's leaf hash already knows its head.
+All of it is public, as a Certificate Transparency log is: a checkpoint and a proof reveal hashes only, and no
+answer here names a game. An inclusion proof is asked for by leaf hash (whoever can compute a private game's leaf
+hash already knows its id and head); a game's proof by id is its record's ``inclusion`` member, behind the
+game's own read gate (``GET /v1/games/<id>/record``), so a private game cannot leak through this blueprint.
 """
 
 from __future__ import annotations
@@ -13,20 +13,19 @@ from typing import Any
 
 from flask import Response
 
-from torres_game.errors import ValidationFailed
 from torres_game.translog import ProofUnavailable
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses
 
 from . import schemas as s
-from .auth import credentials
 from .games import as_documented, service
 
 audit = Blueprint("audit", __name__, url_prefix="/v1/audit", description="The transparency log of finished games")
 well_known = Blueprint("well_known", __name__, description="The transparency log's public keys")
 _errors = problem_responses(audit, s.ProblemSchema)
 
-PUBLIC: list[dict[str, list[str]]] = [{}]
+#: No credential of any kind, as the probes (OpenAPI `security: []`): nothing here reads one, nothing names a game.
+PUBLIC: list[dict[str, list[str]]] = []
 _TEXT = {"content": {"text/plain": {"schema": {"type": "string"}}}}
 
 
@@ -48,25 +47,17 @@ def checkpoint(args: dict[str, Any]) -> Response:
 @audit.route("/proof/inclusion", methods=["GET"])
 @audit.arguments(s.InclusionArgs(), location="query")
 @audit.response(200, s.InclusionProofSchema)
-@_errors(400, 401, 403, 404)
-@audit.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
+@_errors(400, 404)
+@audit.doc(security=PUBLIC)
 def inclusion(args: dict[str, Any]) -> Response:
-    """The RFC 9162 audit path of a finished game's head in the tree of ``tree_size`` leaves (default: the latest
-    checkpoint's), by ``game_id`` (read like the game itself: a private game needs a caller who may read it) or
-    by ``leaf_hash`` (hex SHA-256 of 0x00 || head statement; the answer then names no game)."""
+    """The RFC 9162 audit path of the leaf ``leaf_hash`` (hex SHA-256 of 0x00 || a finished game's head
+    statement) in the tree of ``tree_size`` leaves (default: the latest checkpoint's). The answer names no game;
+    a game's proof by id is the ``inclusion`` member of its record."""
     svc = service()
-    game_id, leaf_hash = args.get("game_id"), args.get("leaf_hash")
-    if game_id is None and leaf_hash is None:
-        raise ValidationFailed("give game_id or leaf_hash (or both)")
-    if game_id is not None:
-        svc.access.check_read(svc._info(game_id), svc.access.caller(credentials()))  # 404 for a hidden game
-        leaf = svc.store.log_leaf(game_id=game_id)
-    else:
-        leaf = svc.store.log_leaf(leaf_hash=bytes.fromhex(leaf_hash))
-    if leaf is None or (game_id is not None and leaf_hash is not None and leaf.leaf_hash.hex() != leaf_hash):
+    leaf = svc.store.log_leaf(leaf_hash=bytes.fromhex(args["leaf_hash"]))
+    if leaf is None:
         raise ProofUnavailable("the log holds no such leaf (yet: a finished game is integrated within a second)")
-    body = svc.translog.inclusion(leaf, args.get("tree_size"))
-    return as_documented({**({"game_id": leaf.game_id, "version": leaf.version} if game_id else {}), **body})
+    return as_documented(svc.translog.inclusion(leaf, args.get("tree_size")))
 
 
 @audit.route("/proof/consistency", methods=["GET"])

@@ -432,8 +432,7 @@ class CheckpointArgs(QuerySchema):
 
 
 class InclusionArgs(QuerySchema):
-    game_id = identifier(GAME_ID)
-    leaf_hash = fields.String(validate=validate.Regexp(r"^[0-9a-f]{64}$"),
+    leaf_hash = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"),
                               metadata={"description": "hex SHA-256(0x00 || head statement)"})
     tree_size = integer(minimum=1, metadata={"description": "default: the latest checkpoint's"})
 
@@ -446,8 +445,6 @@ class ConsistencyArgs(QuerySchema):
 class InclusionProofSchema(Schema):
     """docs/audit.md section 9."""
 
-    game_id = fields.String(metadata={"description": "only when asked by game_id"})
-    version = fields.Integer(metadata={"description": "the logged head's version (only when asked by game_id)"})
     leaf_index = fields.Integer()
     tree_size = fields.Integer()
     leaf_hash = fields.String(metadata={"description": "hex"})
