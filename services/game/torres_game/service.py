@@ -168,6 +168,8 @@ class GameService:
         # Signs game records (docs/audit.md); without TORRES_SIGNING_KEY, a key of this process only (a dev server).
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
         log_signer = Signer.from_skey(config.log_signing_key) if config.log_signing_key else self.signer
+        #: Whether the log's checkpoints would be signed by a key this process generated (no key configured).
+        self.ephemeral_log_key = not (config.log_signing_key or config.signing_key)
         self.translog = TransparencyLog(store, log_signer, batch=config.log_batch,
                                         published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
         self._sequencer: threading.Thread | None = None
@@ -187,7 +189,15 @@ class GameService:
             self._enforcer = threading.Thread(target=self.run_enforcer, args=(self._stop,), name="torres-enforcer",
                                               daemon=True)
             self._enforcer.start()
-        if self.config.log_interval > 0:
+        if self.config.log_interval > 0 and self.ephemeral_log_key and self.store.backend == "postgres":
+            # Every replica of a shared database would sign with a key of its own, changing at each restart: a
+            # log whose checkpoints nobody can pin, and whose key history no monitor can follow. So a process
+            # without a configured key signs nothing; the finished games wait queued (nothing is lost) for a
+            # process that has one (docs/operations.md, "The transparency log").
+            log.error("transparency log: no TORRES_LOG_SIGNING_KEY or TORRES_SIGNING_KEY on a shared PostgreSQL "
+                      "database; this process runs no sequencer (finished games stay queued until one with a "
+                      "configured key, or `python -m torres_game sequence`, integrates them)")
+        elif self.config.log_interval > 0:
             self._sequencer = threading.Thread(target=self.translog.run, args=(self._stop, self.config.log_interval),
                                                name="torres-sequencer", daemon=True)
             self._sequencer.start()
