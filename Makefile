@@ -78,6 +78,7 @@ bench: install
 	$(BIN)/python bench/ai_bench.py throughput
 	$(BIN)/python bench/ai_bench.py latency
 	$(BIN)/python bench/game_bench.py
+	$(BIN)/python bench/translog_bench.py
 	$(BIN)/python bench/game_bench.py --only http --compare-worker-classes 6
 	$(BIN)/python bench/push_bench.py
 	$(BIN)/python bench/matchmaking_bench.py

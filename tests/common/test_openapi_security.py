@@ -16,7 +16,10 @@ from torres_game.app import create_app as create_game_app
 from torres_matchmaking.app import create_app as create_matchmaking_app
 from torres_matchmaking.config import Config as MatchmakingConfig
 
-OPEN = {"/healthz", "/readyz", "/metrics"}  # no credential of any kind: `security: []`
+#: No credential of any kind: `security: []`. The probes and the scrape, and the transparency log (issue 28): public
+#: as a Certificate Transparency log is, hashes only, no answer names a game (tests/game/test_tenants.py).
+OPEN = {"/healthz", "/readyz", "/metrics", "/v1/audit/checkpoint", "/v1/audit/proof/inclusion",
+        "/v1/audit/proof/consistency", "/.well-known/torres-audit-key"}
 
 #: Operations that serve anonymous callers too (``{}`` among their alternatives): a public or unlisted game is
 #: open to anyone who knows its id (docs/security.md); the matchmaker serves nobody anonymously.

@@ -145,6 +145,8 @@ def test_every_command_names_a_real_entry_point() -> None:
     commands = [s["command"] for s in compose()["services"].values() if isinstance(s.get("command"), list)]
     commands += [c["command"] for o in render("prod") if o["kind"] in ("Deployment", "Job")
                  for c in o["spec"]["template"]["spec"]["containers"]]
+    commands += [c["command"] for o in render("prod") if o["kind"] == "CronJob"
+                 for c in o["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]]
     checked = 0
     for cmd in commands:
         if cmd[0] == "gunicorn":
@@ -153,7 +155,7 @@ def test_every_command_names_a_real_entry_point() -> None:
             assert (ROOT / cmd[2]).exists()
         elif cmd[0] == "python" and cmd[1] == "-m":
             assert importlib.util.find_spec(cmd[2]), cmd
-            if cmd[2] in ("torres_matchmaking", "torres_game"):
+            if cmd[2] in ("torres_matchmaking", "torres_game", "torres_audit"):
                 help_text = subprocess.run([sys.executable, "-m", cmd[2], cmd[3], "--help"], capture_output=True,
                                            text=True, cwd=ROOT)
                 assert help_text.returncode == 0, (cmd, help_text.stderr)
@@ -190,3 +192,36 @@ def test_tenants_file_and_internal_keys_are_wired(rendered: Objects) -> None:
         if name not in ("game", "matchmaking"):
             env = deployment["spec"]["template"]["spec"]["containers"][0].get("env", [])
             assert all(e["name"] != "TORRES_TENANTS_FILE" for e in env), name
+
+
+def test_the_log_monitor_runs_as_an_outside_observer(rendered: Objects) -> None:
+    """Issue 28: a CronJob runs `python -m torres_audit monitor` against the game service, hardened like every
+    workload, its kept checkpoint on a PersistentVolumeClaim, the pinned vkeys from a ConfigMap, and nothing of
+    the operator's secrets (it checks the operator; it needs no database and no key)."""
+    _, objects = rendered
+    (cron,) = by_kind(objects, "CronJob").values()
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    job = cron["spec"]["jobTemplate"]["spec"]
+    pod = job["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["automountServiceAccountToken"] is False
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsGroup"]  # may write its volume
+    (container,) = pod["containers"]
+    sc = container["securityContext"]
+    assert sc["readOnlyRootFilesystem"] is True and sc["allowPrivilegeEscalation"] is False
+    assert sc["capabilities"]["drop"] == ["ALL"]
+    assert {"cpu", "memory"} <= set(container["resources"]["requests"]) <= set(container["resources"]["limits"])
+    assert "envFrom" not in container and "env" not in container  # no torres-secrets, no database
+    cmd = container["command"]
+    assert cmd[:4] == ["python", "-m", "torres_audit", "monitor"]
+    args = dict(zip(cmd[4::2], cmd[5::2], strict=True))
+    assert args["--url"] == "http://game:8000"
+    mounts = {m["name"]: m for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    state = next(m for m in mounts.values() if args["--state"].startswith(m["mountPath"] + "/"))
+    claim = volumes[state["name"]]["persistentVolumeClaim"]["claimName"]
+    assert claim in by_kind(objects, "PersistentVolumeClaim") and not state.get("readOnly")
+    keys = next(m for m in mounts.values() if args["--key"].startswith(m["mountPath"] + "/"))
+    assert keys["readOnly"] is True
+    assert volumes[keys["name"]]["configMap"]["name"] == "torres-audit-key"
+    assert "torres-audit-key" not in by_kind(objects, "ConfigMap")  # the operator's pinned keys, not ours
+    assert "audit-monitor" in by_kind(objects, "NetworkPolicy")

@@ -60,6 +60,9 @@ def make_config(database_url: str, **changes: Any) -> Config:
     base = Config(
         database_url=database_url, api_key=API_KEY, admin_key=ADMIN_KEY, snapshot_every=20,
         ai_driver="none", migrations_dir=MIGRATIONS, json_logs=True, log_level="WARNING",
+        # No transparency-log sequencer thread: the suite creates hundreds of apps, and an idle sequencer polls
+        # its store every interval. Tests of the log integrate explicitly or ask for it (test_sequencer_thread).
+        log_interval=0,
     )
     return base.with_(**changes)
 

@@ -54,7 +54,9 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def test_migrate_command(tmp_path: Path) -> None:
     run = [sys.executable, "-m", "torres_game", "migrate"]
     first = subprocess.run(run, env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=True)
-    assert "applied now [1, 2, 3, 4, 5]" in first.stdout and "pending none" in first.stdout
+    every = sorted(int(path.name[:4]) for path in (MIGRATIONS / "sqlite").glob("*.sql"))
+    assert every[:6] == [1, 2, 3, 4, 5, 6]
+    assert f"applied now {every}" in first.stdout and "pending none" in first.stdout
     again = subprocess.run(run, env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=True)
     assert "applied now nothing" in again.stdout
     assert (tmp_path / "torres.sqlite3").exists()
@@ -125,8 +127,9 @@ def test_the_service_logs_which_rules_engine_build_it_runs(tmp_path: Path) -> No
     logger = logging.getLogger("torres_game.http")
     logger.addHandler(handler)
     try:
-        create_app(Config.from_env({"TORRES_DATA_DIR": str(tmp_path), "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
-                                    "TORRES_AI_DRIVER": "none"}))
+        app = create_app(Config.from_env({"TORRES_DATA_DIR": str(tmp_path), "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
+                                          "TORRES_AI_DRIVER": "none"}))
+        app.extensions["torres_game"].close()  # its enforcer and sequencer threads stop with it
     finally:
         logger.removeHandler(handler)
     assert [r.engine_build for r in records if r.getMessage() == "rules engine loaded"] == [tr.ENGINE_BUILD]

@@ -70,6 +70,11 @@ def gate_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
             if summary["to_move"] != 0:
                 break
             play_one(client, game, rng, n)
+        # A finished game in the transparency log, so that the gate sees the log's answers, not only its 404s.
+        ended = create_game(client, [{"kind": "human", "player_id": "p2"}, {"kind": "human", "player_id": "p3"}])
+        abandoned = client.post(f"/v1/games/{ended['game_id']}/abandon", json={"reason": "gate"}, headers=SERVICE)
+        assert abandoned.status_code < 300, abandoned.get_json()
+        assert app.extensions["torres_game"].translog.integrate_all() >= 1
         app.config["GATE_GAME"] = game
         yield app
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
 import shutil
 import sqlite3
@@ -14,11 +15,15 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from torres_audit import merkle
 from torres_audit.chain import GENESIS_HASH
+from torres_audit.note import Signer
+from torres_audit.record import head_text
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Snapshot
+from torres_game.translog import TransparencyLog
 
 from .conftest import MIGRATIONS
 
@@ -284,3 +289,82 @@ def test_games_from_before_the_tenants_migration_are_the_default_tenants_and_pub
             check(store)
         finally:
             store.close()
+
+
+class TestTransparencyLogContract:
+    """The transparency log's part of the store (issue 28), on both backends: a game's end queues its head in the
+    append's transaction; the sequencer integrates each leaf exactly once, whatever the number of sequencers;
+    the stored tree answers proofs that agree with the RFC 9162 reference in ``torres_audit.merkle``; the
+    database refuses to rewrite what was integrated."""
+
+    @staticmethod
+    def _end(store: EventStore) -> str:
+        game_id = new_game(store)
+        store.append(game_id, 1, [NewEvent("game_ended", {"scores": [1]})], f"end:{game_id}")
+        return game_id
+
+    @staticmethod
+    def _leaves(store: EventStore) -> list[bytes]:
+        """Every integrated leaf, by index, read past the store's API (what an auditor of the database sees)."""
+        sql = "SELECT leaf_index, game_id, version, head_hash FROM log_leaves WHERE leaf_index IS NOT NULL" \
+              " ORDER BY leaf_index"
+        if isinstance(store, PostgresEventStore):
+            with store.pool.connection() as conn:
+                rows = conn.execute(sql).fetchall()
+        else:
+            assert isinstance(store, SqliteEventStore)
+            with store._conn() as conn:
+                rows = conn.execute(sql).fetchall()
+        assert [r[0] for r in rows] == list(range(len(rows))), "leaf indexes must be 0..n-1, each once"
+        return [head_text(r[1], r[2], r[3], "over").encode() for r in rows]
+
+    def test_a_finished_game_is_queued_with_its_end_and_integrated_once(self, store: EventStore) -> None:
+        log = TransparencyLog(store, Signer.generate("test.invalid/log"), batch=3)
+        log.integrate_all()
+        before = log.checkpoint()
+        running = new_game(store)
+        ended = [self._end(store) for _ in range(5)]
+        assert store.log_leaf(game_id=ended[0]) is None and store.log_pending() >= 5
+        assert log.integrate_all() >= 5 and store.log_pending() == 0
+        assert store.log_leaf(game_id=running) is None
+        leaves = self._leaves(store)
+        after = log.checkpoint()
+        assert after.tree_size == len(leaves) and after.root == merkle.root(leaves)
+        for game_id in ended:
+            leaf = store.log_leaf(game_id=game_id)
+            assert leaf is not None and store.log_leaf(leaf_hash=leaf.leaf_hash) == leaf
+            proof = log.inclusion(leaf)
+            assert [base64.b64decode(p) for p in proof["proof"]] == merkle.inclusion_proof(leaf.leaf_index, leaves)
+        if before.tree_size:
+            proof = log.consistency(before.tree_size)
+            merkle.verify_consistency(before.tree_size, after.tree_size, [base64.b64decode(p) for p in proof["proof"]],
+                                      before.root, after.root)
+
+    def test_the_database_refuses_to_rewrite_the_log(self, store: EventStore) -> None:
+        log = TransparencyLog(store, Signer.generate("test.invalid/log"))
+        game_id = self._end(store)
+        log.integrate_all()
+        errors = (psycopg.Error, sqlite3.Error)
+        for sql in (f"UPDATE log_leaves SET leaf_index = leaf_index + 1000000 WHERE game_id = '{game_id}'",
+                    f"UPDATE log_leaves SET head_hash = 'x' WHERE game_id = '{game_id}'",
+                    f"DELETE FROM log_leaves WHERE game_id = '{game_id}'",
+                    "DELETE FROM log_nodes", "UPDATE log_checkpoints SET note = 'x'", "DELETE FROM log_checkpoints"):
+            with pytest.raises(errors, match="append-only"):
+                raw(store, sql)
+
+    def test_concurrent_sequencers_integrate_every_leaf_exactly_once(self, store: EventStore) -> None:
+        import threading
+
+        for _ in range(40):
+            self._end(store)
+        signer = Signer.generate("test.invalid/log")
+        logs = [TransparencyLog(store, signer, batch=7) for _ in range(4)]
+        threads = [threading.Thread(target=log.integrate_all) for log in logs]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        logs[0].integrate_all()  # a sequencer that found the lock taken left the rest to the others
+        leaves = self._leaves(store)
+        assert store.log_pending() == 0 and len(set(leaves)) == len(leaves)
+        assert logs[0].checkpoint().root == merkle.root(leaves)

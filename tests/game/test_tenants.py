@@ -28,6 +28,9 @@ from typing import Any
 import jwt
 import pytest
 
+from torres_audit import merkle
+from torres_audit.note import Signer
+from torres_audit.record import parse
 from torres_game.access import Access
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 from torres_game.store.base import GameRecord
@@ -79,11 +82,16 @@ GAME_OPERATIONS: dict[tuple[str, str], Request] = {
 #: The operations that would change what the other tests use (end the game, replace its seat-0 token).
 CHANGES_THE_GAME = ("/abandon", "/resign", "/token")
 #: The operations on collections, each with its own test below (create, list, notifications), and the ones that
-#: are deliberately open (health, readiness, metrics: no game data).
+#: are deliberately open (health, readiness, metrics: no game data; the transparency log: hashes only, no answer
+#: names a game, and a game's proof by id is its record's, behind the game's gate: test_the_log_names_no_game).
 COLLECTION_OPERATIONS = {("post", "/v1/games"), ("get", "/v1/games"), ("get", "/v1/notifications")}
-OPEN_OPERATIONS = {("get", "/healthz"), ("get", "/readyz"), ("get", "/metrics")}
+OPEN_OPERATIONS = {("get", "/healthz"), ("get", "/readyz"), ("get", "/metrics"),
+                   ("get", "/v1/audit/checkpoint"), ("get", "/v1/audit/proof/inclusion"),
+                   ("get", "/v1/audit/proof/consistency"), ("get", "/.well-known/torres-audit-key")}
 READS = [op for op in GAME_OPERATIONS if op[0] == "get"]
 SEATS = [{"kind": "human", "player_id": "p1"}, {"kind": "ai", "level": "easy"}]
+#: The deployment's configured key (on PostgreSQL a process with a generated one runs no sequencer).
+LOG_SIGNER = Signer.generate("tenants.test/log")
 
 
 @dataclass
@@ -133,7 +141,8 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     else:
         url = f"sqlite:///{folder / 'games.sqlite3'}"
         store = SqliteEventStore(folder / "games.sqlite3")
-    with gunicorn(url, extra_env={"TORRES_TENANTS_FILE": str(tenants)}) as server:
+    env = {"TORRES_TENANTS_FILE": str(tenants), "TORRES_SIGNING_KEY": LOG_SIGNER.skey(), "TORRES_LOG_INTERVAL": "0.1"}
+    with gunicorn(url, extra_env=env) as server:
         world = World(server.client, store, keys, {}, request.param)
         for visibility in ("public", "unlisted", "private"):
             world.games[visibility] = world.create("a", visibility=visibility)
@@ -401,3 +410,38 @@ def test_who_reads_a_private_game(world: World) -> None:
     full = world.client.get(f"{path}/events", headers=world.key("a")).get_json()  # 'admin' scope: the whole log
     assert full["redacted"] is False
     assert world.client.get(f"{path}/events", headers=world.key("a_games")).get_json()["redacted"] is True
+
+
+def test_the_log_names_no_game(world: World) -> None:
+    """The transparency log's endpoints are open and answer in hashes: a finished private game's inclusion proof,
+    asked by its leaf hash, names no game; asked by game id alone, it is refused (400: leaf_hash is required),
+    so no public endpoint turns a private game's id into anything. The game's proof by id is its record's
+    ``inclusion``, behind the game's read gate (404 to a stranger). Asked by leaf hash with a game id beside it,
+    the id is ignored like any unknown query parameter."""
+    game_id = world.create("a", visibility="private")["game_id"]
+    ended = world.client.post(f"/v1/games/{game_id}/abandon", headers=world.key("a"), json={"reason": "log test"})
+    assert ended.status_code < 300, ended.get_json()
+    deadline = time.monotonic() + 30
+    while (record := world.client.get(f"/v1/games/{game_id}/record", headers=world.key("a")).get_json()
+           )["inclusion"] is None:
+        assert time.monotonic() < deadline, "the sequencer did not integrate the finished game"
+        time.sleep(0.1)
+    leaf = merkle.leaf_hash(parse(record).head_text().encode()).hex()
+    size = record["inclusion"]["tree_size"]
+    answers = {
+        "inclusion": world.client.get(f"/v1/audit/proof/inclusion?leaf_hash={leaf}"),
+        "checkpoint": world.client.get("/v1/audit/checkpoint"),
+        "consistency": world.client.get(f"/v1/audit/proof/consistency?first=1&second={size}"),
+        "keys": world.client.get("/.well-known/torres-audit-key"),
+    }
+    for name, response in answers.items():
+        assert response.status_code == 200, (name, response.status_code)
+        assert game_id not in response.get_data(as_text=True), name
+    assert set(answers["inclusion"].get_json()) == {"leaf_index", "tree_size", "leaf_hash", "proof"}
+    assert answers["keys"].get_data(as_text=True).startswith(LOG_SIGNER.verifier().vkey())
+    by_id = world.client.get(f"/v1/audit/proof/inclusion?game_id={game_id}")  # leaf_hash is required
+    assert by_id.status_code == 400 and game_id not in by_id.get_data(as_text=True)
+    # an unknown query parameter is ignored (as everywhere): the same answer, naming no game
+    both = world.client.get(f"/v1/audit/proof/inclusion?leaf_hash={leaf}&game_id={game_id}")
+    assert both.status_code == 200 and both.get_json() == answers["inclusion"].get_json()
+    assert_problem(world.client.get(f"/v1/games/{game_id}/record"), 404, "game_not_found")

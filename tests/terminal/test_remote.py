@@ -24,13 +24,15 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
 def game_service(tmp_path: Path) -> Iterator[str]:
     config = Config(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}", api_key="key", admin_key="admin",
                     ai_driver="thread", migrations_dir=MIGRATIONS, log_level="WARNING")
-    server = make_server("127.0.0.1", 0, create_app(config), threaded=True)
+    app = create_app(config)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+        app.extensions["torres_game"].close()  # its AI, enforcer and sequencer threads stop with it
 
 
 def test_a_person_plays_a_whole_game_on_the_game_service(game_service: str) -> None:

@@ -3,6 +3,7 @@ config, CORS for another origin (the matchmaker under `make run`), and the API a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,12 @@ WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> FlaskClient:
+def client(tmp_path: Path) -> Iterator[FlaskClient]:
     config = make_config(f"sqlite:///{tmp_path / 'web.sqlite3'}", ai_driver="none",
                          matchmaking_url="http://127.0.0.1:8100")
-    return create_app(config).test_client()
+    app = create_app(config)
+    yield app.test_client()
+    app.extensions["torres_game"].close()  # its threads stop with it
 
 
 def test_play_serves_the_client_and_its_config(client: FlaskClient) -> None:

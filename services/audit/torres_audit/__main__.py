@@ -1,5 +1,8 @@
 """``python -m torres_audit verify record.json [--checkpoint cp.txt] [--key VKEY ...] [--json]``
-and ``python -m torres_audit keygen NAME`` (a signing key for TORRES_SIGNING_KEY and the vkey to publish).
+and ``python -m torres_audit keygen NAME`` (a signing key for TORRES_SIGNING_KEY and the vkey to publish),
+``python -m torres_audit monitor --state FILE --url URL --key VKEY [--record R.json ...]`` (checks the log's new
+checkpoint against the kept one) and ``python -m torres_audit compare A B --key VKEY [--url URL]`` (two monitors'
+checkpoints: split-view detection).
 
 Verifies a game record offline and prints what was checked; exits 0 when the record verifies, 1 when it is
 refused (the report names the first problem and its version), 2 when the command itself cannot run (no such
@@ -14,19 +17,28 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .monitor import MonitorError, Unreachable, compare, monitor
 from .note import NoteError, Signer, Verifier
 from .verify import verify_text
 
 
-def _key(text: str) -> Verifier:
-    """A vkey (``name+id+base64``), or a file holding one."""
+def _key(text: str) -> list[Verifier]:
+    """A vkey (``name+id+base64``), or a file holding one or more, one a line (the text of
+    ``/.well-known/torres-audit-key`` as you pinned it, e.g. a mounted ConfigMap during a key rotation)."""
     path = Path(text)
+    lines = [text]
     if "+" not in text and path.is_file():
-        text = path.read_text(encoding="utf-8").strip()
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if not lines:
+            raise argparse.ArgumentTypeError(f"{text} holds no key")
     try:
-        return Verifier.from_vkey(text)
+        return [Verifier.from_vkey(line) for line in lines]
     except NoteError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _keys(given: list[list[Verifier]]) -> list[Verifier]:
+    return [key for keys in given for key in keys]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,7 +57,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     keygen = commands.add_parser("keygen", help="make an Ed25519 signing key: its skey (keep secret: "
                                                 "TORRES_SIGNING_KEY) and its vkey (publish it for auditors)")
     keygen.add_argument("name", help="the key's name, e.g. games.example.org/2026 (no spaces, no '+')")
+    watch = commands.add_parser("monitor", help="check the log's checkpoint is consistent with the one kept in "
+                                                "--state, then keep it (exit 1 on any inconsistency)")
+    watch.add_argument("--state", type=Path, required=True, metavar="FILE",
+                       help="the last checkpoint this monitor verified (a signed note; created on first run)")
+    watch.add_argument("--url", required=True, help="the game service, e.g. https://games.example.org")
+    watch.add_argument("--key", type=_key, action="append", default=[], required=True, metavar="VKEY",
+                       help="the log's public key (name+keyid+base64, or a file holding one or more, one a line); "
+                            "repeat during a rotation")
+    watch.add_argument("--record", type=Path, action="append", default=[], metavar="RECORD",
+                       help="a finished game's record you kept: its head must still be in the log and served")
+    both = commands.add_parser("compare", help="compare the checkpoints two monitors kept (split view)")
+    both.add_argument("first", type=Path)
+    both.add_argument("second", type=Path)
+    both.add_argument("--key", type=_key, action="append", default=[], required=True, metavar="VKEY")
+    both.add_argument("--url", help="the log, to fetch a consistency proof when the sizes differ")
     args = parser.parse_args(argv)
+    if args.command in ("monitor", "compare"):
+        try:
+            lines = (monitor(args.url, args.state, _keys(args.key), args.record) if args.command == "monitor"
+                     else compare(args.first, args.second, _keys(args.key), args.url))
+        except MonitorError as exc:
+            print(f"torres-audit {args.command}: INCONSISTENT: {exc}", file=sys.stderr)
+            return 1
+        except Unreachable as exc:
+            print(f"torres-audit {args.command}: {exc}", file=sys.stderr)
+            return 2
+        print("\n".join(lines) + ("\nOK" if args.command == "monitor" else ""))
+        return 0
     if args.command == "keygen":
         try:
             signer = Signer.generate(args.name)
@@ -61,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"torres-audit: cannot read: {exc}", file=sys.stderr)
         return 2
-    report = verify_text(data, keys=args.key, checkpoint=checkpoint)
+    report = verify_text(data, keys=_keys(args.key), checkpoint=checkpoint)
     sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if args.json else report.text())
     return 0 if report.ok else 1
 

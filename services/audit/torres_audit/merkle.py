@@ -14,16 +14,22 @@ prefixes keep a leaf from ever being taken for a node (the second-preimage defen
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
     "EMPTY_ROOT",
     "HASH_SIZE",
     "ProofError",
+    "SubtreeHash",
+    "append_leaves",
+    "consistency_path",
     "consistency_proof",
+    "fold",
+    "inclusion_path",
     "inclusion_proof",
     "leaf_hash",
     "node_hash",
+    "perfect_subtrees",
     "root",
     "root_from_inclusion_proof",
     "verify_consistency",
@@ -70,39 +76,108 @@ def root(leaves: Sequence[bytes]) -> bytes:
     return _mth([leaf_hash(leaf) for leaf in leaves])
 
 
-def _path(m: int, hashes: Sequence[bytes]) -> list[bytes]:
-    n = len(hashes)
+#: MTH(D[start:end]) of a tree whose leaves live elsewhere (a list in memory, a database's node table). The
+#: proofs below only ever ask for ranges that start at a multiple of the largest power of two not above their
+#: length, which is what lets a log answer them from stored complete subtrees (:func:`perfect_subtrees`).
+SubtreeHash = Callable[[int, int], bytes]
+
+
+def _path(m: int, start: int, end: int, mth: SubtreeHash) -> list[bytes]:
+    n = end - start
     if n <= 1:
         return []
     k = _split(n)
     if m < k:
-        return [*_path(m, hashes[:k]), _mth(hashes[k:])]
-    return [*_path(m - k, hashes[k:]), _mth(hashes[:k])]
+        return [*_path(m, start, start + k, mth), mth(start + k, end)]
+    return [*_path(m - k, start + k, end, mth), mth(start, start + k)]
+
+
+def inclusion_path(index: int, size: int, mth: SubtreeHash) -> list[bytes]:
+    """PATH(index, D[size]) with the subtree hashes taken from ``mth``: the one definition of the audit path,
+    whether the leaves are in memory (:func:`inclusion_proof`) or in a log's node table."""
+    if not 0 <= index < size:
+        raise ValueError(f"leaf index {index} is outside a tree of {size} leaves")
+    return _path(index, 0, size, mth)
+
+
+def _in_memory(hashes: Sequence[bytes]) -> SubtreeHash:
+    return lambda start, end: _mth(hashes[start:end])
 
 
 def inclusion_proof(index: int, leaves: Sequence[bytes]) -> list[bytes]:
     """PATH(m, D[n]): the audit path of leaf ``index`` in the tree over ``leaves``, leaf side first."""
     if not 0 <= index < len(leaves):
         raise ValueError(f"leaf index {index} is outside a tree of {len(leaves)} leaves")
-    return _path(index, [leaf_hash(leaf) for leaf in leaves])
+    return inclusion_path(index, len(leaves), _in_memory([leaf_hash(leaf) for leaf in leaves]))
 
 
-def _subproof(m: int, hashes: Sequence[bytes], complete: bool) -> list[bytes]:
-    n = len(hashes)
+def _subproof(m: int, start: int, end: int, complete: bool, mth: SubtreeHash) -> list[bytes]:
+    n = end - start
     if m == n:
-        return [] if complete else [_mth(hashes)]
+        return [] if complete else [mth(start, end)]
     k = _split(n)
     if m <= k:
-        return [*_subproof(m, hashes[:k], complete), _mth(hashes[k:])]
-    return [*_subproof(m - k, hashes[k:], False), _mth(hashes[:k])]
+        return [*_subproof(m, start, start + k, complete, mth), mth(start + k, end)]
+    return [*_subproof(m - k, start + k, end, False, mth), mth(start, start + k)]
+
+
+def consistency_path(first: int, size: int, mth: SubtreeHash) -> list[bytes]:
+    """PROOF(first, D[size]) with the subtree hashes taken from ``mth`` (0 < first <= size)."""
+    if not 0 < first <= size:
+        raise ValueError(f"a consistency proof needs 0 < first <= {size}, not {first}")
+    return _subproof(first, 0, size, True, mth)
 
 
 def consistency_proof(first: int, leaves: Sequence[bytes]) -> list[bytes]:
     """PROOF(m, D[n]): shows that the tree of the first ``first`` leaves is a prefix of the tree over ``leaves``
     (0 < first <= n; empty when first == n)."""
-    if not 0 < first <= len(leaves):
-        raise ValueError(f"a consistency proof needs 0 < first <= {len(leaves)}, not {first}")
-    return _subproof(first, [leaf_hash(leaf) for leaf in leaves], True)
+    return consistency_path(first, len(leaves), _in_memory([leaf_hash(leaf) for leaf in leaves]))
+
+
+def perfect_subtrees(start: int, end: int) -> list[tuple[int, int]]:
+    """The complete subtrees, as (level, index) with index·2^level their first leaf, that make up D[start:end],
+    largest first, for a range :data:`SubtreeHash` may be asked for (``start`` a multiple of the largest power
+    of two not above ``end - start``). Complete subtrees never change once their last leaf is in, so a log
+    stores each once and answers every proof of every tree size from them."""
+    out: list[tuple[int, int]] = []
+    while start < end:
+        level = (end - start).bit_length() - 1
+        out.append((level, start >> level))
+        start += 1 << level
+    return out
+
+
+def fold(subtrees: Sequence[bytes]) -> bytes:
+    """MTH of a range from the hashes of its :func:`perfect_subtrees`, largest first: RFC 9162 splits at the
+    largest power of two, so the tree is each complete subtree joined with the tree of the rest."""
+    if not subtrees:
+        return EMPTY_ROOT
+    acc = subtrees[-1]
+    for left in reversed(subtrees[:-1]):
+        acc = node_hash(left, acc)
+    return acc
+
+
+def append_leaves(size: int, frontier: Sequence[bytes], leaf_hashes: Iterable[bytes],
+                  ) -> tuple[list[bytes], list[tuple[int, int, bytes]]]:
+    """Append leaf hashes to a tree of ``size`` leaves known only by its frontier (the hashes of
+    ``perfect_subtrees(0, size)``): returns the new frontier and every complete subtree the new leaves made,
+    as (level, index, hash), leaves included. What a log's sequencer stores; the root is ``fold(frontier)``."""
+    levels = [level for level, _ in perfect_subtrees(0, size)]
+    if len(levels) != len(frontier):
+        raise ValueError(f"a tree of {size} leaves has a frontier of {len(levels)} subtrees, not {len(frontier)}")
+    stack = list(zip(levels, frontier, strict=True))
+    made: list[tuple[int, int, bytes]] = []
+    for leaf in leaf_hashes:
+        level, index, digest = 0, size, leaf
+        made.append((0, index, digest))
+        while stack and stack[-1][0] == level:
+            _, left = stack.pop()
+            level, index, digest = level + 1, index >> 1, node_hash(left, digest)
+            made.append((level, index, digest))
+        stack.append((level, digest))
+        size += 1
+    return [digest for _, digest in stack], made
 
 
 def _hashes(what: str, *values: bytes) -> None:

@@ -1,4 +1,4 @@
-"""Command line: ``python -m torres_game migrate``, ``serve`` and ``enforce``."""
+"""Command line: ``python -m torres_game migrate``, ``serve``, ``enforce`` and ``sequence``."""
 
 from __future__ import annotations
 
@@ -70,6 +70,38 @@ def enforce(config: Config) -> int:
     return 0
 
 
+def sequence(config: Config) -> int:
+    """A dedicated transparency-log sequencer (the service processes run one each as well, unless
+    ``TORRES_LOG_INTERVAL=0``): integrates finished games' heads and signs checkpoints until SIGTERM/SIGINT.
+    Any number may run at once (one works at a time); killed mid-batch, it loses nothing: the batch's
+    transaction rolls back and the leaves stay queued for the next one."""
+    import signal
+    import threading
+
+    from torres_audit.note import Signer, Verifier
+
+    from .translog import TransparencyLog
+
+    skey = config.log_signing_key or config.signing_key
+    if not skey:
+        print("sequence: set TORRES_LOG_SIGNING_KEY (or TORRES_SIGNING_KEY): a generated key would sign "
+              "checkpoints nobody can check", file=sys.stderr)
+        return 2
+    store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
+    log = TransparencyLog(store, Signer.from_skey(skey), batch=config.log_batch,
+                          published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    interval = config.log_interval or 0.25
+    print(f"log sequencer on {store.backend} for {log.origin}, every {interval} s", flush=True)
+    try:
+        log.run(stop, interval)
+    finally:
+        store.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torres_game", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -78,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--host", default="127.0.0.1")
     run.add_argument("--port", type=int, default=8000)
     sub.add_parser("enforce", help="sweep clock deadlines (TORRES_ENFORCER_INTERVAL seconds apart) until stopped")
+    sub.add_parser("sequence", help="integrate finished games into the transparency log and sign checkpoints")
     args = parser.parse_args(argv)
     configure_logging("torres_game")
     config = Config.from_env()
@@ -85,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         return migrate(config)
     if args.command == "enforce":
         return enforce(config)
+    if args.command == "sequence":
+        return sequence(config)
     return serve(config, args.host, args.port)
 
 

@@ -24,6 +24,8 @@ from torres_service.ratelimits import redis_storage_uri
 from .ai import AiDriver, make_driver
 from .config import Config
 from .http import schemas
+from .http.audit import audit as audit_blp
+from .http.audit import well_known as well_known_blp
 from .http.games import blp as games_blp
 from .http.online import blp as online_blp
 from .http.ops import notifications as notifications_blp
@@ -71,7 +73,8 @@ def create_app(
     # The two seat shapes that CreateGame's seats refer to by oneOf (schemas.SEAT_SPEC_DOC).
     api.spec.components.schema("HumanSeatSpec", schema=schemas.HumanSeatSpecSchema)
     api.spec.components.schema("AiSeatSpec", schema=schemas.AiSeatSpecSchema)
-    for blueprint in (ops_blp, games_blp, online_blp, notifications_blp, push_blp, metrics_blp):
+    for blueprint in (ops_blp, games_blp, online_blp, notifications_blp, push_blp, metrics_blp, audit_blp,
+                      well_known_blp):
         api.register_blueprint(blueprint)
     init_push(app, ping_interval=config.stream_heartbeat)
     app.register_blueprint(play_blp)  # static files: outside the OpenAPI document

@@ -64,6 +64,15 @@ class Config:
     # `python -m torres_audit keygen <name>` makes one. Empty: each process generates its own (named DEV_SIGNER_NAME),
     # fine for a dev server, useless for auditors (nobody can pin a key that changes at every start).
     signing_key: str = ""
+    # The transparency log (issue 28, docs/audit.md section 9). Its checkpoints are signed with this skey, whose
+    # name is the log's origin; empty: the record key above signs them too (one key to manage; a separate one can
+    # live only where the sequencer runs). Extra vkeys are published beside it at /.well-known/torres-audit-key
+    # during a rotation. Every `log_interval` seconds each process's sequencer thread integrates the queued heads
+    # (one at a time across replicas); 0: this process runs none (`python -m torres_game sequence` does).
+    log_signing_key: str = ""
+    log_published_keys: tuple[str, ...] = ()
+    log_interval: float = 0.25
+    log_batch: int = 1000
     # Seat tokens (issue 26): a token is valid for this many seconds after it was issued (creation or reissue),
     # and never longer than its game's end plus the grace; then 401 seat_token_expired (the tenant reissues one).
     # 30 days: a turn-based game may run for weeks; a leaked token is worth nothing after it.
@@ -103,6 +112,10 @@ class Config:
             web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),
             matchmaking_url=env.get("TORRES_MATCHMAKING_URL", ""),
             signing_key=env.get("TORRES_SIGNING_KEY", ""),
+            log_signing_key=env.get("TORRES_LOG_SIGNING_KEY", ""),
+            log_published_keys=tuple(env.get("TORRES_LOG_PUBLISHED_KEYS", "").split()),
+            log_interval=float(env.get("TORRES_LOG_INTERVAL", "0.25")),
+            log_batch=int(env.get("TORRES_LOG_BATCH", "1000")),
             seat_token_ttl=float(env.get("TORRES_SEAT_TOKEN_TTL", str(30 * 86400))),
             seat_token_grace=float(env.get("TORRES_SEAT_TOKEN_GRACE", "86400")),
             seat_token_recheck=float(env.get("TORRES_SEAT_TOKEN_RECHECK", "1")),

@@ -28,7 +28,7 @@ import torres_rules as tr
 from torres_audit import lifecycle as lc
 from torres_audit.chain import canonical_json, format_time
 from torres_audit.events import GAME_ENDED
-from torres_audit.note import Signer
+from torres_audit.note import Signer, Verifier
 from torres_service.principals import DEFAULT_TENANT
 
 from . import events as ev
@@ -83,6 +83,7 @@ from .store.base import (
     StoredEvent,
     StreamTicket,
 )
+from .translog import TransparencyLog
 from .verification import verify_log
 from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
 
@@ -169,6 +170,12 @@ class GameService:
         self.access = Access(config, seat_tokens=self._seat_tokens)
         # Signs game records (docs/audit.md); without TORRES_SIGNING_KEY, a key of this process only (a dev server).
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
+        log_signer = Signer.from_skey(config.log_signing_key) if config.log_signing_key else self.signer
+        #: Whether the log's checkpoints would be signed by a key this process generated (no key configured).
+        self.ephemeral_log_key = not (config.log_signing_key or config.signing_key)
+        self.translog = TransparencyLog(store, log_signer, batch=config.log_batch,
+                                        published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
+        self._sequencer: threading.Thread | None = None
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
         self._token_books: dict[str, tuple[SeatTokenBook, float]] = {}  # seat-token rows as last read, and when
@@ -186,9 +193,24 @@ class GameService:
             self._enforcer = threading.Thread(target=self.run_enforcer, args=(self._stop,), name="torres-enforcer",
                                               daemon=True)
             self._enforcer.start()
+        if self.config.log_interval > 0 and self.ephemeral_log_key and self.store.backend == "postgres":
+            # Every replica of a shared database would sign with a key of its own, changing at each restart: a
+            # log whose checkpoints nobody can pin, and whose key history no monitor can follow. So a process
+            # without a configured key signs nothing; the finished games wait queued (nothing is lost) for a
+            # process that has one (docs/operations.md, "The transparency log").
+            log.error("transparency log: no TORRES_LOG_SIGNING_KEY or TORRES_SIGNING_KEY on a shared PostgreSQL "
+                      "database; this process runs no sequencer (finished games stay queued until one with a "
+                      "configured key, or `python -m torres_game sequence`, integrates them)")
+        elif self.config.log_interval > 0:
+            self._sequencer = threading.Thread(target=self.translog.run, args=(self._stop, self.config.log_interval),
+                                               name="torres-sequencer", daemon=True)
+            self._sequencer.start()
 
     def close(self) -> None:
         self._stop.set()
+        if self._sequencer is not None:
+            self._sequencer.join(timeout=10)
+            self._sequencer = None
         if self._enforcer is not None:
             self._enforcer.join(timeout=10)
             self._enforcer = None
@@ -690,7 +712,8 @@ class GameService:
         reader_seat = self.access.optional_seat(info, caller, seat)
         over = self._record(game_id).status == "over"
         reader = Reader(full=over or self.access.reads_full(info, caller), seat=reader_seat)
-        return build_record(self.store.read(game_id), info.secret, reader, self.signer)
+        return build_record(self.store.read(game_id), info.secret, reader, self.signer,
+                            inclusion=self.translog.record_inclusion(game_id) if over else None)
 
     def verify(self, game_id: str, creds: Credentials = ANONYMOUS) -> dict[str, Any]:
         """Re-hash the chain and re-fold the log; report the first inconsistency found."""

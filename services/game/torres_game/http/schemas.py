@@ -446,3 +446,33 @@ class ReadySchema(Schema):
 class ProblemSchema(BaseProblemSchema):
     current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
     game_id = fields.String(metadata={"description": "400 malformed_id only: the id sent (first 80 characters)"})
+
+
+class CheckpointArgs(QuerySchema):
+    tree_size = integer(minimum=0, metadata={"description": "a checkpoint the log signed at this size"})
+
+
+class InclusionArgs(QuerySchema):
+    leaf_hash = fields.String(required=True, validate=validate.Regexp(r"^[0-9a-f]{64}$"),
+                              metadata={"description": "hex SHA-256(0x00 || head statement)"})
+    tree_size = integer(minimum=1, metadata={"description": "default: the latest checkpoint's"})
+
+
+class ConsistencyArgs(QuerySchema):
+    first = integer(required=True, minimum=1)
+    second = integer(minimum=1, metadata={"description": "default: the latest checkpoint's"})
+
+
+class InclusionProofSchema(Schema):
+    """docs/audit.md section 9."""
+
+    leaf_index = fields.Integer()
+    tree_size = fields.Integer()
+    leaf_hash = fields.String(metadata={"description": "hex"})
+    proof = fields.List(fields.String(), metadata={"description": "base64 node hashes, leaf side first"})
+
+
+class ConsistencyProofSchema(Schema):
+    first = fields.Integer()
+    second = fields.Integer()
+    proof = fields.List(fields.String(), metadata={"description": "base64 node hashes (RFC 9162 PROOF)"})

@@ -10,14 +10,17 @@ per-game streams the store keeps what must change *in the same transaction* as a
 * ``ai_turns``: an outbox row when an AI seat is to move, so a worker can never miss a turn;
 * ``game_secrets``: the seed and seat-token hashes, which no event ever contains before the end;
 * ``seat_tokens``: reissued and revoked seat tokens (hashes), one generation per row, never in the public log;
-* ``stream_tickets``: single-use stream tickets (hashes), deleted when redeemed.
+* ``stream_tickets``: single-use stream tickets (hashes), deleted when redeemed;
+* ``log_leaves``: a finished game's head, queued for the transparency log by a trigger on its ``game_ended``
+  event (issue 28); the sequencer later gives it its leaf index, stores the tree's ``log_nodes`` and signs a
+  ``log_checkpoints`` row, all in one transaction of its own (:meth:`EventStore.integrate_log`).
 
 Snapshots are a rebuildable cache and are written outside append transactions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -34,7 +37,11 @@ __all__ = [
     "GameExists",
     "GameRecord",
     "GameSecret",
+    "LogCheckpoint",
+    "LogIntegration",
+    "LogLeaf",
     "NewEvent",
+    "PendingLeaf",
     "SeatTokenBook",
     "SeatTokenRow",
     "Snapshot",
@@ -191,6 +198,51 @@ class AiTurn:
     done: bool = False
 
 
+@dataclass(frozen=True)
+class PendingLeaf:
+    """A finished game's head waiting for the sequencer (the leaf is its head statement, docs/audit.md s. 7)."""
+
+    game_id: str
+    version: int
+    head_hash: str
+    queued_at: datetime
+
+
+@dataclass(frozen=True)
+class LogLeaf:
+    """An integrated leaf of the transparency log."""
+
+    leaf_index: int
+    game_id: str
+    version: int
+    head_hash: str
+    leaf_hash: bytes
+
+
+@dataclass(frozen=True)
+class LogCheckpoint:
+    """A signed checkpoint the sequencer stored: the tree size, its root and the signed note."""
+
+    tree_size: int
+    root: bytes
+    note: str
+
+
+@dataclass(frozen=True)
+class LogIntegration:
+    """What the sequencer's ``build`` hands back to :meth:`EventStore.integrate_log` to write in one transaction:
+    the leaf index and hash of each pending leaf taken, the new complete subtrees, and the signed checkpoint of
+    the new tree."""
+
+    leaves: tuple[tuple[str, int, bytes], ...]  # (game_id, leaf_index, leaf_hash)
+    nodes: tuple[tuple[int, int, bytes], ...]  # (level, node_index, hash)
+    checkpoint: LogCheckpoint
+
+
+#: The sequencer's pure part: (tree size, frontier hashes, pending leaves) -> what to write.
+LogBuild = Callable[[int, list[bytes], list[PendingLeaf]], LogIntegration]
+
+
 class EventStore(Protocol):
     """The persistence contract; ``tests/game/test_store_contract.py`` runs it on every backend."""
 
@@ -295,6 +347,32 @@ class EventStore(Protocol):
         ...
 
     def complete_ai_turn(self, game_id: str, version: int) -> None: ...
+
+    # -- the transparency log (issue 28) ---------------------------------------------------------------
+
+    def integrate_log(self, build: LogBuild, *, limit: int = 1000) -> LogCheckpoint | None:
+        """One sequencer step, in one transaction that only one sequencer holds at a time (others return None at
+        once): read the tree's size and frontier (the hashes of ``merkle.perfect_subtrees(0, size)``) and up to
+        ``limit`` pending leaves in queue order, call ``build``, write its leaf indexes, nodes and checkpoint.
+        Returns the checkpoint written, or None when another sequencer held the lock or there was nothing to do
+        (no pending leaf, and a checkpoint exists already). A crash anywhere before the commit writes nothing."""
+        ...
+
+    def log_checkpoint(self, tree_size: int | None = None) -> LogCheckpoint | None:
+        """The latest checkpoint, or the one of ``tree_size``; None when there is none."""
+        ...
+
+    def log_nodes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        """The stored complete subtrees among ``keys`` ((level, node_index) pairs), in one query."""
+        ...
+
+    def log_leaf(self, *, game_id: str | None = None, leaf_hash: bytes | None = None) -> LogLeaf | None:
+        """The integrated leaf of a game, or of a leaf hash (None: not integrated, or unknown)."""
+        ...
+
+    def log_pending(self) -> int:
+        """How many finished games wait for the sequencer."""
+        ...
 
     def migrate(self) -> list[int]:
         """Apply pending numbered migrations; returns the numbers applied now."""

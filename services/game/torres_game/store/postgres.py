@@ -30,6 +30,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from torres_audit.chain import GENESIS_HASH, format_time
+from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_service.json_provider import dumps_bytes
@@ -40,7 +41,11 @@ from .base import (
     GameExists,
     GameRecord,
     GameSecret,
+    LogBuild,
+    LogCheckpoint,
+    LogLeaf,
     NewEvent,
+    PendingLeaf,
     SeatTokenBook,
     SeatTokenRow,
     Snapshot,
@@ -53,6 +58,8 @@ from .base import (
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
+_SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log sequencer at a time
+_LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
 
 
 def _qualified(alias: str, columns: str) -> str:
@@ -405,6 +412,81 @@ class PostgresEventStore:
                     (after, horizon, tenant, limit),
                 ).fetchall()
         return [_event(r) for r in rows]
+
+    # -- the transparency log -------------------------------------------------------------------------
+
+    @staticmethod
+    def _log_nodes(conn: psycopg.Connection, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        if not keys:
+            return {}
+        rows = conn.execute(
+            "SELECT level, node_index, hash FROM log_nodes WHERE (level, node_index) IN"
+            " (SELECT * FROM unnest(%s::integer[], %s::bigint[]))",
+            ([k[0] for k in keys], [k[1] for k in keys]),
+        ).fetchall()
+        return {(r[0], r[1]): bytes(r[2]) for r in rows}
+
+    def integrate_log(self, build: LogBuild, *, limit: int = 1000) -> LogCheckpoint | None:
+        with self.pool.connection() as conn, conn.transaction():
+            # Try, never wait: a replica that finds another sequencing goes back to sleep. The lock is the
+            # transaction's, so a sequencer that dies mid-batch releases it with its rollback.
+            locked = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (_SEQUENCER_LOCK,)).fetchone()
+            if not locked or not locked[0]:
+                return None
+            head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
+            size = head[0] if head else 0
+            pending = [PendingLeaf(r[0], r[1], r[2], r[3]) for r in conn.execute(
+                "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
+                " ORDER BY seq LIMIT %s", (limit,)).fetchall()]
+            if not pending and head is not None:
+                return None
+            keys = perfect_subtrees(0, size)
+            nodes = self._log_nodes(conn, keys)
+            if len(nodes) != len(keys):
+                raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
+            done = build(size, [nodes[k] for k in keys], pending)
+            if done.leaves:
+                updated = conn.execute(
+                    "UPDATE log_leaves l SET leaf_index = u.leaf_index, leaf_hash = u.leaf_hash, integrated_at = now()"
+                    " FROM unnest(%s::text[], %s::bigint[], %s::bytea[]) AS u(game_id, leaf_index, leaf_hash)"
+                    " WHERE l.game_id = u.game_id AND l.leaf_index IS NULL",
+                    ([x[0] for x in done.leaves], [x[1] for x in done.leaves], [x[2] for x in done.leaves]),
+                ).rowcount
+                if updated != len(done.leaves):
+                    raise RuntimeError(f"{len(done.leaves)} leaves to integrate, {updated} found pending")
+            with conn.cursor().copy("COPY log_nodes (level, node_index, hash) FROM STDIN") as copy:
+                for node in done.nodes:
+                    copy.write_row(node)
+            conn.execute(
+                "INSERT INTO log_checkpoints (tree_size, root, note, created_at) VALUES (%s, %s, %s, now())",
+                (done.checkpoint.tree_size, done.checkpoint.root, done.checkpoint.note),
+            )
+        return done.checkpoint
+
+    def log_checkpoint(self, tree_size: int | None = None) -> LogCheckpoint | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT tree_size, root, note FROM log_checkpoints WHERE (%s::bigint IS NULL OR tree_size = %s::bigint)"
+                " ORDER BY tree_size DESC LIMIT 1", (tree_size, tree_size)).fetchone()
+        return LogCheckpoint(row[0], bytes(row[1]), row[2]) if row else None
+
+    def log_nodes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        with self.pool.connection() as conn:
+            return self._log_nodes(conn, keys)
+
+    def log_leaf(self, *, game_id: str | None = None, leaf_hash: bytes | None = None) -> LogLeaf | None:
+        with self.pool.connection() as conn:
+            if game_id is not None:
+                row = conn.execute(f"SELECT {_LEAF_COLS} FROM log_leaves WHERE game_id = %s AND leaf_index IS NOT NULL",
+                                   (game_id,)).fetchone()
+            else:
+                row = conn.execute(f"SELECT {_LEAF_COLS} FROM log_leaves WHERE leaf_hash = %s", (leaf_hash,)).fetchone()
+        return LogLeaf(row[0], row[1], row[2], row[3], bytes(row[4])) if row else None
+
+    def log_pending(self) -> int:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT count(*) FROM log_leaves WHERE leaf_index IS NULL").fetchone()
+        return int(row[0]) if row else 0
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self.pool.connection() as conn:

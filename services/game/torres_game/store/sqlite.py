@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
+from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 
@@ -31,7 +32,11 @@ from .base import (
     GameExists,
     GameRecord,
     GameSecret,
+    LogBuild,
+    LogCheckpoint,
+    LogLeaf,
     NewEvent,
+    PendingLeaf,
     SeatTokenBook,
     SeatTokenRow,
     Snapshot,
@@ -41,6 +46,7 @@ from .base import (
 )
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
+_LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
 
 
@@ -397,6 +403,69 @@ class SqliteEventStore:
                 " WHERE e.position > ? AND g.tenant = ? ORDER BY e.position LIMIT ?", (after, tenant, limit)
             ).fetchall()
         return [_event(r) for r in rows]
+
+    # -- the transparency log -------------------------------------------------------------------------
+
+    @staticmethod
+    def _log_nodes(conn: sqlite3.Connection, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        out: dict[tuple[int, int], bytes] = {}
+        for start in range(0, len(keys), 400):  # SQLite's bound-parameter limit
+            chunk = keys[start:start + 400]
+            where = " OR ".join("(level = ? AND node_index = ?)" for _ in chunk)
+            rows = conn.execute(f"SELECT level, node_index, hash FROM log_nodes WHERE {where}",
+                                [v for key in chunk for v in key]).fetchall()
+            out.update({(r[0], r[1]): bytes(r[2]) for r in rows})
+        return out
+
+    def integrate_log(self, build: LogBuild, *, limit: int = 1000) -> LogCheckpoint | None:
+        # A cheap read first, so that an idle sequencer does not take SQLite's writer lock every interval.
+        if self.log_pending() == 0 and self.log_checkpoint() is not None:
+            return None
+        with self._write() as conn:  # BEGIN IMMEDIATE: SQLite's one writer is the one sequencer
+            head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
+            size = head[0] if head else 0
+            pending = [PendingLeaf(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in conn.execute(
+                "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
+                " ORDER BY seq LIMIT ?", (limit,)).fetchall()]
+            if not pending and head is not None:
+                return None
+            keys = perfect_subtrees(0, size)
+            nodes = self._log_nodes(conn, keys)
+            if len(nodes) != len(keys):
+                raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
+            done = build(size, [nodes[k] for k in keys], pending)
+            now = format_time(datetime.now(UTC))
+            for game_id, leaf_index, leaf_hash in done.leaves:
+                updated = conn.execute(
+                    "UPDATE log_leaves SET leaf_index = ?, leaf_hash = ?, integrated_at = ?"
+                    " WHERE game_id = ? AND leaf_index IS NULL", (leaf_index, leaf_hash, now, game_id)).rowcount
+                if updated != 1:
+                    raise RuntimeError(f"the leaf of game {game_id} is not pending")
+            conn.executemany("INSERT INTO log_nodes (level, node_index, hash) VALUES (?, ?, ?)", done.nodes)
+            conn.execute("INSERT INTO log_checkpoints (tree_size, root, note, created_at) VALUES (?, ?, ?, ?)",
+                         (done.checkpoint.tree_size, done.checkpoint.root, done.checkpoint.note, now))
+        return done.checkpoint
+
+    def log_checkpoint(self, tree_size: int | None = None) -> LogCheckpoint | None:
+        row = self._query("SELECT tree_size, root, note FROM log_checkpoints WHERE (? IS NULL OR tree_size = ?)"
+                          " ORDER BY tree_size DESC LIMIT 1", (tree_size, tree_size)).fetchone()
+        return LogCheckpoint(row[0], bytes(row[1]), row[2]) if row else None
+
+    def log_nodes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        with self._conn() as conn:
+            return self._log_nodes(conn, keys)
+
+    def log_leaf(self, *, game_id: str | None = None, leaf_hash: bytes | None = None) -> LogLeaf | None:
+        if game_id is not None:
+            row = self._query(f"SELECT {_LEAF_COLS} FROM log_leaves WHERE game_id = ? AND leaf_index IS NOT NULL",
+                              (game_id,)).fetchone()
+        else:
+            row = self._query(f"SELECT {_LEAF_COLS} FROM log_leaves WHERE leaf_hash = ?", (leaf_hash,)).fetchone()
+        return LogLeaf(row[0], row[1], row[2], row[3], bytes(row[4])) if row else None
+
+    def log_pending(self) -> int:
+        row = self._query("SELECT count(*) FROM log_leaves WHERE leaf_index IS NULL").fetchone()
+        return int(row[0]) if row else 0
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self._write() as conn:
