@@ -151,7 +151,7 @@ def test_copy_and_identity_cover_every_declared_field():
 
     s = tr.apply(pos(decks=[["diagonal", "jump", "six_ap"], []], knights=knights("A1", "H8"), king="D1"),
                  {"type": "buy_card"})
-    assert FIELDS == tuple(position(s))
+    assert tuple(position(s)) == FIELDS
     copy = s._copy()
     assert all(getattr(copy, name) is getattr(s, name) for name in FIELDS)
     assert s._identity() == tuple(getattr(s, name) for name in FIELDS)
