@@ -276,25 +276,18 @@ def _indices(values: tuple[int, ...], wanted: int) -> list[int]:
 
 def to_position(state: State) -> dict[str, Any]:
     """The complete position, secrets included (deck orders): for storage, tests and admins, never players.
-    Every field as it is, tuples as lists, but the board by square name and the options as an object."""
-    position: dict[str, Any] = dict.fromkeys(FIELDS)  # the keys in the declared order
-    for name in _PLAIN_FIELDS:
-        position[name] = _plain(getattr(state, name))
+    Every field as it is, tuples as lists (no field nests deeper than a tuple of tuples), but the board by square
+    name and the options as an object."""
+    position: dict[str, Any] = {}
+    for name, value in zip(FIELDS, state._identity(), strict=True):  # the fields in the declared order
+        if isinstance(value, tuple) and name != "heights" and name != "knights":  # of scalars, or of tuples
+            value = [list(item) for item in value] if value and isinstance(value[0], tuple) else list(value)
+        position[name] = value
     position["options"] = state.options.to_dict()
     position["heights"] = {SQUARE_NAMES[sq]: h for sq, h in enumerate(state.heights) if h}
     position["knights"] = {SQUARE_NAMES[sq]: seat for sq, seat in enumerate(state.knights) if seat != NO_FIGURE}
     position["king"] = SQUARE_NAMES[state.king] if state.king != NO_FIGURE else None
     return position
-
-
-_PLAIN_FIELDS: Final = tuple(name for name in FIELDS if name not in ("options", "heights", "knights", "king"))
-
-
-def _plain(value: object) -> object:
-    """A field's JSON form: tuples (of tuples) as lists."""
-    if isinstance(value, tuple):
-        return [_plain(item) for item in value]
-    return value
 
 
 def turns_left(players: int, phase: int, round_: int, start_player: int, to_move: int, seat: int) -> int:
