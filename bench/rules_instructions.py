@@ -78,7 +78,7 @@ def main() -> None:
         per_game = {build: (instructions(config, args.games, build, args.api)
                             - instructions(config, 0, build, args.api)) / args.games
                     for build in builds}
-        figures = ", ".join(f"{build} {per_game[build] / 1e6:6.1f} M" for build in builds)
+        figures = ", ".join(f"{build} {per_game[build] / 1e6:6.2f} M" for build in builds)
         ratio = f": pure/compiled {per_game['pure'] / per_game['compiled']:.2f}x" if len(builds) == 2 else ""
         print(f"{name:34} {figures} instructions per game{ratio}", flush=True)
 

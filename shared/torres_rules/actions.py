@@ -110,27 +110,13 @@ def _turn_codes(state: State) -> list[object]:
     ap_left = state.ap - state.ap_spent
     out: list[object] = []
     if ap_left >= 1:
-        knights, king = state.knights, state.king
         own = state.knight_squares(seat)
         if ap_left >= 2 and len(own) < KNIGHTS_PER_PLAYER:
             for sq in moves.placement_squares(state, seat):
                 out.append(CODES[PLACE_KNIGHT + sq])
-        # moves.knight_destinations and building.build_squares, inlined: this is the engine's hottest loop, and
-        # calling them costs 4 % more instructions per game (callgrind, bench/rules_instructions.py). Appending
-        # one by one: a comprehension would make (and free) a list per knight, which costs the compiled build more.
-        castles = state.castles
-        for frm in own:
-            base = MOVE_KNIGHT + frm * 64
-            for to in castles.reach(frm):
-                if knights[to] == NO_FIGURE and to != king:
-                    out.append(CODES[base + to])
-        # the build squares filtered per stack choice, not into a list first: once the turn's stack is fixed there
-        # is one choice (most calls), and the list cost an append and, compiled, a boxed int per square
+        moves.knight_move_codes(state, own, out)
         for i in building.stack_choices(state):  # at most 4 stacks (editions.BLOCK_STOCKS; from_position checks it)
-            base = BUILD + i * 64
-            for sq in castles.build_squares():
-                if knights[sq] == NO_FIGURE and sq != king:
-                    out.append(CODES[base + sq])
+            building.build_codes(state, BUILD + i * 64, out)
         if cards.why_not_buy(state) is None:
             out.append(CODES[BUY_CARD])
         out.append(CODES[ADVANCE_TRACK])
@@ -499,10 +485,10 @@ def _place_knight(state: State, sq: int) -> None:
 
 def _move_knight(state: State, frm: int, to: int) -> None:
     _own_knight(state, frm, "move_knight")
-    if to not in state.castles.reach(frm) or not state.is_free(to):
+    if not moves.may_move(state, frm, to):
         raise IllegalAction(moves.why_not_move(state, frm, to))
     _spend(state, 1, "a knight's step or gate move")
-    cards.move_knight(state, frm, to)
+    moves.move_knight(state, frm, to)
 
 
 def _build(state: State, sq: int, index: int) -> None:
@@ -591,7 +577,7 @@ def _play_card(state: State, kind: int, first: int, second: int) -> None:
         reason = cards.why_not_knight_card(state, card, first, second)
         if reason:
             raise IllegalAction(reason)
-        cards.move_knight(state, first, second)
+        moves.move_knight(state, first, second)
     elif card == "block_under_knight":
         stacks = state.stacks[seat]
         index = _stack_index(second, stacks, "block_under_knight takes a block from one of your stacks")

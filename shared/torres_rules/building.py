@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from .board import NEIGHBOURS, SQUARE_NAMES, pieces
 from .castles import NO_CASTLE, Castles, analyse
+from .codes import CODES
 from .editions import MIN_CASTLES, STACK_CAP
 from .state import NO_FIGURE, State
 
@@ -14,15 +15,18 @@ def _name(sq: int) -> str:
     return SQUARE_NAMES[sq]
 
 
-def build_squares(state: State) -> list[int]:
-    """Free squares where a block may go now (5.3)."""
-    knights = state.knights
-    king = state.king
-    return [sq for sq in state.castles.build_squares() if knights[sq] < 0 and sq != king]
+def build_codes(state: State, base: int, out: list[object]) -> None:
+    """5.3: a block goes on a free square of the board's build squares (figures aside: `Castles.build_squares`).
+    Appends `CODES[base + square]` for each to `out`, `base` being the code of a stack's build on A1 or of
+    extra_block's: no list of squares first, which costs an append and, compiled, a boxed int per square."""
+    knights, king = state.knights, state.king
+    for sq in state.castles.build_squares():
+        if knights[sq] == NO_FIGURE and sq != king:
+            out.append(CODES[base + sq])
 
 
 def may_build(state: State, sq: int) -> bool:
-    """One square of `build_squares`, without listing them all (for `apply`)."""
+    """One square of `build_codes`, without listing them all (for `apply`)."""
     return state.castles.buildable_at()[sq] and state.is_free(sq)
 
 

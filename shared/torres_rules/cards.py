@@ -111,7 +111,7 @@ def card_codes(state: State, card: str) -> list[object]:
         out = [table[base + i * 64 + at] for at in building.block_under_knight_squares(state, seat) for i in choices]
     elif card == "extra_block":
         if state.supply > 0:
-            out = [table[base + at] for at in building.build_squares(state)]
+            building.build_codes(state, base, out)
     elif card in ("six_ap", "seven_ap"):
         out = [table[base]]
     else:  # move_block
@@ -145,11 +145,6 @@ def why_not_knight_card(state: State, card: str, frm: int, to: int) -> str | Non
     if card == "jump" and state.options.jump_over == "foreign_knight":
         return _KNIGHT_CARD_RULES[card] + " (this edition: over a foreign knight only, never the king or your own)"
     return f"{_KNIGHT_CARD_RULES[card]}: {SQUARE_NAMES[frm]} to {SQUARE_NAMES[to]} is not such a move"
-
-
-def move_knight(state: State, frm: int, to: int) -> None:
-    """Private to the engine: move a knight on a fresh copy."""
-    state.put_knight(state.knights[frm], frm, to)
 
 
 def remove_one(cards: tuple[str, ...], card: str) -> tuple[str, ...]:

@@ -3,12 +3,19 @@
 A State is never changed after it is handed out: `apply` copies it (`_copy`), changes the fresh copy and returns
 it. Board data are flat tuples indexed by square so a copy is a handful of pointer copies and a hash is one
 tuple hash -- search code creates millions of states.
+
+The position's fields are declared once, in the `State` dataclass; `FIELDS`, the constructor, the slots and the
+position JSON's keys are derived from that declaration. Reading a position is two steps, as python-chess keeps
+`Board.set_fen` apart from `Board.status()`: `parse_position` reads the fields (types, ranges, shapes, defaults)
+and `check_position` asks whether a game can reach the result (RULES.md section 2).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Final
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Final, final
 
 from .board import SQUARE_NAMES, parse_square
 from .castles import Castles, analyse
@@ -26,53 +33,25 @@ from .editions import (
 from .names import CARD_KINDS, COPIES_PER_KIND, MASTER_CARDS, STAGES
 
 NO_FIGURE: Final = -1
-
-_FIELDS: Final = (
-    "players",
-    "edition",
-    "master",
-    "options",
-    "master_card",
-    "stage",
-    "phase",
-    "round",
-    "start_player",
-    "to_move",
-    "ap",
-    "ap_spent",
-    "card_played",
-    "cards_bought",
-    "stack_chosen",
-    "heights",
-    "knights",
-    "king",
-    "scores",
-    "stacks",
-    "leftover",
-    "supply",
-    "hands",
-    "bought_this_turn",
-    "decks",
-    "deck",
-    "seen",
-    "played",
-)
+_TURN_STAGES: Final = ("turn", "keep_card")
 
 
 class InvalidPosition(ValueError):
     """A position JSON that no game can reach (RULES.md section 2) or that is malformed."""
 
 
+@final
+@dataclass(eq=False, repr=False, slots=True)
 class State:
     """One position of a game. Treat as immutable; build new ones with the rules' functions.
 
-    heights: 64 stack heights. knights: 64 entries, the owning seat or NO_FIGURE. king: square or NO_FIGURE.
-    stacks: per seat, the remaining stacks (one is used up per turn). leftover: per seat, blocks kept from the
-    last turn of a phase for the next phase (carry_over_blocks). hands and bought_this_turn are sorted tuples
-    (multisets); decks/deck/seen are tuples, top card first.
+    The fields below, in this order, are the position: the keys of the position JSON and what States compare and
+    hash by. heights: 64 stack heights. knights: 64 entries, the owning seat or NO_FIGURE. king: square or
+    NO_FIGURE. stacks: per seat, the remaining stacks (one is used up per turn). leftover: per seat, blocks kept
+    from the last turn of a phase for the next phase (carry_over_blocks). hands and bought_this_turn are sorted
+    tuples (multisets); decks/deck/seen are tuples, top card first; played: per seat, the cards it played, in
+    order (public: RULES 13).
     """
-
-    __slots__ = (*_FIELDS, "_castles", "_key", "_knights_for", "_knights_of")
 
     players: int
     edition: str
@@ -101,107 +80,58 @@ class State:
     decks: tuple[tuple[str, ...], ...] | None
     deck: tuple[str, ...] | None
     seen: tuple[str, ...] | None
-    played: tuple[tuple[str, ...], ...]  # per seat, the cards it played, in order (public: RULES 13)
+    played: tuple[tuple[str, ...], ...]
+    # caches, not part of the position: the castles of `heights` (computed once per distinct board), the identity
+    # tuple, and per seat its knights' squares (None: not asked for yet), valid while `knights` is `_knights_for`;
+    # shared by copies until a knight moves, then replaced (never changed in place) by `put_knight`
+    _castles: Castles | None = field(default=None, init=False)
+    _key: tuple[object, ...] | None = field(default=None, init=False)
+    _knights_for: tuple[int, ...] | None = field(default=None, init=False)
+    _knights_of: list[tuple[int, ...] | None] | None = field(default=None, init=False)
 
-    def __init__(
-        self,
-        players: int,
-        edition: str,
-        master: bool,
-        options: Options,
-        master_card: str | None,
-        stage: str,
-        phase: int,
-        round: int,
-        start_player: int,
-        to_move: int | None,
-        ap: int,
-        ap_spent: int,
-        card_played: bool,
-        cards_bought: int,
-        stack_chosen: int | None,
-        heights: tuple[int, ...],
-        knights: tuple[int, ...],
-        king: int,
-        scores: tuple[int, ...],
-        stacks: tuple[tuple[int, ...], ...],
-        leftover: tuple[int, ...],
-        supply: int,
-        hands: tuple[tuple[str, ...], ...],
-        bought_this_turn: tuple[str, ...],
-        decks: tuple[tuple[str, ...], ...] | None,
-        deck: tuple[str, ...] | None,
-        seen: tuple[str, ...] | None,
-        played: tuple[tuple[str, ...], ...],
-    ) -> None:
-        self.players = players
-        self.edition = edition
-        self.master = master
-        self.options = options
-        self.master_card = master_card
-        self.stage = stage
-        self.phase = phase
-        self.round = round
-        self.start_player = start_player
-        self.to_move = to_move
-        self.ap = ap
-        self.ap_spent = ap_spent
-        self.card_played = card_played
-        self.cards_bought = cards_bought
-        self.stack_chosen = stack_chosen
-        self.heights = heights
-        self.knights = knights
-        self.king = king
-        self.scores = scores
-        self.stacks = stacks
-        self.leftover = leftover
-        self.supply = supply
-        self.hands = hands
-        self.bought_this_turn = bought_this_turn
-        self.decks = decks
-        self.deck = deck
-        self.seen = seen
-        self.played = played
-        self._castles: Castles | None = None
-        self._key: tuple[object, ...] | None = None
-        # per seat, its knights' squares (None: not asked for yet), valid while `knights` is `_knights_for`;
-        # shared by copies until a knight moves, then replaced (never changed in place) by `put_knight`
-        self._knights_for: tuple[int, ...] | None = None
-        self._knights_of: list[tuple[int, ...] | None] | None = None
+    def __new__(cls, *args: Any, **kwargs: Any) -> State:
+        """Only so that `_copy` can make a State without the dataclass's `__init__`: a compiled (mypyc) class
+        translates this `object.__new__` into its native allocation."""
+        return object.__new__(cls)
 
     def _copy(self) -> State:
-        """A private, still mutable copy for `apply` to change before handing it out."""
-        new = State(
-            self.players,
-            self.edition,
-            self.master,
-            self.options,
-            self.master_card,
-            self.stage,
-            self.phase,
-            self.round,
-            self.start_player,
-            self.to_move,
-            self.ap,
-            self.ap_spent,
-            self.card_played,
-            self.cards_bought,
-            self.stack_chosen,
-            self.heights,
-            self.knights,
-            self.king,
-            self.scores,
-            self.stacks,
-            self.leftover,
-            self.supply,
-            self.hands,
-            self.bought_this_turn,
-            self.decks,
-            self.deck,
-            self.seen,
-            self.played,
-        )
+        """A private, still mutable copy for `apply` to change before handing it out.
+
+        Spelled out field by field, because the compiled build runs the dataclass's generated `__init__` as
+        interpreted code (mypyc compiles only the methods written in the source): a copy through it cost 11x the
+        instructions of these stores in a compiled 28-field test class, about +30 % per game at 230 copies.
+        tests/rules/test_position.py checks that this copy and `_identity` cover the declared fields in order."""
+        new = State.__new__(State)
+        new.players = self.players
+        new.edition = self.edition
+        new.master = self.master
+        new.options = self.options
+        new.master_card = self.master_card
+        new.stage = self.stage
+        new.phase = self.phase
+        new.round = self.round
+        new.start_player = self.start_player
+        new.to_move = self.to_move
+        new.ap = self.ap
+        new.ap_spent = self.ap_spent
+        new.card_played = self.card_played
+        new.cards_bought = self.cards_bought
+        new.stack_chosen = self.stack_chosen
+        new.heights = self.heights
+        new.knights = self.knights
+        new.king = self.king
+        new.scores = self.scores
+        new.stacks = self.stacks
+        new.leftover = self.leftover
+        new.supply = self.supply
+        new.hands = self.hands
+        new.bought_this_turn = self.bought_this_turn
+        new.decks = self.decks
+        new.deck = self.deck
+        new.seen = self.seen
+        new.played = self.played
         new._castles = self._castles
+        new._key = None
         new._knights_for = self._knights_for
         new._knights_of = self._knights_of
         return new
@@ -295,37 +225,17 @@ class State:
     # --- identity ------------------------------------------------------------------------------------------
 
     def _identity(self) -> tuple[object, ...]:
+        """The position's fields as one tuple, made once per State: what States compare and hash by. Spelled out
+        as `_copy` is: a generic `attrgetter(*FIELDS)` costs the compiled build 3.6x the instructions, and the
+        bots' planner hashes every State it makes."""
         key = self._key
         if key is None:
             key = self._key = (
-                self.players,
-                self.edition,
-                self.master,
-                self.options,
-                self.master_card,
-                self.stage,
-                self.phase,
-                self.round,
-                self.start_player,
-                self.to_move,
-                self.ap,
-                self.ap_spent,
-                self.card_played,
-                self.cards_bought,
-                self.stack_chosen,
-                self.heights,
-                self.knights,
-                self.king,
-                self.scores,
-                self.stacks,
-                self.leftover,
-                self.supply,
-                self.hands,
-                self.bought_this_turn,
-                self.decks,
-                self.deck,
-                self.seen,
-                self.played,
+                self.players, self.edition, self.master, self.options, self.master_card, self.stage, self.phase,
+                self.round, self.start_player, self.to_move, self.ap, self.ap_spent, self.card_played,
+                self.cards_bought, self.stack_chosen, self.heights, self.knights, self.king, self.scores,
+                self.stacks, self.leftover, self.supply, self.hands, self.bought_this_turn, self.decks, self.deck,
+                self.seen, self.played,
             )
         return key
 
@@ -345,6 +255,10 @@ class State:
         return to_position(self)
 
 
+FIELDS: Final[tuple[str, ...]] = tuple(f.name for f in fields(State) if f.init)
+"""The position's fields, in the declared order: the keys of the position JSON."""
+
+
 def replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """A copy of a tuple with one item replaced: the building block of every change to a State."""
     items = list(values)
@@ -361,37 +275,19 @@ def _indices(values: tuple[int, ...], wanted: int) -> list[int]:
 
 
 def to_position(state: State) -> dict[str, Any]:
-    """The complete position, secrets included (deck orders): for storage, tests and admins, never players."""
-    return {
-        "players": state.players,
-        "edition": state.edition,
-        "master": state.master,
-        "options": state.options.to_dict(),
-        "master_card": state.master_card,
-        "stage": state.stage,
-        "phase": state.phase,
-        "round": state.round,
-        "start_player": state.start_player,
-        "to_move": state.to_move,
-        "ap": state.ap,
-        "ap_spent": state.ap_spent,
-        "card_played": state.card_played,
-        "cards_bought": state.cards_bought,
-        "stack_chosen": state.stack_chosen,
-        "heights": {SQUARE_NAMES[sq]: h for sq, h in enumerate(state.heights) if h},
-        "knights": {SQUARE_NAMES[sq]: seat for sq, seat in enumerate(state.knights) if seat != NO_FIGURE},
-        "king": SQUARE_NAMES[state.king] if state.king != NO_FIGURE else None,
-        "scores": list(state.scores),
-        "stacks": [list(s) for s in state.stacks],
-        "leftover": list(state.leftover),
-        "supply": state.supply,
-        "hands": [list(h) for h in state.hands],
-        "bought_this_turn": list(state.bought_this_turn),
-        "decks": None if state.decks is None else [list(d) for d in state.decks],
-        "deck": None if state.deck is None else list(state.deck),
-        "seen": None if state.seen is None else list(state.seen),
-        "played": [list(p) for p in state.played],
-    }
+    """The complete position, secrets included (deck orders): for storage, tests and admins, never players.
+    Every field as it is, tuples as lists (no field nests deeper than a tuple of tuples), but the board by square
+    name and the options as an object."""
+    position: dict[str, Any] = {}
+    for name, value in zip(FIELDS, state._identity(), strict=True):  # the fields in the declared order
+        if isinstance(value, tuple) and name != "heights" and name != "knights":  # of scalars, or of tuples
+            value = [list(item) for item in value] if value and isinstance(value[0], tuple) else list(value)
+        position[name] = value
+    position["options"] = state.options.to_dict()
+    position["heights"] = {SQUARE_NAMES[sq]: h for sq, h in enumerate(state.heights) if h}
+    position["knights"] = {SQUARE_NAMES[sq]: seat for sq, seat in enumerate(state.knights) if seat != NO_FIGURE}
+    position["king"] = SQUARE_NAMES[state.king] if state.king != NO_FIGURE else None
+    return position
 
 
 def turns_left(players: int, phase: int, round_: int, start_player: int, to_move: int, seat: int) -> int:
@@ -401,7 +297,17 @@ def turns_left(players: int, phase: int, round_: int, start_player: int, to_move
 
 
 def from_position(position: dict[str, Any]) -> State:
-    """Build a State from position JSON, rejecting anything malformed or impossible with a clear message.
+    """Build a State from position JSON, rejecting anything malformed (`parse_position`) or impossible
+    (`check_position`) with a clear message."""
+    state = parse_position(position)
+    check_position(state)
+    return state
+
+
+def parse_position(position: dict[str, Any]) -> State:
+    """The State a position JSON describes, field by field, raising InvalidPosition for a malformed field: an
+    unknown name, a wrong type, a number out of its range, a list of the wrong length for the players, a deck field
+    the deck mode does not use. Whether a game can reach the result is `check_position`'s question.
 
     Omitted fields take the value a fresh turn would have: stage "turn", phase 1, round 1, seat 0 to move,
     5 AP, no scores, the phase's stacks for the turns left, empty hands and decks, and the supply that makes
@@ -410,7 +316,7 @@ def from_position(position: dict[str, Any]) -> State:
     if not isinstance(position, dict):
         raise InvalidPosition("a position is a JSON object")
     p = _Reader(position)
-    unknown = set(position) - set(_FIELDS)
+    unknown = set(position) - set(FIELDS)
     if unknown:
         raise InvalidPosition(f"unknown position fields: {', '.join(sorted(unknown))}")
 
@@ -455,58 +361,28 @@ def from_position(position: dict[str, Any]) -> State:
             raise InvalidPosition(f"knight on {SQUARE_NAMES[sq]} belongs to no seat of {players} players")
         knights[sq] = seat
     king_name = p.get("king", None)
-    king = NO_FIGURE
-    if king_name is not None:
-        parsed = parse_square(king_name)
-        if parsed is None:
-            raise InvalidPosition(f"king stands on no square: {king_name!r}")
-        king = parsed
-        if knights[king] != NO_FIGURE:
-            raise InvalidPosition(f"at most one figure per square: the king and a knight share {king_name}")
-    for seat in range(players):
-        if knights.count(seat) > KNIGHTS_PER_PLAYER:
-            raise InvalidPosition(f"seat {seat} has {knights.count(seat)} knights on the board, at most 6")
-
+    king = NO_FIGURE if king_name is None else parse_square(king_name)
+    if king is None:
+        raise InvalidPosition(f"king stands on no square: {king_name!r}")
     scores = p.int_list("scores", [0] * players, players, 0)
-    positive = [s for s in scores if s > 0]
-    if len(positive) != len(set(positive)):
-        raise InvalidPosition("no two players with a score above 0 may share a score (RULES 8)")
 
     ap = p.int_field("ap", 5, 5, 7)
     ap_spent = p.int_field("ap_spent", 0, 0, ap)
     card_played = p.bool_field("card_played", False)
     cards_bought = p.int_field("cards_bought", 0, 0, 2)
     stack_chosen = p.get("stack_chosen", None)
+    if stack_chosen is not None and not isinstance(stack_chosen, int):
+        raise InvalidPosition(_stack_chosen_problem(stage, stack_chosen, to_move))
 
     if "stacks" in position:
         raw_stacks = position["stacks"]
         if not isinstance(raw_stacks, list) or len(raw_stacks) != players:
             raise InvalidPosition(f"stacks must be a list of {players} lists")
-        stacks = [p.int_list_value(s, "stacks", None, 0) for s in raw_stacks]
+        stacks = [tuple(p.int_list_value(s, "stacks", None, 0)) for s in raw_stacks]
     else:
-        stacks = [list(_default_stacks(players, stage, phase, round_, start_player, to_move, s))
-                  for s in range(players)]
+        stacks = [_default_stacks(players, stage, phase, round_, start_player, to_move, s) for s in range(players)]
     leftover = p.int_list("leftover", [0] * players, players, 0)
-
-    on_board_and_stock = sum(heights) + sum(map(sum, stacks)) + sum(leftover)
-    supply = p.int_field("supply", TOTAL_BLOCKS - on_board_and_stock, 0, TOTAL_BLOCKS)
-    if on_board_and_stock + supply != TOTAL_BLOCKS:
-        raise InvalidPosition(
-            f"blocks must add up to {TOTAL_BLOCKS}: {sum(heights)} on the board + "
-            f"{sum(map(sum, stacks)) + sum(leftover)} in stocks + {supply} in the supply = "
-            f"{on_board_and_stock + supply}"
-        )
-
-    castles = analyse(tuple(heights))
-    for sq, h in enumerate(heights):
-        if h > castles.area_of(sq):
-            raise InvalidPosition(
-                f"a stack may be at most as high as its castle's base area: {SQUARE_NAMES[sq]} has height {h}, "
-                f"base area {castles.area_of(sq)}"
-            )
-    founding = master and stage == "setup"
-    if castles.count < MIN_CASTLES and not founding:
-        raise InvalidPosition(f"there are never fewer than {MIN_CASTLES} castles; this board has {castles.count}")
+    supply = p.int_field("supply", TOTAL_BLOCKS - _blocks(heights, stacks, leftover), 0, TOTAL_BLOCKS)
 
     hands = [tuple(sorted(_cards(h, f"hands[{i}]"))) for i, h in enumerate(p.list_field("hands", [[]] * players))]
     if len(hands) != players:
@@ -531,39 +407,79 @@ def from_position(position: dict[str, Any]) -> State:
     elif deck_raw is not None:
         raise InvalidPosition(f"deck is only used with a common deck, not deck mode {options.deck!r}")
     if stage == "keep_card":
-        if options.deck != "personal":
-            raise InvalidPosition("the keep_card stage follows a buy from a personal deck only")
         seen = tuple(_cards(seen_raw or [], "seen"))
-        if not 1 <= len(seen) <= 3:
-            raise InvalidPosition("during keep_card the buyer sees 1 to 3 cards")
     elif seen_raw is not None:
         raise InvalidPosition("seen cards exist only during the keep_card stage")
 
-    _check_cards(players, options.deck, hands, decks, deck, seen, to_move, bought, played)
+    return State(
+        players=players, edition=edition, master=master, options=options, master_card=master_card, stage=stage,
+        phase=phase, round=round_, start_player=start_player, to_move=to_move, ap=ap, ap_spent=ap_spent,
+        card_played=card_played, cards_bought=cards_bought, stack_chosen=stack_chosen, heights=tuple(heights),
+        knights=tuple(knights), king=king, scores=tuple(scores), stacks=tuple(stacks), leftover=tuple(leftover),
+        supply=supply, hands=tuple(hands), bought_this_turn=bought, decks=decks, deck=deck, seen=seen,
+        played=tuple(played),
+    )
 
-    if stage in ("turn", "keep_card"):
+
+def check_position(state: State) -> None:
+    """Raise InvalidPosition naming the first rule of RULES.md section 2 (or of the stage's flow) that the
+    position breaks: what no game can reach, though every field is well formed."""
+    players, stage, heights, knights, king = state.players, state.stage, state.heights, state.knights, state.king
+    if king != NO_FIGURE and knights[king] != NO_FIGURE:
+        raise InvalidPosition(f"at most one figure per square: the king and a knight share {SQUARE_NAMES[king]}")
+    for seat in range(players):
+        if knights.count(seat) > KNIGHTS_PER_PLAYER:
+            raise InvalidPosition(f"seat {seat} has {knights.count(seat)} knights on the board, at most 6")
+    positive = [s for s in state.scores if s > 0]
+    if len(positive) != len(set(positive)):
+        raise InvalidPosition("no two players with a score above 0 may share a score (RULES 8)")
+
+    on_board_and_stock = _blocks(heights, state.stacks, state.leftover)
+    if on_board_and_stock + state.supply != TOTAL_BLOCKS:
+        raise InvalidPosition(
+            f"blocks must add up to {TOTAL_BLOCKS}: {sum(heights)} on the board + "
+            f"{on_board_and_stock - sum(heights)} in stocks + {state.supply} in the supply = "
+            f"{on_board_and_stock + state.supply}"
+        )
+    castles = state.castles
+    for sq, h in enumerate(heights):
+        if h > castles.area_of(sq):
+            raise InvalidPosition(
+                f"a stack may be at most as high as its castle's base area: {SQUARE_NAMES[sq]} has height {h}, "
+                f"base area {castles.area_of(sq)}"
+            )
+    if castles.count < MIN_CASTLES and not (state.master and stage == "setup"):
+        raise InvalidPosition(f"there are never fewer than {MIN_CASTLES} castles; this board has {castles.count}")
+
+    if stage == "keep_card":
+        if state.options.deck != "personal":
+            raise InvalidPosition("the keep_card stage follows a buy from a personal deck only")
+        if not 1 <= len(state.seen or ()) <= 3:
+            raise InvalidPosition("during keep_card the buyer sees 1 to 3 cards")
+    _check_cards(state)
+
+    to_move = state.to_move
+    if stage in _TURN_STAGES:
         assert to_move is not None
         for seat in range(players):
-            expected = turns_left(players, phase, round_, start_player, to_move, seat)
-            if len(stacks[seat]) != expected:
+            expected = turns_left(players, state.phase, state.round, state.start_player, to_move, seat)
+            if len(state.stacks[seat]) != expected:
                 raise InvalidPosition(
-                    f"every turn uses up one stack: seat {seat} has {expected} turns left in phase {phase} "
-                    f"but {len(stacks[seat])} stacks"
+                    f"every turn uses up one stack: seat {seat} has {expected} turns left in phase {state.phase} "
+                    f"but {len(state.stacks[seat])} stacks"
                 )
-        if stack_chosen is not None and (
-            not isinstance(stack_chosen, int) or not 0 <= stack_chosen < len(stacks[to_move])
-        ):
-            raise InvalidPosition(f"stack_chosen {stack_chosen!r} is not one of seat {to_move}'s stacks")
-        if cards_bought < len(bought):
+        if state.stack_chosen is not None and not 0 <= state.stack_chosen < len(state.stacks[to_move]):
+            raise InvalidPosition(_stack_chosen_problem(stage, state.stack_chosen, to_move))
+        if state.cards_bought < len(state.bought_this_turn):
             raise InvalidPosition("bought_this_turn lists more cards than cards_bought")
-    elif stack_chosen is not None:
-        raise InvalidPosition("stack_chosen belongs to a turn")
+    elif state.stack_chosen is not None:
+        raise InvalidPosition(_stack_chosen_problem(stage, state.stack_chosen, to_move))
 
     if stage != "setup" and king == NO_FIGURE:
         raise InvalidPosition("exactly one king stands on the board once it is placed")
     if king != NO_FIGURE and not heights[king]:
         raise InvalidPosition(f"the king always stands on a block: {SQUARE_NAMES[king]} is ground")
-    if stage == "move_king" and phase == 1:
+    if stage == "move_king" and state.phase == 1:
         raise InvalidPosition("the king moves between phases: stage move_king belongs to phase 2 or 3 (the next)")
     if stage == "setup":
         if king != NO_FIGURE:
@@ -577,43 +493,23 @@ def from_position(position: dict[str, Any]) -> State:
     elif any(seat not in knights for seat in range(players)):
         raise InvalidPosition("after setup every player has a knight on the board")
 
-    return State(
-        players=players,
-        edition=edition,
-        master=master,
-        options=options,
-        master_card=master_card,
-        stage=stage,
-        phase=phase,
-        round=round_,
-        start_player=start_player,
-        to_move=to_move,
-        ap=ap,
-        ap_spent=ap_spent,
-        card_played=card_played,
-        cards_bought=cards_bought,
-        stack_chosen=stack_chosen,
-        heights=tuple(heights),
-        knights=tuple(knights),
-        king=king,
-        scores=tuple(scores),
-        stacks=tuple(tuple(s) for s in stacks),
-        leftover=tuple(leftover),
-        supply=supply,
-        hands=tuple(hands),
-        bought_this_turn=bought,
-        decks=decks,
-        deck=deck,
-        seen=seen,
-        played=tuple(played),
-    )
+
+def _stack_chosen_problem(stage: str, stack_chosen: object, to_move: int | None) -> str:
+    if stage in _TURN_STAGES:
+        return f"stack_chosen {stack_chosen!r} is not one of seat {to_move}'s stacks"
+    return "stack_chosen belongs to a turn"
+
+
+def _blocks(heights: Sequence[int], stacks: Sequence[Sequence[int]], leftover: Sequence[int]) -> int:
+    """Blocks on the board and in the players' stocks (stacks and leftovers): all but the supply."""
+    return sum(heights) + sum(map(sum, stacks)) + sum(leftover)
 
 
 def _default_stacks(
     players: int, stage: str, phase: int, round_: int, start_player: int, to_move: int | None, seat: int
 ) -> tuple[int, ...]:
     stock = BLOCK_STOCKS[players][phase - 1]
-    if stage in ("turn", "keep_card") and to_move is not None:
+    if stage in _TURN_STAGES and to_move is not None:
         return stock[: turns_left(players, phase, round_, start_player, to_move, seat)]
     if stage in ("setup", "move_king"):
         return stock
@@ -626,21 +522,12 @@ def _cards(value: Any, where: str) -> list[str]:
     return value
 
 
-def _check_cards(
-    players: int,
-    mode: str,
-    hands: list[tuple[str, ...]],
-    decks: tuple[tuple[str, ...], ...] | None,
-    deck: tuple[str, ...] | None,
-    seen: tuple[str, ...] | None,
-    to_move: int | None,
-    bought: tuple[str, ...],
-    played: list[tuple[str, ...]],
-) -> None:
+def _check_cards(state: State) -> None:
     """Each player owns one card of each kind (personal, hand); a common deck holds 4 of each kind. Played
     cards still count: they left the game, so they are no longer in any hand or deck."""
-    if mode == "common":
-        counts = Counter(deck or ())
+    hands, played, to_move = state.hands, state.played, state.to_move
+    if state.options.deck == "common":
+        counts = Counter(state.deck or ())
         for hand in hands:
             counts.update(hand)
         for cards_played in played:
@@ -649,15 +536,15 @@ def _check_cards(
         if over:
             raise InvalidPosition(f"there are only {COPIES_PER_KIND} cards of each kind: too many {over[0]}")
         return
-    for seat in range(players):
+    for seat in range(state.players):
         owned = list(hands[seat]) + list(played[seat])
-        if decks is not None:
-            owned += decks[seat]
-        if seen is not None and seat == to_move:
-            owned += seen
+        if state.decks is not None:
+            owned += state.decks[seat]
+        if state.seen is not None and seat == to_move:
+            owned += state.seen
         if len(owned) != len(set(owned)):
             raise InvalidPosition(f"seat {seat} owns one card of each kind, but holds a kind twice")
-    if to_move is not None and not Counter(bought) <= Counter(hands[to_move]):
+    if to_move is not None and not Counter(state.bought_this_turn) <= Counter(hands[to_move]):
         raise InvalidPosition("bought_this_turn names cards that are not in the hand of the player to move")
 
 

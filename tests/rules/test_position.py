@@ -142,3 +142,31 @@ def test_from_position_does_not_alias_the_input():
 def test_unreachable_positions_are_rejected(fields):
     with pytest.raises(tr.InvalidPosition, match=r"start knight|foundations|king"):
         tr.from_position({**BASE, **fields})
+
+
+def test_copy_and_identity_cover_every_declared_field():
+    """State declares its fields once; `_copy` and `_identity` spell them out for the compiled build's speed, so
+    a field added to the declaration and forgotten there fails here."""
+    from torres_rules.state import FIELDS
+
+    s = tr.apply(pos(decks=[["diagonal", "jump", "six_ap"], []], knights=knights("A1", "H8"), king="D1"),
+                 {"type": "buy_card"})
+    assert tuple(position(s)) == FIELDS
+    copy = s._copy()
+    assert all(getattr(copy, name) is getattr(s, name) for name in FIELDS)
+    assert s._identity() == tuple(getattr(s, name) for name in FIELDS)
+    assert copy == s and hash(copy) == hash(s)
+
+
+def test_parse_and_check_are_separate_steps():
+    """Like python-chess's `set_fen` and `Board.status()`: a well-formed but unreachable position parses, and the
+    check names the rule it breaks."""
+    from torres_rules.state import check_position, parse_position
+
+    state = parse_position({**BASE, "scores": [3, 3]})
+    assert state.scores == (3, 3)
+    with pytest.raises(tr.InvalidPosition, match="share"):
+        check_position(state)
+    with pytest.raises(tr.InvalidPosition, match="players"):
+        parse_position({**BASE, "players": 5})
+    check_position(parse_position(dict(BASE)))
