@@ -38,16 +38,17 @@ def main(argv: list[str] | None = None) -> int:
             if time.monotonic() >= next_sweep:
                 next_sweep = time.monotonic() + args.interval
                 print(f"re-enqueued {sweep_once(service, client)} AI turn(s)", flush=True)
-                if args.once:
-                    break
             elif broker_lost(client):
-                sent = sweep_once(service, client, older_than=0.0)
-                print(f"the broker lost its queues: re-enqueued {sent} AI turn(s)", flush=True)
+                print(f"the broker lost its queues: re-enqueued {sweep_once(service, client, older_than=0)} AI "
+                      "turn(s)", flush=True)
             failing = False
         except Exception:  # the broker or the database away: keep looking, so their return is seen at once
-            if not failing:
-                log.warning("sweep failed; retrying", exc_info=True)
+            if args.once:
+                raise
+            log.warning("sweep failed; retrying", exc_info=not failing)
             failing = True
+        if args.once:
+            break
         stop.wait(min(settings.broker_check, args.interval))
     return 0
 

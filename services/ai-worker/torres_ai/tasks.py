@@ -37,20 +37,14 @@ def _redis() -> redis.Redis:
     return client  # type: ignore[return-value]
 
 
-def _driver() -> CeleryDriver:
-    """The process's publisher, attached to its service. Synchronous: the task that makes the next AI turn due
-    also queues it before it is acknowledged."""
-    driver = _process.get("driver")
-    if driver is None:
-        driver = _process["driver"] = CeleryDriver(settings, synchronous=True, celery=app)
-        _process["service"] = service = ai_turns.open_service(driver)
-        driver.attach(service)
-    return driver  # type: ignore[return-value]
-
-
 def _service() -> GameService:
-    _driver()
-    return _process["service"]  # type: ignore[return-value]
+    service = _process.get("service")
+    if service is None:
+        # Publishing synchronously: the task that makes the next AI turn due also queues it.
+        driver = CeleryDriver(settings, synchronous=True, celery=app)
+        service = _process["service"] = ai_turns.open_service(driver)
+        driver.attach(service)
+    return service  # type: ignore[return-value]
 
 
 def _bots() -> LevelBots:
@@ -125,9 +119,9 @@ def sweep_once(service: GameService, client: redis.Redis, *, older_than: float |
         marker = f"{settings.key_prefix}:swept:{turn.game_id}:{turn.version}"
         return bool(client.set(marker, 1, nx=True, ex=max(1, int(settings.sweep_after))))
 
-    driver = _driver()
+    publish = service.driver.publish  # type: ignore[attr-defined]
     sent, _ = ai_turns.sweep(service.store.pending_ai_turns(limit=1000),
-                             lambda t: driver.publish(t.game_id, t.seat, t.version), older_than=older_than, claim=claim)
+                             lambda t: publish(t.game_id, t.seat, t.version), older_than=older_than, claim=claim)
     if sent:
         log.info("sweeper re-enqueued AI turns", extra={"count": sent, "older_than_s": older_than})
     return sent

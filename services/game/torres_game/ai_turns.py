@@ -24,7 +24,6 @@ The AI worker (``torres_ai``) imports this module only: its bots are a ``decide`
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import logging
 import queue
@@ -32,7 +31,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -46,24 +45,6 @@ from .errors import CommandIdReused, GameOver, NotYourTurn, VersionConflict
 from .service import AiDriver, Credentials, GameService
 from .store import open_store
 from .store.base import AiTurn
-
-__all__ = [
-    "AiDriver",
-    "AiTurn",
-    "BackgroundDriver",
-    "Decision",
-    "GameService",
-    "OutboxOnlyDriver",
-    "Outcome",
-    "TurnResult",
-    "ai_command_id",
-    "log_enqueue_failure",
-    "make_driver",
-    "open_service",
-    "play_turn",
-    "random_decide",
-    "sweep",
-]
 
 log = logging.getLogger(__name__)
 
@@ -96,9 +77,7 @@ def open_service(driver: AiDriver, config: Config | None = None) -> GameService:
 
 @dataclass(frozen=True)
 class Decision:
-    """What ``decide`` is asked: the action of ``seat`` at ``version``, at the AI ``level``. A bot must look at
-    ``tr.view(state, seat)`` only (the AI worker's bots do); the state is passed so the legal actions are not
-    computed twice."""
+    """What ``decide`` is asked. A bot must look at ``tr.view(state, seat)`` only (the AI worker's bots do)."""
 
     game_id: str
     seat: int
@@ -132,21 +111,7 @@ class TurnResult:
     decision_seconds: float = 0.0
 
 
-_playing = threading.local()
-
-
-@contextlib.contextmanager
-def _playing_turn(game_id: str, seat: int) -> Iterator[None]:
-    _playing.turn = (game_id, seat)
-    try:
-        yield
-    finally:
-        _playing.turn = None
-
-
-def _continues(game_id: str, seat: int) -> bool:
-    """This thread is playing that seat's turn: the turn its own append made due is its own to play on."""
-    return getattr(_playing, "turn", None) == (game_id, seat)
+_playing = threading.local()  # .turn: the (game, seat) whose turn this thread plays (BackgroundDriver.continues)
 
 
 def play_turn(
@@ -168,7 +133,8 @@ def play_turn(
         service.store.complete_ai_turn(game_id, version)
     if stale:
         return result
-    with _playing_turn(game_id, seat):
+    _playing.turn = (game_id, seat)
+    try:
         for _ in range(MAX_TURN_ACTIONS):
             if delay:
                 sleep(delay)
@@ -191,6 +157,8 @@ def play_turn(
             current, state = service.state_at(game_id)
             if tr.is_over(state) or state.to_move != seat:
                 break  # the last append closed our row and wrote the next seat's (handed to the driver)
+    finally:
+        _playing.turn = None
     return result
 
 
@@ -272,7 +240,10 @@ class BackgroundDriver:
         self._wake = threading.Event()
         self._read_at = 0.0  # monotonic time of the next outbox read
 
-    continues = staticmethod(_continues)
+    @staticmethod
+    def continues(game_id: str, seat: int) -> bool:
+        """This thread plays that seat's turn (:func:`play_turn`): the turn its own append made due is its own."""
+        return getattr(_playing, "turn", None) == (game_id, seat)
 
     def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
         play_turn(service, game_id, seat, version, self.decide, delay=self.delay)
