@@ -12,7 +12,7 @@ from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver, from_env, thread_driver
 from torres_game.ai_turns import BackgroundDriver
 from torres_game.service import Credentials, GameService
-from torres_game.store import SqliteEventStore
+from torres_game.store import PostgresEventStore, SqliteEventStore
 
 from .conftest import MIGRATIONS, SERVICE, game_config, wait_until
 
@@ -81,3 +81,21 @@ def test_celery_reliability_settings() -> None:
     assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     delays = [backoff(n) for n in range(8)]
     assert all(0.5 * min(60, 2**n) <= d <= min(60, 2**n) for n, d in enumerate(delays))
+
+
+@pytest.mark.postgres
+def test_a_worker_opens_its_service_without_a_listener(pg_url: str) -> None:
+    """Issue 27: nobody waits on a game in a worker, so its service holds no LISTEN connection (a web process's
+    service on the same database does)."""
+    from torres_game.ai_turns import OutboxOnlyDriver, open_service
+
+    config = game_config(pg_url)
+    worker = open_service(OutboxOnlyDriver(), config)
+    web = GameService(PostgresEventStore(pg_url, min_size=1, max_size=1, migrations_dir=MIGRATIONS), config,
+                      OutboxOnlyDriver())
+    try:
+        assert worker.store.backend == "postgres" and worker.hub.listener is None
+        assert web.hub.listener is not None and web.hub is not worker.hub
+    finally:
+        worker.close()
+        web.close()
