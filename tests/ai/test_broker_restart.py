@@ -71,4 +71,4 @@ def test_a_turn_lost_with_the_broker_is_re_sent_within_5_s_of_its_return(
     finally:
         sweeper.terminate()
         sweeper.wait(timeout=20)
-        service.close()
+        publisher.close()  # not the service: its store is the session's
