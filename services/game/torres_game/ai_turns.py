@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
+from importlib.metadata import entry_points
 from typing import Any
 
 import torres_rules as tr
@@ -379,19 +380,20 @@ class BackgroundDriver:
         self.turn_due(turn.game_id, turn.seat, turn.version)
 
 
-# The AI worker's factory: Celery when a broker is configured, its real bots in-process otherwise. Named by
-# string, not imported, because the AI worker depends on this package (not the other way round).
-DEFAULT_PLUGIN = "torres_ai.driver:from_env"
+# An installed AI worker declares its driver factory here (its pyproject's entry points): the game service names
+# no package of the worker, which depends on it (not the other way round).
+PLUGIN_GROUP = "torres_game.ai_drivers"
 
 
 def make_driver(kind: str, delay: float = 0.0) -> AiDriver:
-    """The driver TORRES_AI_DRIVER names: "auto" (the AI worker's drivers when it is installed, else the
-    random bot), "thread" (the random bot), "none" (outbox only) or "package.module:factory"."""
+    """The driver TORRES_AI_DRIVER names: "auto" (the installed AI worker's, entry point ``auto`` of
+    :data:`PLUGIN_GROUP`, else the random bot), "thread" (the random bot), "none" (outbox only) or
+    "package.module:factory"."""
     if kind == "auto":
         try:
-            return _plugin(DEFAULT_PLUGIN)
-        except ImportError:
-            log.info("torres_ai not installed; AI seats play uniformly random moves in-process")
+            return next(iter(entry_points(group=PLUGIN_GROUP, name="auto"))).load()()  # type: ignore[no-any-return]
+        except (StopIteration, ImportError):
+            log.info("no AI worker installed; AI seats play uniformly random moves in-process")
             return BackgroundDriver(delay=delay)
     if kind == "thread":
         return BackgroundDriver(delay=delay)
