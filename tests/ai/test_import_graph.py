@@ -100,6 +100,20 @@ def test_the_game_service_never_imports_the_ai_worker() -> None:
     assert back == []
 
 
+def test_the_game_service_names_no_module_of_the_ai_worker_either() -> None:
+    """Not even as a string to import later: an installed worker declares its driver by an entry point."""
+    named = []
+    for path in PACKAGES["torres_game"].rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        named += [f"{path.name}: {node.value!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and "torres_ai" in node.value
+                  and id(node) not in docstrings]
+    assert named == []
+
+
 def test_no_import_circle_in_either_package() -> None:
     graph = _graph()
     assert graph["torres_game.service"], "the walk found no import of the service: it is broken"
