@@ -19,7 +19,7 @@ from torres_ai.bots import LocalPlanMemory
 from torres_ai.celery_app import TASK_PLAY, make_app
 from torres_ai.config import Settings
 from torres_ai.turns import LevelBots, decide_safely
-from torres_game.ai import OutboxOnlyDriver
+from torres_game.ai_turns import OutboxOnlyDriver, Outcome, ai_command_id, play_turn
 from torres_game.service import Credentials
 from torres_game.store import PostgresEventStore
 
@@ -106,9 +106,6 @@ def test_a_redelivered_task_resumes_a_turn_under_way(pg_store, pg_url) -> None:
     """What a worker killed mid-turn leaves behind: some actions of the turn appended, the task's message
     unacknowledged. Its redelivery (asking for the turn's first version) continues the turn from where it
     stands, with the plan the first worker made, to the end of the turn."""
-    from torres_ai.turns import Outcome, play_due_turn
-    from torres_game.ai import ai_command_id
-
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     seats = [{"kind": "ai", "level": "medium"}, {"kind": "human", "player_id": "me"}]
     game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
@@ -120,7 +117,7 @@ def test_a_redelivered_task_resumes_a_turn_under_way(pg_store, pg_url) -> None:
             service.submit_action(gid, me, seat=1, action=tr.legal_actions(state)[-1], expected_version=version,
                                   command_id=f"me-{version}")
         elif state.stage != "turn":
-            assert play_due_turn(service, gid, 0, version, bots).outcome is Outcome.PLAYED
+            assert play_turn(service, gid, 0, version, bots.deciding()).outcome is Outcome.PLAYED
         else:
             break
     turn_start, state = service.state_at(gid)
@@ -128,7 +125,7 @@ def test_a_redelivered_task_resumes_a_turn_under_way(pg_store, pg_url) -> None:
     assert first["type"] != "end_turn"
     service.submit_action(gid, SERVICE, seat=0, action=first, expected_version=turn_start,  # then the worker died
                           command_id=ai_command_id(gid, turn_start))
-    result = play_due_turn(service, gid, 0, turn_start, bots)  # the redelivered message
+    result = play_turn(service, gid, 0, turn_start, bots.deciding())  # the redelivered message
     assert (result.outcome, result.version) == (Outcome.PLAYED, turn_start + 1) and result.actions >= 1
     after, state = service.state_at(gid)
     assert state.to_move == 1 and after == turn_start + 1 + result.actions

@@ -150,7 +150,7 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
         game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
         assert time.monotonic() - started < 1.0  # turn_due never blocks on the broker
         gid = game["game_id"]
-        with caplog.at_level(logging.WARNING, logger="torres_game.ai"):
+        with caplog.at_level(logging.WARNING, logger="torres_game.ai_turns"):
             wait_until(dead.idle, 30, "the publisher to give up")
         assert [t.version for t in pg_store.pending_ai_turns(limit=1000) if t.game_id == gid] == [1]
     finally:
@@ -159,7 +159,7 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
     line = JsonFormatter().format(record)
     assert "\n" not in line  # one line: no multi-line traceback
     doc = json.loads(line)
-    assert (doc["logger"], doc["game_id"], doc["seat"], doc["version"]) == ("torres_game.ai", gid, 0, 1)
+    assert (doc["logger"], doc["game_id"], doc["seat"], doc["version"]) == ("torres_game.ai_turns", gid, 0, 1)
     assert "Connection refused" in doc["error"] and "exc" not in doc
     worker = start_worker(beat=True)
     wait_until(lambda: _status(pg_store, gid)[1] >= 30, 60, "the sweeper to resume the game", worker.log)

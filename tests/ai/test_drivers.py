@@ -9,15 +9,16 @@ import pytest
 
 import torres_rules as tr
 from torres_ai.config import Settings
-from torres_ai.driver import CeleryDriver, ThreadDriver, from_env
+from torres_ai.driver import CeleryDriver, from_env, thread_driver
+from torres_game.ai_turns import BackgroundDriver
 from torres_game.service import Credentials, GameService
-from torres_game.store import SqliteEventStore
+from torres_game.store import PostgresEventStore, SqliteEventStore
 
 from .conftest import MIGRATIONS, SERVICE, game_config, wait_until
 
 
 def test_from_env_picks_celery_only_when_a_broker_is_configured() -> None:
-    assert isinstance(from_env({}), ThreadDriver)
+    assert type(from_env({})) is BackgroundDriver  # in-process, with the real bots
     celery = from_env({"REDIS_URL": "redis://127.0.0.1:6379/13", "TORRES_AI_QUEUE": "q"})
     assert isinstance(celery, CeleryDriver) and celery.settings.queue == "q"
     assert isinstance(from_env({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/13"}), CeleryDriver)
@@ -37,7 +38,7 @@ def test_levels_and_budgets_come_from_the_environment() -> None:
 def test_thread_driver_plays_ai_seats_in_process_against_a_human(tmp_path: Path) -> None:
     store = SqliteEventStore(tmp_path / "embedded.sqlite3", migrations_dir=MIGRATIONS)
     store.migrate()
-    driver = ThreadDriver(Settings.from_env({"TORRES_AI_HARD_SECONDS": "0.05"}))
+    driver = thread_driver(Settings.from_env({"TORRES_AI_HARD_SECONDS": "0.05"}))
     service = GameService(store, game_config(f"sqlite:///{tmp_path / 'embedded.sqlite3'}"), driver)
     service.start()
     try:
@@ -80,3 +81,21 @@ def test_celery_reliability_settings() -> None:
     assert conf.broker_transport_options["queue_order_strategy"] == "priority"
     delays = [backoff(n) for n in range(8)]
     assert all(0.5 * min(60, 2**n) <= d <= min(60, 2**n) for n, d in enumerate(delays))
+
+
+@pytest.mark.postgres
+def test_a_worker_opens_its_service_without_a_listener(pg_url: str) -> None:
+    """Issue 27: nobody waits on a game in a worker, so its service holds no LISTEN connection (a web process's
+    service on the same database does)."""
+    from torres_game.ai_turns import OutboxOnlyDriver, open_service
+
+    config = game_config(pg_url)
+    worker = open_service(OutboxOnlyDriver(), config)
+    web = GameService(PostgresEventStore(pg_url, min_size=1, max_size=1, migrations_dir=MIGRATIONS), config,
+                      OutboxOnlyDriver())
+    try:
+        assert worker.store.backend == "postgres" and worker.hub.listener is None
+        assert web.hub.listener is not None and web.hub is not worker.hub
+    finally:
+        worker.close()
+        web.close()

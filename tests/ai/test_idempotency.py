@@ -13,8 +13,8 @@ import pytest
 
 from torres_ai.celery_app import TASK_PLAY, make_app
 from torres_ai.config import Settings
-from torres_ai.turns import LevelBots, Outcome, play_due_turn
-from torres_game.ai import OutboxOnlyDriver
+from torres_ai.turns import LevelBots
+from torres_game.ai_turns import OutboxOnlyDriver, Outcome, play_turn
 from torres_game.service import GameService
 from torres_game.store import PostgresEventStore
 
@@ -61,10 +61,10 @@ def test_same_turn_twice_appends_once_and_old_version_appends_nothing(pg_store, 
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     bots = LevelBots(Settings())
     gid = _new_game(service)
-    assert play_due_turn(service, gid, 0, 1, bots).outcome is Outcome.PLAYED
-    assert play_due_turn(service, gid, 0, 1, bots).outcome is Outcome.STALE
-    assert play_due_turn(service, gid, 0, 0, bots).outcome is Outcome.STALE
-    assert play_due_turn(service, gid, 1, 2, bots).outcome is Outcome.STALE  # a human seat is never played
+    assert play_turn(service, gid, 0, 1, bots.deciding()).outcome is Outcome.PLAYED
+    assert play_turn(service, gid, 0, 1, bots.deciding()).outcome is Outcome.STALE
+    assert play_turn(service, gid, 0, 0, bots.deciding()).outcome is Outcome.STALE
+    assert play_turn(service, gid, 1, 2, bots.deciding()).outcome is Outcome.STALE  # a human seat is never played
     assert len(_versions(pg_store, gid)) == 2
 
 
@@ -79,7 +79,7 @@ def test_racing_deliveries_of_one_turn_append_once(pg_store, pg_url) -> None:
 
     def deliver(service: GameService) -> None:
         barrier.wait()
-        outcomes.append(play_due_turn(service, gid, 0, 1, LevelBots(Settings())).outcome)
+        outcomes.append(play_turn(service, gid, 0, 1, LevelBots(Settings()).deciding()).outcome)
 
     threads = [threading.Thread(target=deliver, args=(s,)) for s in (service_a, service_b)]
     for t in threads:

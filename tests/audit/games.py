@@ -16,6 +16,7 @@ from game.conftest import API_KEY, SERVICE
 from game.online_helpers import Clock
 
 import torres_rules as tr
+from torres_game import ai_turns
 from torres_game.access import Credentials
 from torres_game.errors import ServiceError
 from torres_game.service import GameService
@@ -92,7 +93,7 @@ def play(svc: GameService, client: Any, clock: Clock, plan: Plan, seed: int, *, 
         assert seat is not None
         clock.advance(rng.uniform(0, 3))
         if folded.life.ai_plays(seat):
-            svc.play_ai_turn(gid, seat, folded.version, choose=rng.choice)
+            ai_turns.play_turn(svc, gid, seat, folded.version, ai_turns.random_decide(rng))
             continue
         if plan.abandon_after is not None and actions >= plan.abandon_after:
             svc.abandon(gid, Credentials(api_key=API_KEY), reason="the portal closed the table")

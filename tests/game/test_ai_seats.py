@@ -11,7 +11,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from torres_game.ai import RandomBotDriver, ai_command_id
+import torres_rules as tr
+from torres_game.ai_turns import BackgroundDriver, Outcome, ai_command_id, play_turn
 from torres_game.app import create_app
 from torres_game.service import GameService
 
@@ -39,15 +40,18 @@ def test_due_ai_turn_is_recorded_and_played_with_the_service_key(client: FlaskCl
     assert client.post(f"/v1/games/{gid}/actions", json=body, headers=SERVICE).status_code == 403
 
 
-def test_play_ai_turn_is_idempotent_and_ignores_stale_turns(client: FlaskClient, app: Flask) -> None:
+def test_play_turn_is_idempotent_and_ignores_stale_turns(client: FlaskClient, app: Flask) -> None:
     service: GameService = app.extensions["torres_game"]
     game = create_game(client, AI_FIRST)
     gid = game["game_id"]
-    first = service.play_ai_turn(gid, 0, 1, choose=lambda actions: actions[0])
-    assert first is not None and first.body["version"] == 2
-    assert service.play_ai_turn(gid, 0, 1, choose=lambda actions: actions[-1]) is None  # stale: no-op
-    assert service.play_ai_turn(gid, 1, 2, choose=lambda actions: actions[0]) is None  # a human seat
+    first, last = (lambda d: tr.legal_actions(d.state)[0]), (lambda d: tr.legal_actions(d.state)[-1])
+    played = play_turn(service, gid, 0, 1, first)
+    assert (played.outcome, played.actions) == (Outcome.PLAYED, 1)
+    assert client.get(f"/v1/games/{gid}").get_json()["version"] == 2  # the AI's setup action; the human is to move
+    assert play_turn(service, gid, 0, 1, last).outcome is Outcome.STALE  # stale: no-op
+    assert play_turn(service, gid, 1, 2, first).outcome is Outcome.STALE  # a human seat
     assert client.get(f"/v1/games/{gid}").get_json()["version"] == 2
+    assert not [t for t in service.store.pending_ai_turns() if t.game_id == gid]
 
 
 @pytest.fixture
@@ -60,7 +64,7 @@ def bot_app(tmp_path: Path) -> Iterator[Flask]:
 def test_in_process_bot_plays_ai_seats_to_the_end(bot_app: Flask) -> None:
     client = bot_app.test_client()
     service: GameService = bot_app.extensions["torres_game"]
-    assert isinstance(service.driver, RandomBotDriver)
+    assert isinstance(service.driver, BackgroundDriver)
     game = create_game(client, [{"kind": "ai", "level": "easy"}, {"kind": "human", "player_id": "p"},
                                 {"kind": "ai", "level": "hard"}])
     gid, token = game["game_id"], game["seats"][1]["token"]

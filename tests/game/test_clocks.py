@@ -24,6 +24,7 @@ from flask import Flask
 
 import torres_rules as tr
 from torres_audit.lifecycle import parse_time
+from torres_game import ai_turns
 from torres_game.app import create_app
 from torres_game.errors import SeatPlayedByAi, TimeUp, VersionConflict
 from torres_game.service import GameService
@@ -148,13 +149,13 @@ def test_a_timeout_with_the_ai_policy_hands_the_seat_to_the_ai(online: Flask, cl
     assert client.get(f"/v1/games/{gid}/legal-actions", headers=token).get_json()["actions"] == []
     # The AI worker's own turn runner plays it (the real bots, at the policy's level).
     from torres_ai.config import Settings
-    from torres_ai.turns import LevelBots, Outcome, play_due_turn
+    from torres_ai.turns import LevelBots
 
-    bots = LevelBots(Settings.from_env())
-    assert play_due_turn(svc, gid, seat, folded.version, bots).outcome is Outcome.PLAYED
+    decide = LevelBots(Settings.from_env()).deciding()
+    assert ai_turns.play_turn(svc, gid, seat, folded.version, decide).outcome is ai_turns.Outcome.PLAYED
     while svc.current(gid).to_move == seat:  # the rest of the seat's turn
         turn = svc.store.pending_ai_turns()[0]
-        assert play_due_turn(svc, gid, turn.seat, turn.version, bots).outcome is Outcome.PLAYED
+        assert ai_turns.play_turn(svc, gid, turn.seat, turn.version, decide).outcome is ai_turns.Outcome.PLAYED
     while svc.current(gid).to_move != seat:
         act(svc, game, tr.legal_actions(svc.current(gid).state)[0])
     back = svc.current(gid)
@@ -184,7 +185,7 @@ def test_a_timeout_in_keep_card_or_move_king(online: Flask, clock: Clock, stage:
     else:  # the AI makes the choice
         turn = svc.store.pending_ai_turns()[0]
         assert (turn.seat, svc.current(gid).state.stage) == (seat, stage)
-        svc.play_ai_turn(gid, turn.seat, turn.version, choose=lambda legal: legal[0])
+        ai_turns.play_turn(svc, gid, turn.seat, turn.version, lambda d: tr.legal_actions(d.state)[0])
         assert svc.current(gid).state.stage != stage or svc.current(gid).to_move != seat
     assert (not svc.current(gid).over and svc.current(gid).to_move != seat) or svc.current(gid).state.stage == "turn"
     assert client.get(f"/v1/games/{gid}/verify").get_json()["ok"]

@@ -101,16 +101,20 @@ def test_gunicorn_entry_point_builds_the_app(tmp_path: Path) -> None:
 
 
 def test_ai_driver_auto_uses_the_ai_workers_drivers_and_names_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
-    from torres_ai.driver import CeleryDriver, ThreadDriver
-    from torres_game.ai import OutboxOnlyDriver, RandomBotDriver, make_driver
+    from torres_ai.driver import CeleryDriver
+    from torres_game.ai_turns import BackgroundDriver, OutboxOnlyDriver, make_driver
+
+    def bots_of(driver: object) -> str:  # whose ``decide`` an in-process driver plays with
+        assert type(driver) is BackgroundDriver
+        return driver.decide.__qualname__.split(".")[0]
 
     monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
     monkeypatch.delenv("REDIS_URL", raising=False)
-    assert isinstance(make_driver("auto"), ThreadDriver)
-    assert isinstance(make_driver("torres_ai.driver:from_env"), ThreadDriver)
+    assert bots_of(make_driver("auto")) == "LevelBots"  # the AI worker's bots, in-process
+    assert bots_of(make_driver("torres_ai.driver:from_env")) == "LevelBots"
     monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
     assert isinstance(make_driver("auto"), CeleryDriver)
-    assert isinstance(make_driver("thread"), RandomBotDriver)
+    assert bots_of(make_driver("thread")) == "random_decide"
     assert isinstance(make_driver("none"), OutboxOnlyDriver)
     with pytest.raises(ValueError, match="unknown AI driver"):
         make_driver("telepathy")

@@ -22,7 +22,7 @@ from typing import Any
 from flask import Flask
 
 from torres_audit.lifecycle import parse_time
-from torres_game.ai import BackgroundDriver, RandomBotDriver
+from torres_game.ai_turns import BackgroundDriver, random_decide
 from torres_game.app import create_app
 from torres_game.service import GameService
 from torres_service.wakeups import WakeHub
@@ -32,11 +32,11 @@ from .conftest import ADMIN, ADMIN_KEY, API_KEY, MIGRATIONS, bearer, create_game
 AI_FIRST = [{"kind": "ai", "level": "easy"}, {"kind": "human", "player_id": "p"}]
 
 
-class RecordingBot(RandomBotDriver):
+class RecordingBot(BackgroundDriver):
     """The random bot, recording every turn it is handed to play."""
 
     def __init__(self, **timings: float) -> None:
-        super().__init__(rng=random.Random(7))
+        super().__init__(random_decide(random.Random(7)))
         for name, value in timings.items():
             setattr(self, name, value)
         self.played: list[tuple[str, int]] = []
@@ -134,7 +134,9 @@ def test_a_process_plays_its_own_turns_once_however_often_it_reads_the_outbox(tm
         time.sleep(0.2)
         assert bot.played and len(bot.played) == len(set(bot.played)), bot.played
         ai = [e for e in _events(app, gid) if e["command_id"].startswith("ai:")]
-        assert len(ai) == len(bot.played)  # every turn handed to it was due, none stale
+        # every turn handed to it was due, none stale: each started a run of the AI's actions (a whole turn)
+        starts = [e["version"] - 1 for e in ai if e["version"] - 1 not in {a["version"] for a in ai}]
+        assert starts == [v for _, v in bot.played]
     finally:
         app.extensions["torres_game"].close()
 

@@ -42,6 +42,7 @@ class Settings:
     max_retries: int = 10
     sweep_interval: float = 15.0  # how often the sweeper looks at the outbox
     sweep_after: float = 30.0  # an outbox row this old with its turn still due is enqueued again
+    broker_check: float = 1.0  # how often the sweeper loop checks whether the broker lost its queues
     visibility_timeout: float = 300.0  # Redis redelivers an unacknowledged task after this long
     plan_ttl: int = 3600  # seconds a planned turn waits in Redis for its next decision
     metrics_port: int = 9400  # each worker serves /metrics here; 0 = off
@@ -73,6 +74,7 @@ class Settings:
             max_retries=int(env.get("TORRES_AI_MAX_RETRIES", "10")),
             sweep_interval=float(env.get("TORRES_AI_SWEEP_INTERVAL", "15")),
             sweep_after=float(env.get("TORRES_AI_SWEEP_AFTER", "30")),
+            broker_check=float(env.get("TORRES_AI_BROKER_CHECK", "1")),
             visibility_timeout=float(env.get("TORRES_AI_VISIBILITY_TIMEOUT", "300")),
             plan_ttl=int(env.get("TORRES_AI_PLAN_TTL", "3600")),
             metrics_port=int(env.get("TORRES_AI_METRICS_PORT", "9400")),

@@ -1,4 +1,10 @@
-"""``python -m torres_ai.sweeper``: the outbox sweeper as a plain loop, for deployments without beat."""
+"""``python -m torres_ai.sweeper``: the outbox sweeper as a plain loop, for deployments without beat.
+
+Every ``--interval`` seconds it re-sends the turns due longer than ``TORRES_AI_SWEEP_AFTER``; between sweeps it
+checks the broker every ``TORRES_AI_BROKER_CHECK`` seconds (one ``SET NX``), so that when the broker comes back
+without its queues (a restart without persistence), every due turn is re-sent at once rather than after the
+grace: the turns that were waiting in a queue are lost, and nobody else knows it.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,12 @@ import argparse
 import logging
 import signal
 import threading
+import time
 
 from .celery_app import settings
-from .tasks import _redis, _service, sweep_once
+from .tasks import _redis, _service, broker_lost, sweep_once
+
+log = logging.getLogger(__name__)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,12 +31,25 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    service, client = _service(), _redis()
+    next_sweep, failing = 0.0, False
     while not stop.is_set():
-        sent = sweep_once(_service(), _redis())
-        print(f"re-enqueued {sent} AI turn(s)", flush=True)
+        try:
+            if time.monotonic() >= next_sweep:
+                next_sweep = time.monotonic() + args.interval
+                print(f"re-enqueued {sweep_once(service, client)} AI turn(s)", flush=True)
+            elif broker_lost(client):
+                print(f"the broker lost its queues: re-enqueued {sweep_once(service, client, older_than=0)} AI "
+                      "turn(s)", flush=True)
+            failing = False
+        except Exception:  # the broker or the database away: keep looking, so their return is seen at once
+            if args.once:
+                raise
+            log.warning("sweep failed; retrying", exc_info=not failing)
+            failing = True
         if args.once:
             break
-        stop.wait(args.interval)
+        stop.wait(min(settings.broker_check, args.interval))
     return 0
 
 

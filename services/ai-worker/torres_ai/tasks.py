@@ -1,7 +1,7 @@
 """Celery tasks: play a due AI turn (the whole turn), and sweep the outbox for turns nobody is playing.
 
-Each worker process builds its own game service and Redis client lazily, on its first task (after the
-fork: database pools and sockets must not be shared between processes).
+Each worker process opens its own game service (no listener: nobody waits on a game here) and Redis client
+lazily, on its first task (after the fork: database pools and sockets must not be shared between processes).
 """
 
 from __future__ import annotations
@@ -9,21 +9,22 @@ from __future__ import annotations
 import logging
 import random
 import time
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import redis
 from celery.signals import worker_process_shutdown
 
+from torres_game import ai_turns
+from torres_game.ai_turns import AiTurn, GameService
+
 from . import metrics
 from .celery_app import TASK_PLAY, TASK_SWEEP, app, settings
+from .driver import CeleryDriver
 from .plan_store import RedisPlanMemory
-from .turns import LevelBots, play_due_turn
+from .turns import LevelBots
 
 if TYPE_CHECKING:
     from celery import Task
-
-    from torres_game.service import GameService
 
 log = logging.getLogger(__name__)
 _process: dict[str, object] = {}
@@ -39,17 +40,9 @@ def _redis() -> redis.Redis:
 def _service() -> GameService:
     service = _process.get("service")
     if service is None:
-        from torres_game.config import Config
-        from torres_game.service import GameService
-        from torres_game.store import open_store
-
-        from .driver import CeleryDriver
-
-        config = Config.from_env()
-        store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
         # Publishing synchronously: the task that makes the next AI turn due also queues it.
         driver = CeleryDriver(settings, synchronous=True, celery=app)
-        service = _process["service"] = GameService(store, config, driver)
+        service = _process["service"] = ai_turns.open_service(driver)
         driver.attach(service)
     return service  # type: ignore[return-value]
 
@@ -76,7 +69,7 @@ def backoff(retries: int) -> float:
 @app.task(bind=True, name=TASK_PLAY, acks_late=True, reject_on_worker_lost=True, max_retries=settings.max_retries,
           ignore_result=True)
 def play_turn(self: Task, game_id: str, seat: int, version: int) -> None:
-    """Play the AI seat's whole turn from ``version`` (idempotent, resumable: see :mod:`torres_ai.turns`).
+    """Play the AI seat's whole turn from ``version`` (idempotent, resumable: :func:`torres_game.ai_turns.play_turn`).
 
     Any error (Redis, the database, a time limit) retries the task with backoff; the outbox row stays due
     meanwhile, so even a retry that cannot be published (the broker is down) loses nothing: the sweeper
@@ -85,14 +78,17 @@ def play_turn(self: Task, game_id: str, seat: int, version: int) -> None:
     queue = (self.request.delivery_info or {}).get("routing_key") or "?"
     started = time.perf_counter()
     fields = {"game_id": game_id, "seat": seat, "version": version, "queue": queue, "task_id": self.request.id}
+    bots = _bots()
     try:
-        with service.driver.playing(game_id, seat):  # type: ignore[attr-defined]
-            result = play_due_turn(service, game_id, seat, version, _bots())
+        result = ai_turns.play_turn(service, game_id, seat, version, bots.deciding(), delay=settings.delay,
+                                    sleep=bots.sleep)
     except Exception as exc:
         metrics.RETRIES.labels("turn").inc()
         log.warning("AI turn failed; retrying", extra={**fields, "outcome": "retry", "error": repr(exc),
                                                         "attempt": self.request.retries + 1})
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+    if result.actions:
+        metrics.DECISIONS.labels(result.level or "easy").inc(result.actions)
     metrics.TURNS.labels(queue, str(result.outcome)).inc()
     log.info("ai turn", extra={**fields, "from_version": result.version, "ai_level": result.level,
                                "outcome": str(result.outcome), "actions": result.actions,
@@ -102,27 +98,30 @@ def play_turn(self: Task, game_id: str, seat: int, version: int) -> None:
 
 @app.task(name=TASK_SWEEP, ignore_result=True)
 def sweep() -> int:
-    """Enqueue again every outbox turn still due ``sweep_after`` seconds after it became due."""
+    """Enqueue again every outbox turn still due ``sweep_after`` seconds after it became due (every due turn,
+    whatever its age, when the broker lost its queues since the last look)."""
     return sweep_once(_service(), _redis())
 
 
+def broker_lost(client: redis.Redis) -> bool:
+    """True (once) when the broker lost its data since the last call: a restart without persistence, a flush.
+    A sentinel key is set when missing; its absence means the queued turns went with it."""
+    return bool(client.set(f"{settings.key_prefix}:broker-epoch", 1, nx=True))
+
+
 def sweep_once(service: GameService, client: redis.Redis, *, older_than: float | None = None) -> int:
-    """One sweep; a Redis ``SET NX EX`` marker keeps one turn from being re-sent more than once a period."""
-    older_than = settings.sweep_after if older_than is None else older_than
-    now = datetime.now(UTC)
-    sent = 0
-    for turn in service.store.pending_ai_turns(limit=1000):
-        age = (now - datetime.fromisoformat(turn.created_at)).total_seconds() if turn.created_at else older_than
-        if age < older_than:
-            continue
+    """One sweep; a Redis ``SET NX EX`` marker keeps one turn from being re-sent more than once a period, in
+    all sweepers together. Every due row is re-sent, whatever its age, when the broker lost its queues."""
+    if older_than is None:
+        older_than = 0.0 if broker_lost(client) else settings.sweep_after
+
+    def claim(turn: AiTurn) -> bool:
         marker = f"{settings.key_prefix}:swept:{turn.game_id}:{turn.version}"
-        if client.set(marker, 1, nx=True, ex=max(1, int(older_than))):
-            enqueue(turn.game_id, turn.seat, turn.version)
-            sent += 1
+        return bool(client.set(marker, 1, nx=True, ex=max(1, int(settings.sweep_after))))
+
+    publish = service.driver.publish  # type: ignore[attr-defined]
+    sent, _ = ai_turns.sweep(service.store.pending_ai_turns(limit=1000),
+                             lambda t: publish(t.game_id, t.seat, t.version), older_than=older_than, claim=claim)
     if sent:
-        log.info("sweeper re-enqueued AI turns", extra={"count": sent})
+        log.info("sweeper re-enqueued AI turns", extra={"count": sent, "older_than_s": older_than})
     return sent
-
-
-def enqueue(game_id: str, seat: int, version: int) -> None:
-    _service().driver.publish(game_id, seat, version)  # type: ignore[attr-defined]

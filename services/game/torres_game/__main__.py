@@ -50,7 +50,7 @@ def enforce(config: Config) -> int:
     import signal
     import threading
 
-    from .ai import make_driver
+    from .ai_turns import make_driver
     from .service import GameService
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir,

@@ -21,7 +21,7 @@ from torres_service.problems import problem_api
 from torres_service.ratelimits import install as install_rate_limits
 from torres_service.ratelimits import redis_storage_uri
 
-from .ai import AiDriver, make_driver
+from .ai_turns import make_driver
 from .config import Config
 from .http import schemas
 from .http.audit import audit as audit_blp
@@ -33,7 +33,7 @@ from .http.ops import ops as ops_blp
 from .http.play import play as play_blp
 from .http.push import init_push
 from .http.push import push as push_blp
-from .service import GameService
+from .service import AiDriver, GameService
 from .store import EventStore, open_store
 
 log = logging.getLogger("torres_game.http")

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import torres_rules as tr
 from torres_audit import lifecycle as lc
@@ -43,7 +43,6 @@ from .access import (
     SeatTokens,
     token_hash,
 )
-from .ai import AiDriver, ai_command_id
 from .config import DEV_SIGNER_NAME, Config
 from .errors import (
     CommandIdReused,
@@ -162,8 +161,22 @@ def hub_key(store: EventStore) -> str:
     return f"{store.backend}:{getattr(store, 'url', None) or getattr(store, 'path', '')}"
 
 
+class AiDriver(Protocol):
+    """What the service tells of due AI turns; the drivers, and how a turn is played, are in ``ai_turns``."""
+
+    def start(self, service: GameService) -> None:
+        """Begin work; pick up turns left pending in the outbox by a previous process."""
+
+    def turn_due(self, game_id: str, seat: int, version: int) -> None:
+        """An AI seat is to move at ``version`` (already recorded in the outbox). Must not block."""
+
+    def close(self) -> None: ...
+
+
 class GameService:
-    def __init__(self, store: EventStore, config: Config, driver: AiDriver) -> None:
+    def __init__(self, store: EventStore, config: Config, driver: AiDriver, *, listen: bool = True) -> None:
+        """``listen=False``: no PostgreSQL LISTEN connection, for processes where nobody waits on a game (the AI
+        worker, the sweeper); their appends still notify the listeners of every other process."""
         self.store = store
         self.config = config
         self.driver = driver
@@ -180,9 +193,9 @@ class GameService:
         self._infos: dict[str, GameInfo] = {}
         self._token_books: dict[str, tuple[SeatTokenBook, float]] = {}  # seat-token rows as last read, and when
         self._infos_lock = threading.Lock()
-        self._hub_key = hub_key(store)
-        self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams,
-                                    listen_url=getattr(store, "url", None) if store.backend == "postgres" else None)
+        listen_url = getattr(store, "url", None) if listen and store.backend == "postgres" else None
+        self._hub_key = hub_key(store) + ("" if listen else ":quiet")  # not a listening service's
+        self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams, listen_url=listen_url)
         self.now: Callable[[], datetime] = utcnow  # the clock every recorded event time comes from (tests set it)
         self._enforcer: threading.Thread | None = None
         self._stop = threading.Event()
@@ -770,25 +783,6 @@ class GameService:
             return self._info(game_id).record.seats[seat].get("level", "easy")
         return folded.life.settings.ai_level
 
-    def play_ai_turn(
-        self, game_id: str, seat: int, version: int, *, choose: Callable[[list[dict[str, Any]]], dict[str, Any]]
-    ) -> Submitted | None:
-        """Play one due AI turn with ``choose(legal_actions)``; stale or finished turns are just closed."""
-        # The outbox row is closed only when the turn is settled (played, or stale): after an unexpected error
-        # (a database outage, say) it stays pending so that a driver's restart or a sweeper plays it again.
-        try:
-            info = self._info(game_id)
-            folded = self.current(game_id)
-            if folded.version != version or folded.to_move != seat or not folded.life.ai_plays(seat):
-                result = None
-            else:
-                action = choose(tr.legal_actions(folded.state))
-                result = self._submit(info, seat, action, version, ai_command_id(game_id, version), by_ai=True)
-        except (VersionConflict, NotYourTurn, GameOver, CommandIdReused):
-            result = None  # stale, or another process's bot played this very turn first
-        self.store.complete_ai_turn(game_id, version)
-        return result
-
     @staticmethod
     def _fingerprint(seat: int, action: dict[str, Any], expected_version: int) -> str:
         body = {"seat": seat, "action": action, "expected_version": expected_version}
@@ -928,7 +922,7 @@ class GameService:
             raise
         if result.duplicate:
             return result, None
-        metrics.APPENDS.labels("ai" if command_id == ai_command_id(game_id, folded.version) else "human").inc()
+        metrics.APPENDS.labels("ai" if command_id.startswith("ai:") else "human").inc()  # ai_turns.ai_command_id
         metrics.EVENTS.inc(len(result.events))
         self._states.put(game_id, after)
         if after.over:  # the end bounds every seat token's expiry: this process's reads judge on the new rows
