@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Final
 
 from .board import EDGE_SQUARES, LONG_DIAGONALS, column, in_one_line, is_connected, row
@@ -33,8 +34,8 @@ def advance(scores: list[int], seat: int) -> None:
     award(scores, seat, 1)
 
 
-def castle_points(state: State, seat: int) -> int:
-    """Base area x the highest level of the seat's knights, once per castle it stands in (6.1)."""
+def castle_levels(state: State, seat: int) -> dict[int, int]:
+    """Castle index -> the highest level of the seat's knights in it, for each castle it stands in (6.1)."""
     castles = state.castles
     best: dict[int, int] = {}
     heights = state.heights
@@ -43,7 +44,13 @@ def castle_points(state: State, seat: int) -> int:
             c = castles.of[sq]
             if c != NO_CASTLE and heights[sq] > best.get(c, 0):
                 best[c] = heights[sq]
-    return sum(castles.areas[c] * level for c, level in best.items())
+    return best
+
+
+def castle_points(state: State, seat: int) -> int:
+    """Base area x the highest level of the seat's knights, once per castle it stands in (6.1)."""
+    areas = state.castles.areas
+    return sum(areas[c] * level for c, level in castle_levels(state, seat).items())
 
 
 def king_bonus(state: State, seat: int, phase: int) -> int:
@@ -56,18 +63,49 @@ def king_bonus(state: State, seat: int, phase: int) -> int:
     return 0
 
 
-def phase_scoring(state: State) -> list[int]:
-    """The end-of-phase scoring: castles player by player, then the king bonus, then the master card."""
+@dataclass(frozen=True, slots=True)
+class SeatScoring:
+    """One seat's part of a phase scoring: what each rule paid and where the collision rule (8) moved it.
+
+    castles: (castle index, highest level of the seat's knights there), by castle index; each pays base area x
+    level. collision: the squares the collision rule added on top of the points (never negative).
+    """
+
+    seat: int
+    castles: tuple[tuple[int, int], ...]
+    castle_points: int
+    king_bonus: int
+    master_points: int
+    before: int
+    score: int
+
+    @property
+    def collision(self) -> int:
+        return self.score - self.before - self.castle_points - self.king_bonus - self.master_points
+
+
+def phase_breakdown(state: State) -> list[SeatScoring]:
+    """The end-of-phase scoring of `state.phase` from this position, by seat: castles player by player, then
+    the king bonus, then the master card, each award followed by the collision rule. The one implementation
+    of section 6: `phase_scoring` takes its scores, clients read the rest (`explain.scoring_breakdown`)."""
+    seats = range(state.players)
+    levels = [castle_levels(state, seat) for seat in seats]
+    areas = state.castles.areas
+    castle = [sum(areas[c] * level for c, level in levels[seat].items()) for seat in seats]
+    king = [king_bonus(state, seat, state.phase) for seat in seats]
+    master = ([0] * state.players if state.master_card is None
+              else master_points(state, state.master_card, state.phase))
     scores = list(state.scores)
-    for seat in turn_order(state):
-        award(scores, seat, castle_points(state, seat))
-    for seat in turn_order(state):
-        award(scores, seat, king_bonus(state, seat, state.phase))
-    if state.master_card is not None:
-        points = master_points(state, state.master_card, state.phase)
+    for points in (castle, king, master):
         for seat in turn_order(state):
             award(scores, seat, points[seat])
-    return scores
+    return [SeatScoring(seat, tuple(sorted(levels[seat].items())), castle[seat], king[seat], master[seat],
+                        state.scores[seat], scores[seat]) for seat in seats]
+
+
+def phase_scoring(state: State) -> list[int]:
+    """The scores after the end-of-phase scoring (see `phase_breakdown`)."""
+    return [part.score for part in phase_breakdown(state)]
 
 
 # --- master cards (section 11) ---------------------------------------------------------------------------------
