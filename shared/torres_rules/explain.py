@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .board import square_name
-from .scoring import phase_breakdown
+from .scoring import castle_levels, phase_points, phase_scoring
 from .state import NO_FIGURE, State
 
 
@@ -37,21 +37,25 @@ def scoring_breakdown(state: State) -> dict[str, Any]:
     """What the end of `state.phase` pays from this position, per seat: each castle counted (its index in
     `castles_of`, base area, highest level of the seat's knights there, points = area x level), the king bonus,
     the master card's points, the squares the no-shared-scores rule (8) added, and the score gained and reached.
-    The scores are the very ones the engine awards (`scoring.phase_breakdown` is its scoring)."""
+    The points and scores are the very ones the engine awards (`scoring.phase_points`, `scoring.phase_scoring`)."""
     index = {c: i for i, c in enumerate(_wire_order(state))}
     areas = state.castles.areas
+    castle, king, master = phase_points(state)
+    scores = phase_scoring(state)
     seats = []
-    for part in phase_breakdown(state):
+    for seat in range(state.players):
+        counted = sorted((index[c], areas[c], level) for c, level in castle_levels(state, seat).items())
+        gained = scores[seat] - state.scores[seat]
         seats.append({
-            "seat": part.seat,
-            "castles": sorted(({"castle": index[c], "area": areas[c], "level": level, "points": areas[c] * level}
-                               for c, level in part.castles), key=lambda item: int(item["castle"])),
-            "castle_points": part.castle_points,
-            "king_bonus": part.king_bonus,
-            "master_points": part.master_points,
-            "collision": part.collision,
-            "gained": part.score - part.before,
-            "score": part.score,
+            "seat": seat,
+            "castles": [{"castle": i, "area": area, "level": level, "points": area * level}
+                        for i, area, level in counted],
+            "castle_points": castle[seat],
+            "king_bonus": king[seat],
+            "master_points": master[seat],
+            "collision": gained - castle[seat] - king[seat] - master[seat],
+            "gained": gained,
+            "score": scores[seat],
         })
     return {"phase": state.phase, "master_card": state.master_card, "seats": seats}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final
 
 from .board import EDGE_SQUARES, LONG_DIAGONALS, column, in_one_line, is_connected, row
@@ -63,49 +62,25 @@ def king_bonus(state: State, seat: int, phase: int) -> int:
     return 0
 
 
-@dataclass(frozen=True, slots=True)
-class SeatScoring:
-    """One seat's part of a phase scoring: what each rule paid and where the collision rule (8) moved it.
-
-    castles: (castle index, highest level of the seat's knights there), by castle index; each pays base area x
-    level. collision: the squares the collision rule added on top of the points (never negative).
-    """
-
-    seat: int
-    castles: tuple[tuple[int, int], ...]
-    castle_points: int
-    king_bonus: int
-    master_points: int
-    before: int
-    score: int
-
-    @property
-    def collision(self) -> int:
-        return self.score - self.before - self.castle_points - self.king_bonus - self.master_points
-
-
-def phase_breakdown(state: State) -> list[SeatScoring]:
-    """The end-of-phase scoring of `state.phase` from this position, by seat: castles player by player, then
-    the king bonus, then the master card, each award followed by the collision rule. The one implementation
-    of section 6: `phase_scoring` takes its scores, clients read the rest (`explain.scoring_breakdown`)."""
+def phase_points(state: State) -> tuple[list[int], list[int], list[int]]:
+    """What each rule pays each seat at the end of `state.phase`, by seat, before the collision rule: castles
+    (6.1), the king bonus (6.2), the master card (11; zeros without one)."""
     seats = range(state.players)
-    levels = [castle_levels(state, seat) for seat in seats]
-    areas = state.castles.areas
-    castle = [sum(areas[c] * level for c, level in levels[seat].items()) for seat in seats]
+    castle = [castle_points(state, seat) for seat in seats]
     king = [king_bonus(state, seat, state.phase) for seat in seats]
     master = ([0] * state.players if state.master_card is None
               else master_points(state, state.master_card, state.phase))
-    scores = list(state.scores)
-    for points in (castle, king, master):
-        for seat in turn_order(state):
-            award(scores, seat, points[seat])
-    return [SeatScoring(seat, tuple(sorted(levels[seat].items())), castle[seat], king[seat], master[seat],
-                        state.scores[seat], scores[seat]) for seat in seats]
+    return castle, king, master
 
 
 def phase_scoring(state: State) -> list[int]:
-    """The scores after the end-of-phase scoring (see `phase_breakdown`)."""
-    return [part.score for part in phase_breakdown(state)]
+    """The end-of-phase scoring: castles player by player, then the king bonus, then the master card, each award
+    followed by the collision rule. `explain.scoring_breakdown` shows the same `phase_points` and these scores."""
+    scores = list(state.scores)
+    for points in phase_points(state):
+        for seat in turn_order(state):
+            award(scores, seat, points[seat])
+    return scores
 
 
 # --- master cards (section 11) ---------------------------------------------------------------------------------
