@@ -33,8 +33,8 @@ def advance(scores: list[int], seat: int) -> None:
     award(scores, seat, 1)
 
 
-def castle_points(state: State, seat: int) -> int:
-    """Base area x the highest level of the seat's knights, once per castle it stands in (6.1)."""
+def castle_levels(state: State, seat: int) -> dict[int, int]:
+    """Castle index -> the highest level of the seat's knights in it, for each castle it stands in (6.1)."""
     castles = state.castles
     best: dict[int, int] = {}
     heights = state.heights
@@ -43,7 +43,13 @@ def castle_points(state: State, seat: int) -> int:
             c = castles.of[sq]
             if c != NO_CASTLE and heights[sq] > best.get(c, 0):
                 best[c] = heights[sq]
-    return sum(castles.areas[c] * level for c, level in best.items())
+    return best
+
+
+def castle_points(state: State, seat: int) -> int:
+    """Base area x the highest level of the seat's knights, once per castle it stands in (6.1)."""
+    areas = state.castles.areas
+    return sum(areas[c] * level for c, level in castle_levels(state, seat).items())
 
 
 def king_bonus(state: State, seat: int, phase: int) -> int:
@@ -56,15 +62,22 @@ def king_bonus(state: State, seat: int, phase: int) -> int:
     return 0
 
 
+def phase_points(state: State) -> tuple[list[int], list[int], list[int]]:
+    """What each rule pays each seat at the end of `state.phase`, by seat, before the collision rule: castles
+    (6.1), the king bonus (6.2), the master card (11; zeros without one)."""
+    seats = range(state.players)
+    castle = [castle_points(state, seat) for seat in seats]
+    king = [king_bonus(state, seat, state.phase) for seat in seats]
+    master = ([0] * state.players if state.master_card is None
+              else master_points(state, state.master_card, state.phase))
+    return castle, king, master
+
+
 def phase_scoring(state: State) -> list[int]:
-    """The end-of-phase scoring: castles player by player, then the king bonus, then the master card."""
+    """The end-of-phase scoring: castles player by player, then the king bonus, then the master card, each award
+    followed by the collision rule. `explain.scoring_breakdown` shows the same `phase_points` and these scores."""
     scores = list(state.scores)
-    for seat in turn_order(state):
-        award(scores, seat, castle_points(state, seat))
-    for seat in turn_order(state):
-        award(scores, seat, king_bonus(state, seat, state.phase))
-    if state.master_card is not None:
-        points = master_points(state, state.master_card, state.phase)
+    for points in phase_points(state):
         for seat in turn_order(state):
             award(scores, seat, points[seat])
     return scores

@@ -67,6 +67,8 @@ def test_view_for_seat_and_spectator(client: FlaskClient) -> None:
     assert isinstance(own["view"]["hand"], list)
     spectator = client.get(f"/v1/games/{gid}/view").get_json()
     assert spectator["seat"] is None and spectator["view"]["hand"] is None and spectator["version"] == 1
+    full = tr.from_position(client.get(f"/v1/games/{gid}/state", headers=ADMIN).get_json()["position"])
+    assert own["castles"] == spectator["castles"] == tr.castles_of(full)  # public: the same for every reader
     assert client.get(f"/v1/games/{gid}/view", headers=bearer("nope")).status_code == 403
     assert client.get(f"/v1/games/{gid}/view?seat=0", headers=SERVICE).status_code == 403  # human seat
 

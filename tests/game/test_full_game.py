@@ -62,6 +62,28 @@ def _assert_nothing_hidden_leaks(client: FlaskClient, game: dict[str, Any], posi
     return redacted
 
 
+def _check_castles_and_scoring(client: FlaskClient, game: dict[str, Any], full: dict[str, Any]) -> list[dict[str, Any]]:
+    """`/state` carries the engine's castles, and its scoring exactly at the version that ended a phase (a
+    `game_ended` after the last one carries none); the spectator's `/state` and `/view` carry the same (public
+    facts). Returns the scoring, if any, as a list."""
+    state = tr.from_position(full["position"])
+    gid, version = game["game_id"], full["version"]
+    assert full["castles"] == tr.castles_of(state)
+    if full["position"]["stage"] not in ("move_king", "over"):
+        assert full["scoring"] is None
+        return []
+    before = client.get(f"/v1/games/{gid}/state?version={version - 1}", headers=ADMIN).get_json()
+    assert full["scoring"] == tr.scored_between(tr.from_position(before["position"]), state)
+    if full["scoring"] is None:
+        return []
+    spectator = client.get(f"/v1/games/{gid}/state?version={version}").get_json()
+    assert (spectator["castles"], spectator["scoring"]) == (full["castles"], full["scoring"])
+    view = client.get(f"/v1/games/{gid}/view").get_json()
+    assert view["castles"] == full["castles"]  # (a game_ended may follow: the same board)
+    assert client.get(f"/v1/games/{gid}/state?version={version - 1}").get_json()["scoring"] is None
+    return [full["scoring"]]
+
+
 @pytest.mark.parametrize(("players", "edition", "seed"), [(2, "rio_grande", 11), (3, "ravensburger", 12)])
 def test_random_game_through_http_reaches_the_end_and_replays(
     client: FlaskClient, app: Flask, players: int, edition: str, seed: int
@@ -81,6 +103,7 @@ def play_full_game(client: FlaskClient, app: Flask, players: int, edition: str, 
     rng = random.Random(seed)
     positions = {1: _full(client, gid)["position"]}
     redacted_seen = 0
+    scorings: list[dict[str, Any]] = []
     n = 0
     while True:
         summary = client.get(f"/v1/games/{gid}").get_json()
@@ -97,11 +120,16 @@ def play_full_game(client: FlaskClient, app: Flask, players: int, edition: str, 
         version = result.get_json()["version"]
         full = _full(client, gid)
         positions[version] = full["position"]
+        acted = result.get_json()["events"][0]["version"]  # the last action's game_ended follows it at once
+        at = full if full["version"] == acted else (
+            client.get(f"/v1/games/{gid}/state?version={acted}", headers=ADMIN).get_json())
+        scorings += _check_castles_and_scoring(client, game, at)
         stage = full["position"]["stage"]
         if stage != "over" and (n % 7 == 0 or stage == "keep_card"):
             redacted_seen += _assert_nothing_hidden_leaks(client, game, full["position"])
         n += 1
     assert n > 50
+    assert [scoring["phase"] for scoring in scorings] == [1, 2, 3]
     if edition in ("rio_grande", "yucata"):
         assert redacted_seen > 0, "no keep_card happened: the hidden-information check was vacuous"
 

@@ -120,19 +120,42 @@ def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
     raise AssertionError("the game did not end in time")
 
 
-def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, version: int, phase: int) -> None:
-    """The page's explanation adds up to what the rules engine's own scoring functions give for that board."""
-    from torres_rules.scoring import castle_points, king_bonus
+def perimeter(squares: list[str]) -> int:
+    """Sides of a castle's squares that face no other square of it (the edges its outline draws)."""
+    inside = set(squares)
+    return sum(f"{chr(ord(sq[0]) + dx)}{int(sq[1:]) + dy}" not in inside
+               for sq in squares for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
 
-    position = httpx.get(f"{stack['game']}/v1/games/{game_id}/state?version={version}").json()["position"]
-    state = tr.from_position(position)
+
+def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, version: int, phase: int) -> None:
+    """The page's explanation says exactly the rules engine's breakdown of that scoring: computed here from the
+    positions before and after it (not taken from the response the page read), term by term and seat by seat."""
+    def state(at: int) -> Any:
+        body = httpx.get(f"{stack['game']}/v1/games/{game_id}/state?version={at}").json()
+        return body, tr.from_position(body["position"])
+
+    served, after = state(version)
+    breakdown = tr.scored_between(state(version - 1)[1], after)
+    assert breakdown is not None and breakdown["phase"] == phase
+    assert served["scoring"] == breakdown and served["castles"] == tr.castles_of(after)
+    assert page.inner_text("#scoring-explained h3") == f"Scoring of phase {phase}"
+    # the board outlines the engine's castles: one edge per side of a castle square not shared with the castle
+    perimeters = [perimeter(c["squares"]) for c in served["castles"]]
+    assert page.locator("svg.board line.castle-edge").count() == sum(perimeters)
+    assert page.locator("svg.board line.king-castle").count() == sum(
+        p for p, c in zip(perimeters, served["castles"], strict=True) if c["king"])
     lines = page.locator("#scoring-explained li").all_inner_texts()
-    assert len(lines) == state.players
-    for seat, line in enumerate(lines):
-        castles = sum(int(p) for p in re.findall(r"= (\d+)", line))
+    assert len(lines) == after.players
+    for line, part in zip(lines, breakdown["seats"], strict=True):
+        shown = [tuple(int(n) for n in m) for m in re.findall(r"castle of (\d+) at \w+ × level (\d+) = (\d+)", line)]
+        assert shown == [(c["area"], c["level"], c["points"]) for c in part["castles"]], line
         king = re.search(r"king bonus (\d+)", line)
-        assert castles == castle_points(state, seat), line
-        assert (int(king[1]) if king else 0) == king_bonus(state, seat, phase), line
+        assert (int(king[1]) if king else 0) == part["king_bonus"], line
+        master = re.search(r"master card [a-z ]+ (\d+)", line)
+        assert (int(master[1]) if master else 0) == part["master_points"], line
+        collision = re.search(r"\+(\d+) from the rule that no two players share a score", line)
+        assert (int(collision[1]) if collision else 0) == part["collision"], line
+        assert line.endswith(f"→ +{part['gained']} (score {part['score']})"), line
 
 
 def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(

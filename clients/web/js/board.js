@@ -17,32 +17,6 @@ const MARGIN = 26;
 export const squareName = (x, y) => `${COLUMNS[x]}${y + 1}`;
 export const squareXY = (name) => [COLUMNS.indexOf(name[0]), Number(name.slice(1)) - 1];
 
-/** Castles: maximal orthogonally connected groups of squares with height >= 1 (RULES 1). */
-export function castlesOf(heights) {
-  const of = {};
-  const castles = [];
-  for (const start of Object.keys(heights)) {
-    if (!(heights[start] > 0) || start in of) continue;
-    const id = castles.length;
-    const squares = [];
-    const todo = [start];
-    of[start] = id;
-    while (todo.length) {
-      const sq = todo.pop();
-      squares.push(sq);
-      const [x, y] = squareXY(sq);
-      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
-        const nx = x + dx; const ny = y + dy;
-        if (nx < 0 || ny < 0 || nx > 7 || ny > 7) continue;
-        const n = squareName(nx, ny);
-        if (heights[n] > 0 && !(n in of)) { of[n] = id; todo.push(n); }
-      }
-    }
-    castles.push(squares);
-  }
-  return { of, castles };
-}
-
 export function figureWords(pos, sq) {
   const seat = pos.knights[sq];
   if (seat !== undefined) return `${SEATS[seat].name} knight`;
@@ -86,18 +60,20 @@ export function seatBadge(seat, size = 18) {
 
 /**
  * Draw `pos` (a position JSON or a view) into `container`.
+ * opts.castles: the response's `castles` (the rules engine's: squares and whether the king is in it), outlined;
+ * the page never works out castles itself, so it cannot disagree with the rules.
  * opts.targets: Map square -> words of what a click does (only those squares act);
  * opts.selected: a square; opts.changed: squares to animate; opts.onSquare(square).
  */
 export function renderBoard(container, pos, opts = {}) {
-  const { targets = new Map(), selected = null, changed = new Set(), onSquare = () => {} } = opts;
+  const { castles = [], targets = new Map(), selected = null, changed = new Set(), onSquare = () => {} } = opts;
   const previousFocus = document.activeElement?.dataset?.square;
   container.textContent = '';
   const size = MARGIN + 8 * CELL + 4;
   const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'group', 'aria-label': 'Board, 8 by 8 squares' });
   container.appendChild(svg);
-  const { of, castles } = castlesOf(pos.heights);
-  const kingCastle = pos.king ? of[pos.king] : undefined;
+  const of = {};  // square -> index of its castle
+  castles.forEach((castle, id) => { for (const sq of castle.squares) of[sq] = id; });
 
   for (let i = 0; i < 8; i += 1) {
     el('text', { x: MARGIN + i * CELL + CELL / 2, y: 18, class: 'coord', 'text-anchor': 'middle' }, svg).textContent = COLUMNS[i];
@@ -146,8 +122,7 @@ export function renderBoard(container, pos, opts = {}) {
   }
 
   // Castle outlines: every edge between a castle square and a square outside that castle.
-  castles.forEach((squares, id) => {
-    const king = id === kingCastle;
+  castles.forEach(({ squares, king }, id) => {
     for (const sq of squares) {
       const [x, y] = squareXY(sq);
       const px = MARGIN + x * CELL; const py = MARGIN + y * CELL;

@@ -97,6 +97,7 @@ export class LiveGame {
     const old = this.pos;
     this.summary = summary;
     this.pos = view.view;
+    this.castles = view.castles || [];
     this.life = view.lifecycle || null;
     this.seat = view.seat;
     this.version = view.version;
@@ -259,7 +260,7 @@ export class LiveGame {
       ? (this.sel.card ? `choose this knight for ${cardName(this.sel.card)}` : 'your knight: select to move')
       : t.actions.length === 1 ? actionWords(t.actions[0]) : `${t.actions.length} choices`]));
     renderBoard(this.boardBox, this.pos, {
-      targets: labels, selected: this.sel.from, changed: this.changed, onSquare: (sq) => this.clickSquare(sq, targets),
+      castles: this.castles, targets: labels, selected: this.sel.from, changed: this.changed, onSquare: (sq) => this.clickSquare(sq, targets),
     });
     this.changed = new Set();
     renderTrack(this.trackBox, this.pos.scores);

@@ -2,11 +2,9 @@
 // view), the phase scorings explained, /verify as a badge, and the seed commitment checked against its reveal.
 
 import { sha256Hex } from './api.js';
-import { castlesOf, renderBoard, renderTrack, seatBadge } from './board.js';
+import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { h, showAlert } from './dom.js';
 import { logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
-
-const KING_BONUS = [5, 10, 15];
 
 export class Replay {
   constructor(api, main, { id, token, admin }) {
@@ -94,10 +92,10 @@ export class Replay {
     this.seedBox.replaceChildren(h('h3', {}, 'Seed'), ...rows);
   }
 
+  /** The response of `GET /state?version=`: the position (or view), its castles and any scoring, cached. */
   async state(version) {
     if (!this.states.has(version)) {
-      const doc = await this.api.get(this.path(`/state?version=${version}`), this.creds);
-      this.states.set(version, doc.position || doc.view);
+      this.states.set(version, await this.api.get(this.path(`/state?version=${version}`), this.creds));
     }
     return this.states.get(version);
   }
@@ -106,14 +104,15 @@ export class Replay {
     const v = Math.max(1, Math.min(this.last, version));
     this.want = v;  // steps count from the version asked for last, so quick clicks are never lost
     const token = (this.pending = {});
-    let pos; let prev;
+    let doc;
     try {
-      [pos, prev] = await Promise.all([this.state(v), v > 1 ? this.state(v - 1) : null]);
+      doc = await this.state(v);
     } catch (err) {
       showAlert(err.message);
       return;
     }
     if (token !== this.pending) return;
+    const pos = doc.position || doc.view;
     this.at = v;
     this.pos = pos;
     this.slider.value = String(v);
@@ -121,42 +120,32 @@ export class Replay {
     this.main.querySelector('#at').textContent = `version ${v} of ${this.last}`;
     const event = this.events.find((e) => e.version === v);
     this.stepText.textContent = event ? `v${v}: ${event.payload?.seat !== undefined ? `Seat ${event.payload.seat}: ` : ''}${event.text}` : '';
-    renderBoard(this.boardBox, pos, {});
+    renderBoard(this.boardBox, pos, { castles: doc.castles || [] });
     renderTrack(this.trackBox, pos.scores);
     this.turnBox.textContent = turnLine(pos, this.summary.seats, pos.seat ?? null);
     this.seatsBox.replaceChildren(seatsPanel(pos, this.summary.seats, pos.seat ?? null));
-    this.scoringBox.replaceChildren(...this.scoring(prev, pos, event));
+    this.scoringBox.replaceChildren(...this.scoring(doc.scoring, doc.castles || []));
     for (const li of this.logList.children) li.classList.toggle('current', Number(li.dataset.version) === v);
     this.logList.querySelector('.current')?.scrollIntoView({ block: 'nearest' });
   }
 
-  /** When the step ends a phase: each seat's castles (base area × highest level) and the king bonus. */
-  scoring(prev, pos, event) {
-    if (!prev || event?.payload?.action?.type !== 'end_turn') return [];
-    const ended = pos.stage === 'over' || pos.phase !== prev.phase || (pos.stage === 'move_king' && prev.stage !== 'move_king');
-    if (!ended) return [];
-    const phase = prev.phase;
-    const { of, castles } = castlesOf(pos.heights);
-    const kingCastle = pos.king ? of[pos.king] : undefined;
-    const items = [];
-    for (let seat = 0; seat < pos.players; seat += 1) {
-      const best = new Map();
-      let king = 0;
-      for (const [sq, owner] of Object.entries(pos.knights)) {
-        if (owner !== seat || !(sq in of)) continue;
-        const level = pos.heights[sq];
-        best.set(of[sq], Math.max(best.get(of[sq]) || 0, level));
-        if (of[sq] === kingCastle && level === phase) king = KING_BONUS[phase - 1];
-      }
-      const lines = [...best].map(([c, level]) => `castle of ${castles[c].length} × level ${level} = ${castles[c].length * level}`);
-      const computed = [...best].reduce((sum, [c, level]) => sum + castles[c].length * level, 0) + king;
-      const gained = pos.scores[seat] - prev.scores[seat];
-      const parts = [...lines];
-      if (king) parts.push(`king bonus ${king} (a knight at level ${phase} in the king's castle)`);
-      if (gained !== computed) parts.push(`${gained - computed >= 0 ? '+' : ''}${gained - computed} from the master card and the rule that no two players share a score`);
-      items.push(h('li', {}, seatBadge(seat), ` ${seatTitle(this.summary.seats, seat, null)}: `,
-        parts.length ? parts.join('; ') : 'no knight in a castle', ` → +${gained} (score ${pos.scores[seat]})`));
-    }
-    return [h('div', { class: 'scoring', id: 'scoring-explained' }, h('h3', {}, `Scoring of phase ${phase}`), h('ul', {}, ...items))];
+  /**
+   * When the step ended a phase: the rules engine's breakdown of that scoring (the API's `scoring`), in words.
+   * Only words here: the arithmetic is the engine's, so the page cannot explain a score the rules did not give.
+   */
+  scoring(scoring, castles) {
+    if (!scoring) return [];
+    const items = scoring.seats.map((part) => {
+      const parts = part.castles.map((c) => {
+        const where = castles[c.castle]?.squares?.[0];
+        return `castle of ${c.area}${where ? ` at ${where}` : ''} × level ${c.level} = ${c.points}`;
+      });
+      if (part.king_bonus) parts.push(`king bonus ${part.king_bonus} (a knight at level ${scoring.phase} in the king's castle)`);
+      if (part.master_points) parts.push(`master card ${scoring.master_card.replace(/_/g, ' ')} ${part.master_points}`);
+      if (part.collision) parts.push(`+${part.collision} from the rule that no two players share a score`);
+      return h('li', { 'data-seat': String(part.seat) }, seatBadge(part.seat), ` ${seatTitle(this.summary.seats, part.seat, null)}: `,
+        parts.length ? parts.join('; ') : 'no knight in a castle', ` → +${part.gained} (score ${part.score})`);
+    });
+    return [h('div', { class: 'scoring', id: 'scoring-explained' }, h('h3', {}, `Scoring of phase ${scoring.phase}`), h('ul', {}, ...items))];
   }
 }

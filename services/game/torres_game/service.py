@@ -532,7 +532,7 @@ class GameService:
         reader_seat = self.access.optional_seat(info, caller, seat)
         folded = self.current(game_id)
         return {"version": folded.version, "seat": reader_seat, "view": tr.view(folded.state, reader_seat),
-                "lifecycle": folded.life.public(self.now())}
+                "castles": tr.castles_of(folded.state), "lifecycle": folded.life.public(self.now())}
 
     def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         caller = self.access.caller(creds)
@@ -581,9 +581,19 @@ class GameService:
         # what a spectator watched live, so that anyone who may watch the game can replay it while it runs.
         seat = None if admin else token_seat
         at, state = self.state_at(game_id, version)
+        # castles and the scoring are public facts (the board, the figures, the scores), so every reader gets them
+        public = {"castles": tr.castles_of(state), "scoring": self._scoring_at(game_id, at, state)}
         if admin or record.status == "over":
-            return {"version": at, "position": state.to_position()}
-        return {"version": at, "seat": seat, "view": tr.view(state, seat)}
+            return {"version": at, "position": state.to_position(), **public}
+        return {"version": at, "seat": seat, "view": tr.view(state, seat), **public}
+
+    def _scoring_at(self, game_id: str, version: int, state: tr.State) -> dict[str, Any] | None:
+        """The breakdown of the phase scoring event ``version`` made, or None. Only an action can score, and the
+        stage after one is ``move_king`` or ``over`` (it stays ``over``, so the state before tells); only then is
+        the state before folded."""
+        if version < 2 or state.stage not in ("move_king", "over"):
+            return None
+        return tr.scored_between(self.state_at(game_id, version - 1)[1], state)
 
     def notifications(self, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
         """The log of the caller's games in commit order: a tenant's key with ``games`` reads its own games'

@@ -346,10 +346,47 @@ class ActionResultSchema(Schema):
                                  "over): saves a GET /legal-actions while the seat keeps moving"})
 
 
+class CastleSchema(Schema):
+    squares = fields.List(fields.String(), metadata={"description": "its squares, A1 B1 ... H8 order"})
+    area = fields.Integer(metadata={"description": "base area (number of squares)"})
+    king = fields.Boolean(metadata={"description": "the king stands in it"})
+
+
+CASTLES_DESCRIPTION = ("the castles of the position (RULES 1), from the rules engine, ordered by their lowest "
+                       "square; a client draws them from here instead of re-deriving them")
+
+
+class ScoredCastleSchema(Schema):
+    castle = fields.Integer(metadata={"description": "index into the response's `castles`"})
+    area = fields.Integer()
+    level = fields.Integer(metadata={"description": "highest level of the seat's knights in that castle"})
+    points = fields.Integer(metadata={"description": "area x level"})
+
+
+class SeatScoringSchema(Schema):
+    seat = fields.Integer()
+    castles = fields.List(fields.Nested(ScoredCastleSchema), metadata={"description": "each castle counted"})
+    castle_points = fields.Integer()
+    king_bonus = fields.Integer(metadata={"description": "5 / 10 / 15 for a knight at exactly the phase's level "
+                                                         "in the king's castle"})
+    master_points = fields.Integer(metadata={"description": "the master card's points (0 without one)"})
+    collision = fields.Integer(metadata={"description": "squares added by the rule that no two players share a "
+                                                        "positive score (RULES 8)"})
+    gained = fields.Integer(metadata={"description": "castle_points + king_bonus + master_points + collision"})
+    score = fields.Integer(metadata={"description": "the score after this scoring"})
+
+
+class ScoringSchema(Schema):
+    phase = fields.Integer()
+    master_card = fields.String(allow_none=True)
+    seats = fields.List(fields.Nested(SeatScoringSchema))
+
+
 class ViewSchema(Schema):
     version = fields.Integer()
     seat = fields.Integer(allow_none=True)
     view = fields.Dict()
+    castles = fields.List(fields.Nested(CastleSchema), metadata={"description": CASTLES_DESCRIPTION})
     lifecycle = fields.Dict(metadata={"description": "public online-play state: clock (banks, deadline of the "
                                                      "seat to move), forfeited and AI-played seats, undo"})
 
@@ -366,6 +403,10 @@ class StateSchema(Schema):
     position = fields.Dict(metadata={"description": "full position JSON (admin key or game over)"})
     view = fields.Dict(metadata={"description": "the seat's view at that version (seat token), or the "
                                                 "spectator's (no credentials, game not over)"})
+    castles = fields.List(fields.Nested(CastleSchema), metadata={"description": CASTLES_DESCRIPTION})
+    scoring = fields.Nested(ScoringSchema, allow_none=True, metadata={
+        "description": "when the event at this version ended a phase (the phase's last `end_turn`): that phase "
+                       "scoring's breakdown per seat, computed by the rules engine; null at every other version"})
 
 
 class InconsistencySchema(Schema):
