@@ -162,3 +162,23 @@ def test_audit_js_agrees_with_the_committed_test_vectors(stack: dict[str, str], 
     assert report["ok"] and report["first_problem"] is None, report
     assert {c["name"]: c["status"] for c in report["checks"]} == {**{n: "ok" for n in ALL_CHECKS}, "replay": "skip"}
     assert console.unexpected() == []
+
+
+def test_a_record_proven_against_an_older_tree_is_checked_by_consistency(stack: dict[str, str], new_page: Any,
+                                                                         console: Console) -> None:
+    """The record's proof is against the checkpoint of its day; the log has grown since: the page checks the
+    consistency proof from that tree to the latest checkpoint (RFC 9162 2.1.4.2) instead of refusing."""
+    gid, old_text = finished_game(stack)
+    finished_game(stack)  # another game's head makes the tree grow
+    old_size = json.loads(old_text)["inclusion"]["tree_size"]
+    latest = httpx.get(f"{stack['game']}/v1/audit/checkpoint").text
+    assert int(latest.split("\n")[1]) > old_size
+
+    page = new_page()
+    page.route(f"**/v1/games/{gid}/record", lambda route: route.fulfill(response=route.fetch(), body=old_text))
+    page.goto(stack["play"].split("#")[0] + f"#game={gid}&replay=1")
+    page.wait_for_selector("#browser-audit[data-state='ok'], #browser-audit[data-state='refused']")
+    inclusion = page.inner_text("#browser-audit-checks li[data-check='inclusion']")
+    assert page.get_attribute("#browser-audit", "data-state") == "ok", page.inner_text("#browser-audit")
+    assert f"tree size {old_size}" in inclusion and "consistency proof checked" in inclusion
+    assert console.unexpected() == []
