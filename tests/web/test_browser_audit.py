@@ -64,7 +64,8 @@ def checks(page: Any) -> dict[str, str]:
 def test_a_finished_games_replay_verifies_its_record_in_the_browser(stack: dict[str, str], new_page: Any,
                                                                     console: Console) -> None:
     gid, text = finished_game(stack)
-    keys = [Verifier.from_vkey(line) for line in httpx.get(f"{stack['game']}/.well-known/torres-audit-key").text.split()]
+    published = httpx.get(f"{stack['game']}/.well-known/torres-audit-key").text
+    keys = [Verifier.from_vkey(line) for line in published.split()]
     assert verify_text(text, keys=keys).ok  # the offline verifier agrees on this record
 
     page = open_replay(new_page, stack, gid)
@@ -117,7 +118,8 @@ def test_audit_js_agrees_with_the_committed_test_vectors(stack: dict[str, str], 
         "record": (VECTORS / "record.json").read_text(),
         "checkpoint": (VECTORS / "checkpoint.txt").read_text(),
         "keys": [(VECTORS / "game.vkey").read_text().strip(), (VECTORS / "log.vkey").read_text().strip()],
-        "numbers": '{"i":60,"f":60.0,"z":0.0,"n":-0.5,"s":1e-05,"t":0.0001,"b":1E16,"c":1.5e20,"d":123456789012345678901234567890,"e":1e15}',
+        "numbers": '{"i":60,"f":60.0,"z":0.0,"n":-0.5,"s":1e-05,"t":0.0001,"b":1E16,"c":1.5e20,'
+                   '"d":123456789012345678901234567890,"e":1e15}',
     }
     page = new_page()
     page.goto(stack["play"])
@@ -138,7 +140,8 @@ def test_audit_js_agrees_with_the_committed_test_vectors(stack: dict[str, str], 
         const root = await a.nodeHash(node01, leaves[2]);
         const proven = await a.rootFromInclusionProof(2, 3, leaves[2], [node01]);
         const head = arg.vectors.head.text;
-        const report = await a.auditRecord(arg.record, { checkpoint: arg.checkpoint, logKeys: arg.keys, keySource: 'the test' });
+        const report = await a.auditRecord(arg.record,
+          { checkpoint: arg.checkpoint, logKeys: arg.keys, keySource: 'the test' });
         return { events, leaves: leaves.map(hex), node01: hex(node01), root: hex(root), proven: hex(proven),
                  head: a.headText(record.game_id, 12, record.head.hash, record.status) === head,
                  seed: await a.sha256Hex(record.seed),
