@@ -498,6 +498,9 @@ export async function auditGame(api, gameId, creds) {
   });
 }
 
+/** Text whose `quoted` parts become <code> elements. */
+const words = (text) => text.split('`').map((part, i) => (i % 2 ? h('code', {}, part) : part));
+
 const MARK = { [OK]: '✔', [FAIL]: '✘', [SKIP]: '–', [WARN]: '!' };
 
 /** The report as the panel `#browser-audit` shows it (data-state: checking, ok, refused, error). */
@@ -523,10 +526,10 @@ export function renderAudit(box, result, error = null) {
     : h('p', { class: 'badge-ok', id: 'browser-audit-verdict' }, `✔ VERIFIED in this browser${warned.length ? ` (with warnings: ${warned.join(', ')})` : ''}`);
   const list = h('ul', { class: 'audit-checks', id: 'browser-audit-checks' }, ...result.checks.map((c) => h('li',
     { 'data-check': c.name, 'data-status': c.status, class: c.status === FAIL ? 'badge-bad' : '' },
-    `${MARK[c.status] || ''} ${c.name}: ${c.detail}`)));
+    `${MARK[c.status] || ''} ${c.name}: `, ...words(c.detail))));
   box.replaceChildren(heading, verdict, list,
-    h('p', { class: 'muted', id: 'browser-audit-not-checked' }, result.not_checked),
-    h('p', { class: 'muted', id: 'browser-audit-keys' }, `The log's key was fetched from this same server (${KEY_URL}): `
+    h('p', { class: 'muted', id: 'browser-audit-not-checked' }, ...words(result.not_checked)),
+    h('p', { class: 'muted', id: 'browser-audit-keys' }, ...words(`The log's key was fetched from this same server (${KEY_URL}): `
       + 'that proves less than a key you pinned yourself from the operator\'s published runbook '
-      + '(`python -m torres_audit verify record.json --key <vkey> --checkpoint <checkpoint from a witness>`).'));
+      + '(`python -m torres_audit verify record.json --key <vkey> --checkpoint <checkpoint from a witness>`).')));
 }
