@@ -2,6 +2,7 @@
 // view), the phase scorings explained, /verify as a badge, and the seed commitment checked against its reveal.
 
 import { sha256Hex } from './api.js';
+import { auditGame, renderAudit } from './audit.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { h, showAlert } from './dom.js';
 import { logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
@@ -29,6 +30,8 @@ export class Replay {
     this.last = events.length ? events[events.length - 1].version : 1;
     this.verify = verify;
     this.layout();
+    renderAudit(this.auditBox, null);  // the record checked in this browser, beside the server's own /verify
+    auditGame(this.api, this.id, this.creds).then((r) => renderAudit(this.auditBox, r), (e) => renderAudit(this.auditBox, null, e));
     await this.renderSeed();
     await this.go(version ?? this.last);
   }
@@ -43,6 +46,7 @@ export class Replay {
     this.scoringBox = h('div', { id: 'scoring' });
     this.seatsBox = h('div', { id: 'seats' });
     this.seedBox = h('div', { class: 'seed', id: 'seed' });
+    this.auditBox = h('div', { id: 'browser-audit' });
     this.slider = h('input', { type: 'range', min: '1', max: String(this.last), value: '1', id: 'slider',
       'aria-label': 'Version', oninput: () => this.go(Number(this.slider.value)) });
     this.jump = h('input', { type: 'number', min: '1', max: String(this.last), id: 'jump', 'aria-label': 'Jump to version' });
@@ -66,7 +70,7 @@ export class Replay {
       h('div', { class: 'col-board' }, controls, this.stepText, this.boardBox, h('h2', {}, 'Score track'), this.trackBox),
       h('div', { class: 'col-side' },
         h('h2', {}, `Replay of game ${this.id.slice(0, 8)}`),
-        h('p', {}, badge), h('p', { class: 'muted' }, `${this.summary.status === 'over' ? 'finished' : 'running'} · read as ${who}`),
+        h('p', {}, badge), this.auditBox, h('p', { class: 'muted' }, `${this.summary.status === 'over' ? 'finished' : 'running'} · read as ${who}`),
         this.seedBox, this.turnBox, this.scoringBox, this.seatsBox, h('h2', {}, 'Moves'), this.logList)));
     document.addEventListener('keydown', this.keys = (e) => {
       if (e.target.closest?.('input, select, textarea')) return;
