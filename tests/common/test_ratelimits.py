@@ -41,6 +41,7 @@ from torres_service.problems import ProblemBlueprint, problem_api
 from torres_service.ratelimits import (
     SETTINGS,
     Guard,
+    RequestCounts,
     Settings,
     StreamCaps,
     TooManyStreams,
@@ -366,10 +367,10 @@ def test_storage_errors_beyond_the_fallback_fail_open(monkeypatch: pytest.Monkey
     """Whatever else breaks in the limiter, the request is served and the error logged."""
     app, guard = make_app(Settings(exempt=(), address="1 per 10 seconds"))
 
-    def broken(*args: Any, **kwargs: Any) -> bool:
+    def broken(*args: Any, **kwargs: Any) -> int:
         raise RuntimeError("the limiter itself is broken")
 
-    monkeypatch.setattr(guard.counts.counted, "hit", broken)
+    monkeypatch.setattr(guard.counts.storage, "incr", broken)
     assert burst(client(app), 3) == [200] * 3
 
 
@@ -543,3 +544,14 @@ def test_a_cap_is_per_address_without_credentials() -> None:
     for s in (*streams, bob):
         s.close()
     assert guard.caps._open == {}
+
+
+@pytest.mark.parametrize("limit", ["300 per 10 seconds", "20/second", "5 per 2 minutes", "1 per day"])
+@pytest.mark.parametrize("ident", ["203.0.113.9", "2001:db8::1", "acme", "0f" * 16])
+def test_a_limit_is_counted_under_the_key_limits_itself_would_use(limit: str, ident: str) -> None:
+    """The counts are kept under ``limits``' own keys (``key_for``), put together from parts on the hot path: the
+    window's statistics for a 429's Retry-After, and any other process reading the storage, find the same key."""
+    counts = RequestCounts(Settings(player=limit), "torres-game")
+    (counted,) = counts.limits["player"]
+    assert counted.key(ident) == counted.item.key_for("torres-game", ident, "player")
+    assert counted.expiry == counted.item.get_expiry()

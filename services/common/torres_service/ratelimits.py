@@ -411,6 +411,26 @@ class Breach:
     retry_after: int
 
 
+@dataclass(frozen=True)
+class _Counted:
+    """One limit of one class. Its storage key is ``limits``' own, ``item.key_for(prefix, identity, class)``, kept
+    as the parts around the identity: joined per request, where ``key_for`` builds it from six values."""
+
+    name: str
+    item: RateLimitItem
+    head: str
+    tail: str
+    expiry: int
+
+    @classmethod
+    def of(cls, item: RateLimitItem, prefix: str, name: str) -> _Counted:
+        head = f"{item.namespace}/{prefix}/"
+        return cls(name, item, head, item.key_for(name).removeprefix(item.namespace), item.get_expiry())
+
+    def key(self, ident: str) -> str:
+        return self.head + ident + self.tail
+
+
 class RequestCounts:
     """Counts each request against the limits of its classes: the classes in ``Settings.shared`` in the configured
     storage, the others in the process's memory; the shared ones in memory too while the storage fails
@@ -421,8 +441,8 @@ class RequestCounts:
 
     def __init__(self, settings: Settings, prefix: str) -> None:
         self.prefix = prefix
-        self.items = {name: tuple(parse_many(value)) for name in CLASSES
-                      if (value := settings.limit(name)) is not None}
+        self.limits = {name: tuple(_Counted.of(item, prefix, name) for item in parse_many(value)) for name in CLASSES
+                       if (value := settings.limit(name)) is not None}
         strategy = STRATEGIES[settings.strategy]
         self.storage = _storage(settings.storage_uri)
         self.counted: RateLimiter = strategy(self.storage)
@@ -434,9 +454,12 @@ class RequestCounts:
         self.failing = False
         self._retry_at = 0.0
         self._backoff = 1.0
+        # The fixed window is one increment per limit: made on the storage directly, with the key put together
+        # from its parts (_Counted), which is most of what the strategy's ``hit`` costs otherwise.
+        self._fixed = strategy is FixedWindowRateLimiter
         # One round trip per request on a single Redis with the fixed window (see _incr_together); a cluster
         # spreads a request's keys over its shards, so there each limit is its own call.
-        self._together = type(self.storage) is RedisStorage and strategy is FixedWindowRateLimiter
+        self._together = type(self.storage) is RedisStorage and self._fixed
 
     def _limiter(self) -> RateLimiter:
         if not self.failing or self.memory is None:
@@ -465,32 +488,41 @@ class RequestCounts:
             return None
 
     def _hit(self, limiter: RateLimiter, identity: Identity) -> Breach | None:
-        shared: list[tuple[str, str, RateLimitItem]] = []
-        local: list[tuple[str, str, RateLimitItem]] = []
-        for name, items in self.items.items():
+        shared: list[tuple[_Counted, str]] = []
+        local: list[tuple[_Counted, str]] = []
+        for name, limits in self.limits.items():
             ident = identity.of(name)
             if ident is not None:
-                for item in items:
-                    (shared if self.memory is None or name in self.shared else local).append((name, ident, item))
-        for name, ident, item in local:
+                (shared if self.memory is None or name in self.shared else local).extend(
+                    (counted, ident) for counted in limits)
+        if local:
             assert self.memory is not None  # local entries only exist beside a shared storage
-            if not self.memory.hit(item, self.prefix, ident, name):
-                return self._breach(self.memory, name, ident, item)
+            breach = self._count(self.memory, local)
+            if breach is not None:
+                return breach
         if self._together and limiter is self.counted and len(shared) > 1:
-            counts = self._incr_together([(item.key_for(self.prefix, ident, name), item.get_expiry())
-                                          for name, ident, item in shared])
-            for (name, ident, item), count in zip(shared, counts, strict=True):
-                if count > item.amount:
-                    return self._breach(limiter, name, ident, item)
+            counts = self._incr_together([(counted.key(ident), counted.expiry) for counted, ident in shared])
+            for (counted, ident), count in zip(shared, counts, strict=True):
+                if count > counted.item.amount:
+                    return self._breach(limiter, counted, ident)
             return None
-        for name, ident, item in shared:
-            if not limiter.hit(item, self.prefix, ident, name):
-                return self._breach(limiter, name, ident, item)
+        return self._count(limiter, shared)
+
+    def _count(self, limiter: RateLimiter, entries: list[tuple[_Counted, str]]) -> Breach | None:
+        """Count ``entries`` one by one on ``limiter``, up to the first limit passed (which is returned)."""
+        storage = limiter.storage
+        for counted, ident in entries:
+            if self._fixed:
+                passed = storage.incr(counted.key(ident), counted.expiry) > counted.item.amount
+            else:
+                passed = not limiter.hit(counted.item, self.prefix, ident, counted.name)
+            if passed:
+                return self._breach(limiter, counted, ident)
         return None
 
-    def _breach(self, limiter: RateLimiter, name: str, ident: str, item: RateLimitItem) -> Breach:
-        reset = limiter.get_window_stats(item, self.prefix, ident, name).reset_time
-        return Breach(name, item, max(1, math.ceil(reset - time.time())))
+    def _breach(self, limiter: RateLimiter, counted: _Counted, ident: str) -> Breach:
+        reset = limiter.get_window_stats(counted.item, self.prefix, ident, counted.name).reset_time
+        return Breach(counted.name, counted.item, max(1, math.ceil(reset - time.time())))
 
     def _incr_together(self, keys: list[tuple[str, int]]) -> list[int]:
         """The fixed window's increments of one request in one round trip: ``limits``' own increment script
@@ -528,7 +560,6 @@ class Guard:
         # flood), before routing errors (unknown paths count) and long before the body is read. URL value
         # preprocessors run before every other hook of a request, matched or not; this one first of them.
         app.url_value_preprocessors.setdefault(None, []).insert(0, self._check_rates)
-        app.before_request_funcs.setdefault(None, []).insert(0, self._open_stream)
         app.after_request(self._hand_over_stream)
         app.teardown_request(self._close_stream)
         if settings.trusted_proxies:
@@ -542,17 +573,19 @@ class Guard:
         environ = request.environ
         found: Identity | None = environ.get(_IDENTITY)
         if found is None:
-            address = request.remote_addr or "unknown"
-            exempt = request.path in EXEMPT_PATHS or _address_exempt(address, self.settings.networks)
+            # Straight from the WSGI environ (as ``ProxyFix`` left it), not through ``request``: each proxy and
+            # header look-up there costs as much as the check it serves, on every request.
+            address = environ.get("REMOTE_ADDR") or "unknown"
+            exempt = environ.get("PATH_INFO") in EXEMPT_PATHS or _address_exempt(address, self.settings.networks)
             tenant = player = None
             if not exempt:
-                key = request.headers.get("X-API-Key")
+                key = environ.get("HTTP_X_API_KEY")
                 tenant = key_holder(self.registries, key) if key else None
                 # Our own services (the matcher creating games, at the rate players are matched, from a few
                 # addresses) are trusted with everything their key allows already: not limited at all.
                 exempt = tenant == SYSTEM
             if not exempt:
-                token = _bearer(request.headers.get("Authorization"))
+                token = _bearer(environ.get("HTTP_AUTHORIZATION"))
                 player = self.player_of(token) if token else None
             found = environ[_IDENTITY] = Identity(exempt, address, tenant, player)
         return found
@@ -560,36 +593,31 @@ class Guard:
     # -- rate limits ------------------------------------------------------------------------------------------
 
     def _check_rates(self, _endpoint: str | None, _values: dict[str, Any] | None) -> None:
+        """The request's rates, then, for a wait or a stream, its slot under the caps: one hook for both (Flask's
+        dispatch of a hook costs as much as the checks in it)."""
         identity = self.identity()
         if identity.exempt:
             return
         breach = self.counts.hit(identity)
-        if breach is None:
-            return
-        REFUSED.labels(self.service, "requests", breach.limit_class).inc()
-        item, retry_after = breach.item, breach.retry_after
-        window = item.get_expiry()
-        raise RateLimited(
-            f"more than {item.amount} requests per {_seconds(window)} for this {breach.limit_class}; retry after "
-            f"{retry_after} s", retry_after=retry_after, limit=item.amount, window_seconds=window,
-            limit_class=breach.limit_class,
-            headers=(("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
-                     ("X-RateLimit-Reset", str(int(time.time()) + retry_after))))
+        if breach is not None:
+            REFUSED.labels(self.service, "requests", breach.limit_class).inc()
+            item, retry_after = breach.item, breach.retry_after
+            window = item.get_expiry()
+            raise RateLimited(
+                f"more than {item.amount} requests per {_seconds(window)} for this {breach.limit_class}; retry "
+                f"after {retry_after} s", retry_after=retry_after, limit=item.amount, window_seconds=window,
+                limit_class=breach.limit_class,
+                headers=(("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
+                         ("X-RateLimit-Reset", str(int(time.time()) + retry_after))))
+        rule = request.url_rule
+        if rule is not None and rule.rule.endswith(PUSH_SUFFIXES) and request.method == "GET":
+            try:
+                request.environ[_SLOT] = self.caps.acquire({name: identity.of(name) for name in CLASSES})
+            except TooManyStreams as refused:
+                REFUSED.labels(self.service, "streams", refused.extras["limit_class"]).inc()
+                raise
 
     # -- stream caps ------------------------------------------------------------------------------------------
-
-    def _open_stream(self) -> None:
-        rule = request.url_rule
-        if request.method != "GET" or rule is None or not rule.rule.endswith(PUSH_SUFFIXES):
-            return
-        identity = self.identity()
-        if identity.exempt:
-            return
-        try:
-            request.environ[_SLOT] = self.caps.acquire({name: identity.of(name) for name in CLASSES})
-        except TooManyStreams as refused:
-            REFUSED.labels(self.service, "streams", refused.extras["limit_class"]).inc()
-            raise
 
     def _hand_over_stream(self, response: Response) -> Response:
         """A streamed body outlives the request: its slot is given back when the server closes the response (the

@@ -191,7 +191,8 @@ class GameService:
         self._sequencer: threading.Thread | None = None
         self._states = _StateCache(config.state_cache_size)
         self._infos: dict[str, GameInfo] = {}
-        self._token_books: dict[str, tuple[SeatTokenBook, float]] = {}  # seat-token rows as last read, and when
+        # each game's seat tokens as last read (current, superseded), and when
+        self._token_books: dict[str, tuple[tuple[SeatCredential, ...], tuple[SeatCredential, ...], float]] = {}
         self._infos_lock = threading.Lock()
         listen_url = getattr(store, "url", None) if listen and store.backend == "postgres" else None
         self._hub_key = hub_key(store) + ("" if listen else ":quiet")  # not a listening service's
@@ -257,18 +258,22 @@ class GameService:
         was issued, and never later than its game's end plus ``seat_token_grace``."""
         game_id = info.record.game_id
         cached = self._token_books.get(game_id) if max_age > 0 else None
-        if cached is not None and time.monotonic() - cached[1] <= max_age:
-            book = cached[0]
-        else:
+        if cached is None or time.monotonic() - cached[2] > max_age:
             read_at = time.monotonic()
-            found = self.store.seat_token_book(game_id)
-            if found is None:
+            book = self.store.seat_token_book(game_id)
+            if book is None:
                 raise GameNotFound(f"no game {game_id}")
-            book = found
+            cached = (*self._credentials(info, book), read_at)
             with self._infos_lock:
                 if len(self._token_books) > 4 * self.config.state_cache_size:
                     self._token_books.clear()
-                self._token_books[game_id] = (book, read_at)
+                self._token_books[game_id] = cached
+        return SeatTokens(cached[0], cached[1], self.now())
+
+    def _credentials(self, info: GameInfo, book: SeatTokenBook
+                     ) -> tuple[tuple[SeatCredential, ...], tuple[SeatCredential, ...]]:
+        """Each seat's current token and the superseded ones, from the rows as read (kept with them: a read within
+        the recheck window then costs no work)."""
         ttl = timedelta(seconds=self.config.seat_token_ttl)
         cap = book.updated_at + timedelta(seconds=self.config.seat_token_grace) if book.status == "over" else None
 
@@ -283,7 +288,7 @@ class GameService:
             if row.seat in current:
                 superseded.append(current[row.seat])
             current[row.seat] = SeatCredential(row.seat, row.generation, row.token_hash, bounded(row.expires_at))
-        return SeatTokens(tuple(current.values()), tuple(superseded), self.now())
+        return tuple(current.values()), tuple(superseded)
 
     def _record(self, game_id: str) -> GameRecord:
         record = self.store.get_game(game_id)
