@@ -3,11 +3,15 @@ may carry extras (proxies and caches add some)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import jsonschema_rs
 from flask_smorest import Blueprint
-from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields
+from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, missing
+
+from torres_service.errors import ValidationFailed
 
 
 class StrictSchema(Schema):
@@ -77,3 +81,71 @@ def sse_event(*names: str) -> dict[str, Any]:
                        "id": {"type": "string", "description": "the version (version events)"}},
         "required": ["event", "data"],
     }
+
+
+class DocumentedBody:
+    """A request body checked against its own OpenAPI schema, compiled by jsonschema-rs: the one validator of a
+    body on a hot path (a game's actions), where marshmallow's generic load cost about 65 us a body and the
+    compiled schema costs about 1. The schema is the one the document publishes (generated from the body's
+    marshmallow schema, which then only declares), so what the document promises and what the service takes
+    are the same by construction; a field error names the top-level field at fault, as marshmallow's do.
+
+    OpenAPI 3.0's schema dialect is JSON Schema draft 4's (``integer`` is a number without a fraction: ``1.0``
+    is refused, as marshmallow's strict integers refused it) plus ``nullable``, which is turned into draft 4's
+    ``null`` type here."""
+
+    def __init__(self, component: Mapping[str, Any]) -> None:
+        self.validator = jsonschema_rs.Draft4Validator(_draft4(component))
+
+    def load(self, body: Any) -> Any:
+        """``body`` (the input guard's parsed JSON; ``missing`` without a body: an empty object) if it is valid,
+        else 400 ``validation_failed`` with the errors by field."""
+        if body is missing:
+            body = {}
+        try:
+            if self.validator.is_valid(body):
+                return body
+            errors: dict[str, list[str]] = {}
+            for error in self.validator.iter_errors(body):
+                errors.setdefault(_field_of(error), []).append(error.message)
+        except UnicodeEncodeError:  # a lone surrogate (a JSON escape such as \ud800), which no UTF-8 text holds
+            errors = {_surrogate_field(body): ["strings must be valid Unicode text (no lone surrogates)"]}
+        raise ValidationFailed("some fields are missing or invalid", errors=errors)
+
+
+def _draft4(schema: Any) -> Any:
+    """An OpenAPI 3.0 schema as draft 4 reads it: ``nullable: true`` becomes "or null"."""
+    if isinstance(schema, list):
+        return [_draft4(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    if "$ref" in schema:
+        raise ValueError("a documented body is checked without references: inline its nested schemas")
+    out = {key: _draft4(value) for key, value in schema.items() if key != "nullable"}
+    if schema.get("nullable"):
+        out = {"anyOf": [*out.pop("anyOf"), {"type": "null"}], **out} if "anyOf" in out \
+            else {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def _field_of(error: Any) -> str:
+    """The top-level field an error is about: its path's first step, or the property a ``required`` or
+    ``additionalProperties`` error at the top names; ``_schema`` for the body as a whole (marshmallow's key)."""
+    if error.instance_path:
+        return str(error.instance_path[0])
+    kind = error.kind
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+        return str(kind.property)
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties) and kind.unexpected:
+        return str(kind.unexpected[0])
+    return "_schema"
+
+
+def _surrogate_field(body: Any) -> str:
+    if isinstance(body, dict):
+        for key, value in body.items():
+            try:
+                json.dumps([key, value], ensure_ascii=False).encode()
+            except UnicodeEncodeError:
+                return str(key)
+    return "_schema"

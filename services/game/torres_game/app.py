@@ -20,12 +20,14 @@ from torres_service.metrics import instrument
 from torres_service.problems import problem_api
 from torres_service.ratelimits import install as install_rate_limits
 from torres_service.ratelimits import redis_storage_uri
+from torres_service.schemas import DocumentedBody
 
 from .ai_turns import make_driver
 from .config import Config
 from .http import schemas
 from .http.audit import audit as audit_blp
 from .http.audit import well_known as well_known_blp
+from .http.games import ACTION_BODY
 from .http.games import blp as games_blp
 from .http.online import blp as online_blp
 from .http.ops import notifications as notifications_blp
@@ -73,6 +75,9 @@ def create_app(
     # The two seat shapes that CreateGame's seats refer to by oneOf (schemas.SEAT_SPEC_DOC).
     api.spec.components.schema("HumanSeatSpec", schema=schemas.HumanSeatSpecSchema)
     api.spec.components.schema("AiSeatSpec", schema=schemas.AiSeatSpecSchema)
+    # An action's body: declared by its schema, documented as a component, and checked against that document.
+    api.spec.components.schema(schemas.ACTION_REQUEST, schema=schemas.ActionRequestSchema)
+    app.extensions[ACTION_BODY] = DocumentedBody(api.spec.components.schemas[schemas.ACTION_REQUEST])
     for blueprint in (ops_blp, games_blp, online_blp, notifications_blp, push_blp, metrics_blp, audit_blp,
                       well_known_blp):
         api.register_blueprint(blueprint)

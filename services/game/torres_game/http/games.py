@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from functools import wraps
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, current_app, request
-from marshmallow import missing
 
 from torres_game.errors import ValidationFailed
 from torres_game.push import SSE_OPENING, EventFeed, follow, notice_of, slow_client_limits, sse
@@ -38,44 +36,8 @@ def as_documented(body: dict[str, Any]) -> Response:
     return current_app.json.response(body)
 
 
-View = Callable[..., Any]
-
-
-def everyday_first(fast: Callable[..., Any | None]) -> Callable[[View], View]:
-    """Serve the everyday request of a hot endpoint without the argument parsing and response layers of
-    flask-smorest and webargs (a tenth of a request's CPU); anything else goes through them unchanged.
-
-    ``fast(*args, **kwargs)`` answers when the request is one it can take as the documented view would
-    (same checks, same result) and returns None otherwise, before doing anything with side effects; the
-    documented view then runs, with its validation and its error wording. The wrapper keeps the view's
-    OpenAPI records, so the docs are unchanged.
-    """
-
-    def decorator(documented: View) -> View:
-        @wraps(documented)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            answer = fast(*args, **kwargs)
-            return documented(*args, **kwargs) if answer is None else answer
-        return wrapper
-
-    return decorator
-
-
-def _json_body() -> Any:
-    """The body as the documented path reads it: the input guard's value, parsed once under the limits before
-    the view (a body it refuses never gets here); None without a body (the documented path reports it)."""
-    body = request_json(request, current_app.extensions[LIMITS])
-    return None if body is missing else body
-
-
-def _fast_submit_action(game_id: str) -> Any | None:
-    body = s.plain_action_request(_json_body())
-    return None if body is None else _submit_action(body, game_id)
-
-
-def _fast_legal_actions(game_id: str) -> Response | None:
-    # No query string: SeatArgs loads it to {} (it has no defaults), so the view gets no seat.
-    return None if request.args else _legal_actions({}, game_id)
+#: Where the app keeps the compiled check of an action request (torres_service.schemas.DocumentedBody).
+ACTION_BODY = "torres_game.action_body"
 
 
 _errors = problem_responses(blp, s.ProblemSchema)
@@ -129,19 +91,14 @@ def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     return service().view(game_id, credentials(), seat=args.get("seat"))
 
 
-def _legal_actions(args: dict[str, Any], game_id: str) -> Response:
-    return as_documented(service().legal_actions(game_id, credentials(), seat=args.get("seat")))
-
-
 @blp.route("/games/<game_id>/legal-actions", methods=["GET"])
-@everyday_first(_fast_legal_actions)
 @blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.LegalActionsSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def legal_actions(args: dict[str, Any], game_id: str) -> Response:
     """The legal actions of the token's seat (empty when it is not that seat's turn)."""
-    return _legal_actions(args, game_id)
+    return as_documented(service().legal_actions(game_id, credentials(), seat=args.get("seat")))
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
@@ -186,20 +143,16 @@ def verify(game_id: str) -> dict[str, Any]:
     return service().verify(game_id, credentials())
 
 
-def _submit_action(body: dict[str, Any], game_id: str) -> Any:
-    result = service().submit_action(game_id, credentials(), **body)
-    return as_documented(result.body), 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})
-
-
 @blp.route("/games/<game_id>/actions", methods=["POST"])
-@everyday_first(_fast_submit_action)
-@blp.arguments(s.ActionRequestSchema())
 @blp.response(201, s.ActionResultSchema)
 @_errors(400, 401, 403, 404, 409, 422)
-@blp.doc(security=[{"seatToken": []}, {"apiKey": []}])
-def submit_action(body: dict[str, Any], game_id: str) -> Any:
+@blp.doc(security=[{"seatToken": []}, {"apiKey": []}], requestBody=s.ACTION_REQUEST_BODY)
+def submit_action(game_id: str) -> Any:
     """Submit an action at ``expected_version``; a repeated ``command_id`` replays the original 201."""
-    return _submit_action(body, game_id)
+    body = current_app.extensions[ACTION_BODY].load(request_json(request, current_app.extensions[LIMITS]))
+    result = service().submit_action(game_id, credentials(), seat=body["seat"], action=body["action"],
+                                     expected_version=body["expected_version"], command_id=body["command_id"])
+    return as_documented(result.body), 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})
 
 
 @blp.route("/games/<game_id>/wait", methods=["GET"])
