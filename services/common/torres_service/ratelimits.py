@@ -403,15 +403,6 @@ def _storage(uri: str) -> Storage:
 
 
 @dataclass(frozen=True)
-class Breach:
-    """A limit a request went past: its class, the limit, and the seconds until its window ends."""
-
-    limit_class: str
-    item: RateLimitItem
-    retry_after: int
-
-
-@dataclass(frozen=True)
 class _Counted:
     """One limit of one class. Its storage key is ``limits``' own, ``item.key_for(prefix, identity, class)``, kept
     as the parts around the identity: joined per request, where ``key_for`` builds it from six values."""
@@ -429,6 +420,10 @@ class _Counted:
 
     def key(self, ident: str) -> str:
         return self.head + ident + self.tail
+
+
+#: A limit a request went past, and the seconds until its window ends.
+Breach = tuple[_Counted, int]
 
 
 class RequestCounts:
@@ -522,7 +517,7 @@ class RequestCounts:
 
     def _breach(self, limiter: RateLimiter, counted: _Counted, ident: str) -> Breach:
         reset = limiter.get_window_stats(counted.item, self.prefix, ident, counted.name).reset_time
-        return Breach(counted.name, counted.item, max(1, math.ceil(reset - time.time())))
+        return counted, max(1, math.ceil(reset - time.time()))
 
     def _incr_together(self, keys: list[tuple[str, int]]) -> list[int]:
         """The fixed window's increments of one request in one round trip: ``limits``' own increment script
@@ -600,13 +595,13 @@ class Guard:
             return
         breach = self.counts.hit(identity)
         if breach is not None:
-            REFUSED.labels(self.service, "requests", breach.limit_class).inc()
-            item, retry_after = breach.item, breach.retry_after
-            window = item.get_expiry()
+            counted, retry_after = breach
+            item, limit_class = counted.item, counted.name
+            REFUSED.labels(self.service, "requests", limit_class).inc()
             raise RateLimited(
-                f"more than {item.amount} requests per {_seconds(window)} for this {breach.limit_class}; retry "
-                f"after {retry_after} s", retry_after=retry_after, limit=item.amount, window_seconds=window,
-                limit_class=breach.limit_class,
+                f"more than {item.amount} requests per {_seconds(counted.expiry)} for this {limit_class}; retry "
+                f"after {retry_after} s", retry_after=retry_after, limit=item.amount,
+                window_seconds=counted.expiry, limit_class=limit_class,
                 headers=(("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
                          ("X-RateLimit-Reset", str(int(time.time()) + retry_after))))
         rule = request.url_rule

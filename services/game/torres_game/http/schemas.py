@@ -255,9 +255,9 @@ class StreamArgs(QuerySchema):
                            metadata={"description": "close the stream after this many seconds"})
 
 
-class EventSchema(Schema):
-    position = fields.Integer()
-    game_id = fields.String()
+class ChainedEventSchema(Schema):
+    """What every event of a game's chain shows: where it stands, what it holds, and its links."""
+
     version = fields.Integer()
     type = fields.String()
     payload = fields.Dict()
@@ -266,6 +266,11 @@ class EventSchema(Schema):
     command_id = fields.String()
     prev_hash = fields.String()
     hash = fields.String()
+
+
+class EventSchema(ChainedEventSchema):
+    position = fields.Integer()
+    game_id = fields.String()
     text = fields.String(metadata={"description": "the event in words for a move log (actions: the engine's "
                                                   "action_text of the payload as this reader sees it)"})
 
@@ -393,15 +398,7 @@ class VerifySchema(Schema):
     first_inconsistency = fields.Nested(InconsistencySchema, allow_none=True)
 
 
-class RecordEventSchema(Schema):
-    version = fields.Integer()
-    type = fields.String()
-    payload = fields.Dict()
-    schema_version = fields.Integer()
-    created_at = fields.String()
-    command_id = fields.String()
-    prev_hash = fields.String()
-    hash = fields.String()
+class RecordEventSchema(ChainedEventSchema):
     redacted = fields.Boolean(metadata={"description": "present (true) when the payload is withheld from the reader"})
     content_hash = fields.String(metadata={"description": "the withheld event's content hash (chain check)"})
 
