@@ -189,7 +189,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS"),
     "game, matchmaking": ("torres_service.limits:InputLimits", "torres_service.ratelimits:Settings",
                           "torres_service.cors:ORIGINS", "torres_service.principals:PLAYER_TOKEN_SECRET"),
-    "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS"),
+    "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS", "torres_service.logs:LOG_LEVEL"),
     "healthcheck": ("torres_service.healthcheck:SETTINGS",),
     "keys": ("torres_service.keys:TENANTS_FILE",),
 }
@@ -211,15 +211,17 @@ def _load(ref: str) -> Any:
 
 def declared(ref: str) -> Iterator[tuple[Setting, Any, Any]]:
     """(setting, type, default) of each setting a :data:`SOURCES` reference names."""
-    obj = _load(ref)
-    if isinstance(obj, Setting):
-        yield obj, obj.type, obj.default
-    elif dataclasses.is_dataclass(obj) and isinstance(obj, type):
-        for f, s, kind in fields_of(obj):
-            yield s, kind, default_of(f)
-    else:
-        for s in obj:
-            yield s, s.type, s.default
+    def walk(obj: Any) -> Iterator[tuple[Setting, Any, Any]]:
+        if isinstance(obj, Setting):
+            yield obj, obj.type, obj.default
+        elif dataclasses.is_dataclass(obj) and isinstance(obj, type):
+            for f, s, kind in fields_of(obj):
+                yield s, kind, default_of(f)
+        else:  # a collection of them (a mapping: its values)
+            for item in obj.values() if isinstance(obj, Mapping) else obj:
+                yield from walk(item)
+
+    return walk(_load(ref))
 
 
 def _type_name(kind: Any) -> str:
