@@ -150,20 +150,25 @@ def _environ() -> Mapping[str, str]:
     return os.environ
 
 
-def fields_of(cls: type) -> Iterator[tuple[dataclasses.Field[Any], Setting, Any]]:
-    """A dataclass's fields that are settings, with their resolved type annotation."""
+def fields_of(cls: type, settings: Mapping[str, Setting] | None = None,
+              ) -> Iterator[tuple[dataclasses.Field[Any], Setting, Any]]:
+    """A dataclass's fields that are settings, with their resolved type annotation: those whose metadata holds
+    one, or those ``settings`` names (a class whose fields stay plain declares its variables beside it)."""
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
-        if KEY in f.metadata:
-            yield f, f.metadata[KEY], hints[f.name]
+        s = settings.get(f.name) if settings is not None else f.metadata.get(KEY)
+        if s is not None:
+            yield f, s, hints[f.name]
 
 
-def values(cls: type, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+def values(cls: type, env: Mapping[str, str] | None = None,
+           settings: Mapping[str, Setting] | None = None) -> dict[str, Any]:
     """The fields of ``cls`` whose variables are set in ``env`` (default: the process's environment), parsed:
-    the keyword arguments of ``cls(...)``, whose own defaults fill the rest, so no default is written twice."""
+    the keyword arguments of ``cls(...)``, whose own defaults fill the rest, so no default is written twice.
+    ``settings``: the fields' settings when they are not in the fields' metadata (see :func:`fields_of`)."""
     env = _environ() if env is None else env
     out: dict[str, Any] = {}
-    for f, s, kind in fields_of(cls):
+    for f, s, kind in fields_of(cls, settings):
         value = s.value(env, kind)
         if value is not _UNSET:
             out[f.name] = value
@@ -180,14 +185,15 @@ def default_of(f: dataclasses.Field[Any]) -> Any:
 
 # -- the table ----------------------------------------------------------------------------------------------------
 
-#: Where each process's settings are declared: a dataclass (its fields with a :class:`Setting`), a
-#: :class:`Setting`, or an iterable of them. By name, since this package does not depend on the services; a
+#: Where each process's settings are declared: a dataclass (its fields with a :class:`Setting`;
+#: ``module:Class:MAPPING`` when a mapping of field names beside it holds them), a :class:`Setting`, or a
+#: collection of them. By name, since this package does not depend on the services; a
 #: module that is not installed (the AI worker is optional) is left out of the table, and the test that compares
 #: the table with docs/settings.md runs where all of them are.
 SOURCES: dict[str, tuple[str, ...]] = {
     "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", "torres_game.app:RATELIMIT_STORAGE"),
     "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS"),
-    "game, matchmaking": ("torres_service.limits:InputLimits", "torres_service.ratelimits:Settings",
+    "game, matchmaking": ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimits:Settings:VARIABLES",
                           "torres_service.cors:ORIGINS", "torres_service.principals:PLAYER_TOKEN_SECRET"),
     "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS", "torres_service.logs:LOG_LEVEL"),
     "healthcheck": ("torres_service.healthcheck:SETTINGS",),
@@ -221,6 +227,10 @@ def declared(ref: str) -> Iterator[tuple[Setting, Any, Any]]:
             for item in obj.values() if isinstance(obj, Mapping) else obj:
                 yield from walk(item)
 
+    module, name, *mapping = ref.split(":")
+    if mapping:
+        cls = _load(f"{module}:{name}")
+        return ((s, kind, default_of(f)) for f, s, kind in fields_of(cls, _load(f"{module}:{mapping[0]}")))
     return walk(_load(ref))
 
 
