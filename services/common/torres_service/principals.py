@@ -312,7 +312,8 @@ def issue_player_token(tokens: PlayerTokens, player_id: str, *, lifetime: int = 
 #: Who is calling (docs/security.md): the settings every HTTP service reads, declared once here.
 TENANTS_FILE = Setting("TORRES_TENANTS_FILE", "the tenants file `python -m torres_service.keys` writes: portals' "
                        "and internal services' keys (hashes), scopes and player-token issuers; unset: "
-                       "`TORRES_API_KEY` is the one tenant's key", default="")
+                       "`TORRES_API_KEY` is the one tenant's key (`python -m torres_service.keys` without `--file`: "
+                       "`tenants.json`)", default="")
 TENANTS_RELOAD = Setting("TORRES_TENANTS_RELOAD", "seconds within which a changed tenants file is re-read (keys "
                          "added or revoked take effect without a restart)", default=1.0)
 API_KEY = Setting("TORRES_API_KEY", "without a tenants file, the one API key (`X-API-Key`), of tenant `default`; "

@@ -190,14 +190,14 @@ def default_of(f: dataclasses.Field[Any]) -> Any:
 #: collection of them. By name, since this package does not depend on the services; a
 #: module that is not installed (the AI worker is optional) is left out of the table, and the test that compares
 #: the table with docs/settings.md runs where all of them are.
+_HTTP = ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimits:Settings:VARIABLES",
+         "torres_service.cors:ORIGINS")
 SOURCES: dict[str, tuple[str, ...]] = {
-    "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", "torres_game.app:RATELIMIT_STORAGE"),
-    "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS"),
-    "game, matchmaking": ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimits:Settings:VARIABLES",
-                          "torres_service.cors:ORIGINS", "torres_service.principals:PLAYER_TOKEN_SECRET"),
+    "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", *_HTTP),
+    "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS", *_HTTP),
     "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS", "torres_service.logs:LOG_LEVEL"),
     "healthcheck": ("torres_service.healthcheck:SETTINGS",),
-    "keys": ("torres_service.keys:TENANTS_FILE",),
+    "keys": ("torres_service.principals:TENANTS_FILE",),
 }
 
 
@@ -319,5 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # run as the package's module, so that the services' Setting is this one's class
+    from torres_service import settings as _module
+
+    sys.exit(_module.main())
