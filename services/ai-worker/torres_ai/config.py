@@ -71,13 +71,15 @@ class Settings:
         "below 1 s: this only catches a hang)"))
     time_limit: float = field(default=30.0, metadata=setting("TORRES_AI_TIME_LIMIT", "a task's hard limit"))
     max_retries: int = field(default=10, metadata=setting(
-        "TORRES_AI_MAX_RETRIES", "task retries after the in-task ones (exponential back-off with jitter)"))
+        "TORRES_AI_MAX_RETRIES", "task retries after the in-task ones (exponential back-off with jitter, 1 s … "
+        "60 s)"))
     sweep_interval: float = field(default=15.0, metadata=setting(
         "TORRES_AI_SWEEP_INTERVAL", "seconds between the sweeper's looks at the outbox"))
     sweep_after: float = field(default=30.0, metadata=setting(
         "TORRES_AI_SWEEP_AFTER", "an outbox row this many seconds old with its turn still due is enqueued again"))
     broker_check: float = field(default=1.0, metadata=setting(
-        "TORRES_AI_BROKER_CHECK", "how often the sweeper checks whether the broker lost its queues"))
+        "TORRES_AI_BROKER_CHECK", "how often the sweeper checks whether the broker lost its queues (then every "
+        "due turn is re-sent at once)"))
     visibility_timeout: float = field(default=300.0, metadata=setting(
         "TORRES_AI_VISIBILITY_TIMEOUT", "seconds after which Redis redelivers an unacknowledged task"))
     plan_ttl: int = field(default=3600, metadata=setting(
@@ -86,8 +88,8 @@ class Settings:
         "TORRES_AI_METRICS_PORT", "each worker serves Prometheus `/metrics` here; `0`: off"))
     delay: float = AI_DELAY.field()
     infra_attempts: int = field(default=8, metadata=setting(
-        "TORRES_AI_INFRA_ATTEMPTS", "in-task tries of a decision whose Redis or database step failed, before a "
-        "Celery retry"))
+        "TORRES_AI_INFRA_ATTEMPTS", "in-task tries of a decision whose Redis or database step failed (back-off "
+        "0.2 s … 5 s), before a Celery retry"))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

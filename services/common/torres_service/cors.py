@@ -9,7 +9,8 @@ from flask_cors import CORS
 from .settings import Setting, items
 
 ORIGINS = Setting("TORRES_CORS_ORIGINS", "origins allowed to call the API from a browser (unset: no CORS "
-                  "headers, same-origin only)", kind=tuple[str, ...], default=())
+                  "headers, same-origin only; `make run` lets the game's origin call the matchmaker)",
+                  kind=tuple[str, ...], default=())
 
 #: Request headers a browser client sends: seat token, keys, idempotency.
 ALLOWED_HEADERS = ["Content-Type", "Authorization", "X-API-Key", "X-Admin-Key", "Idempotency-Key"]

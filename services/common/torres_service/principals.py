@@ -316,8 +316,9 @@ TENANTS_FILE = Setting("TORRES_TENANTS_FILE", "the tenants file `python -m torre
                        "`tenants.json`)", default="")
 TENANTS_RELOAD = Setting("TORRES_TENANTS_RELOAD", "seconds within which a changed tenants file is re-read (keys "
                          "added or revoked take effect without a restart)", default=1.0)
-API_KEY = Setting("TORRES_API_KEY", "without a tenants file, the one API key (`X-API-Key`), of tenant `default`; "
-                  "generated at start when unset (set it: each gunicorn worker would generate its own)", default="")
+API_KEY = Setting("TORRES_API_KEY", "without a tenants file, the one API key (`X-API-Key`), of tenant `default` "
+                  "with every scope but `admin`; generated and logged at start when unset (under gunicorn set it: "
+                  "each worker would generate its own)", default="")
 PLAYER_TOKEN_SECRET = Setting("TORRES_PLAYER_TOKEN_SECRET", "without a tenants file, the HS256 secret (at least 32 "
                               "bytes) tenant `default`'s player tokens are signed with; unset: none verifies",
                               default="")

@@ -98,12 +98,16 @@ VARIABLES = {
     "player": Setting("TORRES_RATELIMIT_PLAYER", "requests per seat, spectator or player token"),
     "exempt": Setting("TORRES_RATELIMIT_EXEMPT", "addresses and networks never limited (empty: none)"),
     "storage_uri": Setting("TORRES_RATELIMIT_STORAGE_URI", "where requests are counted (a Redis is shared by "
-                           "workers and replicas)", shown="the service's Redis (game: `CELERY_BROKER_URL`, "
-                           "matchmaking: `REDIS_URL`), else `memory://`"),
+                           "workers and replicas; while it fails, counted in memory)",
+                           shown="the service's Redis (game: `CELERY_BROKER_URL`, matchmaking: `REDIS_URL`), "
+                           "else `memory://`"),
     "strategy": Setting("TORRES_RATELIMIT_STRATEGY", "flask-limiter's strategy"),
-    "shared": Setting("TORRES_RATELIMIT_SHARED", "the classes counted in that storage; the others per process"),
+    "shared": Setting("TORRES_RATELIMIT_SHARED", "the classes counted in that storage; the others per process "
+                      "(no Redis round trip, a budget per worker and replica); `tenant` keeps a player's request "
+                      "off Redis"),
     "trusted_proxies": Setting("TORRES_TRUSTED_PROXIES", "proxies in front that append to `X-Forwarded-For` (an "
-                               "ingress: `1`); `0`: the header is not believed"),
+                               "ingress: `1`): the client's address is the last trusted one's entry; `0`: the "
+                               "header is not believed"),
     "streams_per_address": Setting("TORRES_MAX_STREAMS_PER_ADDRESS", "open waits and streams per address in one "
                                    "process; past it 429 `too_many_streams_for_client`; `0`: no cap"),
     "streams_per_tenant": Setting("TORRES_MAX_STREAMS_PER_TENANT", "open waits and streams per tenant in one "

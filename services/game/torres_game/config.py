@@ -52,18 +52,20 @@ class Config:
         shown="`sqlite:///$TORRES_DATA_DIR/torres.sqlite3`"))
     api_key: str = API_KEY.field()
     admin_key: str = field(default="", metadata=setting(
-        "TORRES_ADMIN_KEY", "the operator's admin key (`X-Admin-Key`), one per deployment; spectator tokens are "
-        "signed with a key derived from it; generated and logged at start when unset"))
+        "TORRES_ADMIN_KEY", "the operator's admin key (`X-Admin-Key`), one per deployment: full events and "
+        "positions of every tenant's games, every list; spectator tokens are signed with a key derived from it; "
+        "generated and logged at start when unset"))
     # Tenants and their keys (issue 26): the file `python -m torres_service.keys` writes, re-read within
     # `tenants_reload` seconds of a change. Unset: `api_key` alone, as the tenant "default" with every scope.
     tenants_file: str = TENANTS_FILE.field()
     tenants_reload: float = TENANTS_RELOAD.field()
     snapshot_every: int = field(default=50, metadata=setting(
-        "SNAPSHOT_EVERY", "events between two snapshots of a game's state"))
+        "SNAPSHOT_EVERY", "snapshot a game's position every N events (`0`: never)"))
     ai_driver: str = field(default="auto", metadata=setting(
-        "TORRES_AI_DRIVER", "`auto` (the AI worker's drivers if installed: Celery with a broker URL, else its bots "
-        "in-process; otherwise the random bot), `thread` (in-process random bot), `none` (outbox only), "
-        "`package.module:factory`"))
+        "TORRES_AI_DRIVER", "`auto`: the AI worker's drivers when `torres_ai` is installed (its entry point "
+        "`torres_game.ai_drivers: auto`; Celery with a broker URL, else its bots in-process), otherwise the random "
+        "bot; `thread`: in-process random bot; `none`: outbox only (external worker); `package.module:factory`: "
+        "any driver"))
     ai_delay: float = AI_DELAY.field()
     broker_url: str = BROKER_URL.field()
     migrations_dir: Path = field(default=_REPO_MIGRATIONS, metadata=setting(
@@ -77,8 +79,9 @@ class Config:
     # connections (docs/performance.md, issue 11, and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 1)
     # < max_connections).
     pool_max: int = field(default=16, metadata=setting(
-        "DB_POOL_MAX", "psycopg pool size per process, at most; budget replicas × `WEB_CONCURRENCY` × (this + 1) "
-        "below PostgreSQL's `max_connections`"))
+        "DB_POOL_MAX", "psycopg pool size per process, at most (waits and streams hold no connection; the pool "
+        "grows only while requests wait for one); each process also holds one listening connection: budget "
+        "replicas × `WEB_CONCURRENCY` × (this + 1) below PostgreSQL's `max_connections`"))
     state_cache_size: int = 2048
     max_streams: int = field(default=10_000, metadata=setting(
         "TORRES_MAX_STREAMS", "open waits + SSE streams + WebSockets per process; past it 503 `too_many_streams`"))
@@ -88,19 +91,20 @@ class Config:
     send_timeout: float = field(default=10.0, metadata=setting(
         "TORRES_SEND_TIMEOUT", "a stream whose client cannot take a write for this many seconds is dropped"))
     stream_send_buffer: int = field(default=65_536, metadata=setting(
-        "TORRES_STREAM_SEND_BUFFER", "bytes the kernel may hold for one stream's client (`SO_SNDBUF`); `0`: the "
-        "kernel's autotuning"))
+        "TORRES_STREAM_SEND_BUFFER", "bytes the kernel may hold for one stream's client (`SO_SNDBUF`; Linux "
+        "doubles it); `0`: the kernel's autotuning (up to 4 MiB per connection)"))
     enforcer_interval: float = field(default=1.0, metadata=setting(
-        "TORRES_ENFORCER_INTERVAL", "seconds between the deadline sweeps of each process's enforcer thread; `0`: "
-        "none (run `python -m torres_game enforce`)"))
+        "TORRES_ENFORCER_INTERVAL", "seconds between the deadline sweeps (timeouts of timed games) of the "
+        "enforcer thread every process runs; `0`: none, for deployments that run `python -m torres_game enforce` "
+        "(which sweeps at this interval, 1 s when `0`)"))
     log_level: str = LOG_LEVEL.field()
     json_logs: bool = field(default=True, metadata=setting("TORRES_JSON_LOGS", "one JSON object per log line"))
     web_dir: Path = field(default=_REPO_WEB, metadata=setting(
         "TORRES_WEB_DIR", "the web client's files, served at `/play/` (absent directory: no `/play/`)",
         shown="`clients/web` of the checkout"))
     matchmaking_url: str = field(default="", metadata=setting(
-        "TORRES_MATCHMAKING_URL", "the matchmaker's public address, told to the web client (empty: no "
-        "matchmaking in its lobby)"))
+        "TORRES_MATCHMAKING_URL", "the matchmaker's public address, told to the web client in "
+        "`/play/config.json` (`make run` sets it; empty: no matchmaking in its lobby)"))
     # The Ed25519 key that signs game records (docs/audit.md): an skey, PRIVATE+KEY+<name>+<id>+<base64>, as
     # `python -m torres_audit keygen <name>` makes one. Empty: each process generates its own (named DEV_SIGNER_NAME),
     # fine for a dev server, useless for auditors (nobody can pin a key that changes at every start).
@@ -131,11 +135,12 @@ class Config:
         "`seat_token_expired`"))
     seat_token_grace: float = field(default=86400, metadata=setting(
         "TORRES_SEAT_TOKEN_GRACE", "seconds a seat token stays valid after its game ended (to read the full log "
-        "and the record)"))
+        "and the record), whatever is left of its lifetime"))
     # A read trusts the seat-token rows this process read at most this long ago (an action: its append checks
     # them): a revocation counts for reads within it, like a revoked key within TORRES_TENANTS_RELOAD.
     seat_token_recheck: float = field(default=1.0, metadata=setting(
-        "TORRES_SEAT_TOKEN_RECHECK", "seconds a read trusts the seat-token rows its process read"))
+        "TORRES_SEAT_TOKEN_RECHECK", "seconds a read trusts the seat-token rows its process read (a revocation "
+        "elsewhere counts for reads within it; for actions at once)"))
     stream_ticket_ttl: float = field(default=60, metadata=setting(
         "TORRES_STREAM_TICKET_TTL", "seconds a stream ticket may wait before it opens its one stream"))
     extra: dict[str, str] = field(default_factory=dict)
