@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 import urllib.request
 
+from .serving import PORT
 from .settings import Setting
 
 URL = Setting("HEALTHCHECK_URL", "what the image's probe GETs", default="", shown="`http://127.0.0.1:$PORT/healthz`")
-PORT = Setting("PORT", "the port the probe's default URL names (the HTTP services listen on it)", default=8000)
 TIMEOUT = Setting("HEALTHCHECK_TIMEOUT", "seconds the probe waits for its answer", default=2.0)
 SETTINGS = (URL, PORT, TIMEOUT)
 
