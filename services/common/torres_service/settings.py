@@ -73,6 +73,8 @@ def items(raw: str) -> list[str]:
 PARSERS: dict[type, Callable[[str], Any]] = {str: str, int: _int, float: _float, bool: _bool, Path: Path}
 #: Types whose empty value counts as unset (it could not parse, and a flag's empty value is ambiguous).
 _EMPTY_IS_UNSET = (int, float, bool)
+#: What :meth:`Setting.value` returns for a variable that is not set (None may be a value).
+_UNSET: Any = object()
 
 
 def parser_for(kind: Any) -> Callable[[str], Any]:
@@ -125,7 +127,7 @@ class Setting:
 
     def read(self, env: Mapping[str, str] | None = None) -> Any:
         """This setting's value in ``env`` (default: the process's environment), else its default."""
-        value = self.value(_environ() if env is None else env)
+        value = self.value(os.environ if env is None else env)
         return self.default if value is _UNSET else value
 
     @property
@@ -138,16 +140,9 @@ class Setting:
         return dataclasses.field(default=self.default, metadata={KEY: self}, **kwargs)
 
 
-_UNSET: Any = object()
-
-
 def setting(var: str, doc: str, **kwargs: Any) -> dict[str, Setting]:
     """A dataclass field's metadata: ``field(default=16, metadata=setting("DB_POOL_MAX", "…"))``."""
     return {KEY: Setting(var, doc, **kwargs)}
-
-
-def _environ() -> Mapping[str, str]:
-    return os.environ
 
 
 def fields_of(cls: type, settings: Mapping[str, Setting] | None = None,
@@ -166,7 +161,7 @@ def values(cls: type, env: Mapping[str, str] | None = None,
     """The fields of ``cls`` whose variables are set in ``env`` (default: the process's environment), parsed:
     the keyword arguments of ``cls(...)``, whose own defaults fill the rest, so no default is written twice.
     ``settings``: the fields' settings when they are not in the fields' metadata (see :func:`fields_of`)."""
-    env = _environ() if env is None else env
+    env = os.environ if env is None else env
     out: dict[str, Any] = {}
     for f, s, kind in fields_of(cls, settings):
         value = s.value(env, kind)
