@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from torres_game.config import AI_DELAY, BROKER_URL
+from torres_game.ai_turns import AI_DELAY, BROKER_URL
 from torres_service.settings import Setting, setting, values
 
 from .bots import BOT_KINDS, Budget

@@ -62,7 +62,7 @@ class Config:
     snapshot_every: int = field(default=50, metadata=setting(
         "SNAPSHOT_EVERY", "snapshot a game's position every N events (`0`: never)"))
     ai_driver: str = field(default="auto", metadata=setting(
-        "TORRES_AI_DRIVER", "`auto`: the AI worker's drivers when `torres_ai` is installed (its entry point "
+        "TORRES_AI_DRIVER", "`auto`: the AI worker's drivers when it is installed (its entry point "
         "`torres_game.ai_drivers: auto`; Celery with a broker URL, else its bots in-process), otherwise the random "
         "bot; `thread`: in-process random bot; `none`: outbox only (external worker); `package.module:factory`: "
         "any driver"))
