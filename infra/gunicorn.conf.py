@@ -7,8 +7,10 @@ With the gevent worker a waiting connection is a greenlet (a few kB), not an OS 
 thousands; psycopg 3 (>= 3.1.14) and its pool, redis-py and the standard library cooperate once gevent has
 monkey-patched the process, which the gevent worker does before it loads the application.
 
-Every value can be overridden by environment variables (named below) or on the command line, so that compose,
-Kubernetes and ``infra/local_cluster.py`` run the very same command. The matchmaking API uses the same file
+Every value can be overridden by an environment variable or on the command line, so that compose, Kubernetes and
+``infra/local_cluster.py`` run the very same command. The variables are declared, with their defaults, in
+``torres_service/serving.py`` (standard library only, so the master may import it) and listed in docs/settings.md;
+why each default is what it is, below. The matchmaking API uses the same file
 (``'torres_matchmaking.wsgi:app'``).
 
 Metrics: each worker is its own process, so prometheus-client runs in multiprocess mode. Its directory must be
@@ -30,45 +32,47 @@ from typing import Any
 
 from gunicorn import util
 
+from torres_service import serving
+
 # Bind address: $PORT (platforms and compose/k8s set it), all interfaces; `--bind` on the command line wins.
-bind = os.environ.get("GUNICORN_BIND") or f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
+bind = serving.BIND.read() or f"{serving.HOST.read()}:{serving.PORT.read()}"
 
 # One process per core: the CPU-bound part of a request (folding, legal actions) runs in a worker's single thread,
 # so more workers than cores only add context switches. WEB_CONCURRENCY is the conventional override.
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+workers = serving.WORKERS.read()
+worker_class = serving.WORKER_CLASS.read()
 # Simultaneous connections per worker (open waits and streams included). Each costs a file descriptor: keep
 # workers * worker_connections below `ulimit -n`. The app's own cap (TORRES_MAX_STREAMS) answers 503 before this.
-worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "12000"))
+worker_connections = serving.WORKER_CONNECTIONS.read()
 backlog = 4096
 # Each worker listens on its own socket (SO_REUSEPORT) and the kernel spreads new connections over them. With one
 # shared socket, whichever gevent worker wakes first accepts a burst of connections, and keep-alive connections stay
 # where they were accepted: 50 clients connecting at once were split 50/0, 50/0 and 34/16 between two workers
 # (so one core served everything), and 26/24, 24/26 with this setting (docs/performance.md, issue 11). The cost:
 # a second server started on the same port by the same user shares it instead of failing to bind.
-reuse_port = os.environ.get("GUNICORN_REUSE_PORT", "1") not in ("0", "false", "no")
+reuse_port = serving.REUSE_PORT.read()
 
 # A worker that does not report for `timeout` s is restarted; under gevent it reports from its loop, so this only
 # fires when one request hogs the CPU that long (long-lived streams do not count).
-timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+timeout = serving.TIMEOUT.read()
 # On SIGTERM the worker stops accepting, ends its streams and waits (SSE `shutdown`, WebSocket close 1001, waits
 # answer at once) and exits; whatever is still running after graceful_timeout s is cut. Keep it below the
 # orchestrator's grace period (k8s terminationGracePeriodSeconds, compose stop_grace_period); 35 s lets a
 # request that the drain cannot end (a long-poll of up to 30 s on another service) finish.
-graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "35"))
-keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
+graceful_timeout = serving.GRACEFUL_TIMEOUT.read()
+keepalive = serving.KEEPALIVE.read()
 
-accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None  # the app logs each request as JSON already
+accesslog = serving.ACCESS_LOG.read() or None  # the app logs each request as JSON already
 # When it is on: the path without its query string (%(U)s, not the request line %(r)s), so a browser's
 # ?stream_ticket= never reaches a log (single use and short-lived, but a credential until it is used).
 access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
 errorlog = "-"
-loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
-proc_name = os.environ.get("GUNICORN_PROC_NAME", "torres")
+loglevel = serving.LOG_LEVEL.read()
+proc_name = serving.PROC_NAME.read()
 # gunicorn >= 27 opens a control socket at one fixed path ($HOME/.gunicorn/gunicorn.ctl): replicas on one host
 # would fight over it, and a read-only root filesystem has nowhere to put it. Nothing here uses it.
 control_socket_disable = True
-worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None  # /dev/shm in containers
+worker_tmp_dir = serving.WORKER_TMP_DIR.read() or None  # /dev/shm in containers
 
 # Request-head limits (docs/security.md, "Input limits"). The services' input guard refuses a request target longer
 # than TORRES_MAX_URL_BYTES (4096: 414), a header line longer than TORRES_MAX_HEADER_BYTES (8192) or more than
@@ -76,12 +80,13 @@ worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or None  # /dev/shm i
 # refuses past its own limits without asking the app, so its limits sit above the guard's, and the guard answers:
 # 8190 is the longest request line gunicorn bounds (0 would buffer a line of any length), a header line may be 16 kB,
 # and 128 fields are allowed. Past these, gunicorn's own answer is problem+json too (_problem_error below).
-limit_request_line = int(os.environ.get("GUNICORN_LIMIT_REQUEST_LINE", "8190"))
-limit_request_field_size = int(os.environ.get("GUNICORN_LIMIT_REQUEST_FIELD_SIZE", "16384"))
-limit_request_fields = int(os.environ.get("GUNICORN_LIMIT_REQUEST_FIELDS", "128"))
+limit_request_line = serving.LIMIT_REQUEST_LINE.read()
+limit_request_field_size = serving.LIMIT_REQUEST_FIELD_SIZE.read()
+limit_request_fields = serving.LIMIT_REQUEST_FIELDS.read()
 
 # The codes of torres_service.problems for the statuses gunicorn answers itself (tests/game/test_serve_limits.py
-# checks that they are the same; this file imports nothing of the services, as the master never loads them).
+# checks that they are the same; this file imports nothing of the services but their server settings, as the
+# master never loads them).
 _PROBLEM_CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
                   431: "headers_too_large", 500: "internal_error", 501: "not_implemented"}
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +14,14 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from torres_service import serving
+
 from .conftest import ROOT, render, tool
 
 K8S_VERSION = "1.33"  # the oldest Kubernetes minor the manifests are written for
 _CRD = yaml.safe_load((ROOT / "k8s" / "schemas" / "keda.sh_scaledobjects.yaml").read_text())
 SCALED_OBJECT_SCHEMA = next(v for v in _CRD["spec"]["versions"] if v["name"] == "v1alpha1")["schema"]["openAPIV3Schema"]
-GRACEFUL_TIMEOUT = int(re.search(r'"GUNICORN_GRACEFUL_TIMEOUT", "(\d+)"',
-                                 (ROOT / "infra" / "gunicorn.conf.py").read_text())[1])
+GRACEFUL_TIMEOUT: int = serving.GRACEFUL_TIMEOUT.default  # infra/gunicorn.conf.py's graceful_timeout
 WORKLOADS = {"game", "matchmaking", "matcher", "ratings", "ai-worker", "ai-sweeper"}
 Objects = tuple[str, list[dict[str, Any]]]
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from torres_service import serving
 from torres_service.limits import InputLimits
 from torres_service.problems import _HTTP_CODES
 
@@ -124,11 +125,8 @@ def test_the_servers_codes_are_the_services_codes() -> None:
     assert {status: code for status, code in codes.items() if status in _HTTP_CODES} == \
         {status: code for status, code in _HTTP_CODES.items() if status in codes}
 
-    def setting(name: str) -> int:
-        found = re.search(rf'^{name} = int\(os.environ.get\("[A-Z_]+", "(\d+)"\)\)', text, re.MULTILINE)
-        assert found is not None, name
-        return int(found[1])
-
-    assert setting("limit_request_line") > LIMITS.max_url_bytes + len("DELETE  HTTP/1.1")
-    assert setting("limit_request_field_size") > LIMITS.max_header_bytes + 2
-    assert setting("limit_request_fields") > LIMITS.max_headers
+    for name in ("limit_request_line", "limit_request_field_size", "limit_request_fields"):
+        assert re.search(rf"^{name} = serving\.{name.upper()}\.read\(\)$", text, re.MULTILINE), name
+    assert serving.LIMIT_REQUEST_LINE.default > LIMITS.max_url_bytes + len("DELETE  HTTP/1.1")
+    assert serving.LIMIT_REQUEST_FIELD_SIZE.default > LIMITS.max_header_bytes + 2
+    assert serving.LIMIT_REQUEST_FIELDS.default > LIMITS.max_headers

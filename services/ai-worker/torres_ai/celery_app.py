@@ -28,7 +28,7 @@ from typing import Any
 from celery import Celery, signals
 from kombu import Queue
 
-from torres_service.logs import JsonFormatter
+from torres_service.logs import LOG_LEVEL, JsonFormatter
 
 from .config import Settings
 
@@ -105,7 +105,7 @@ def _logging(loglevel: str | int | None = None, **_: Any) -> None:
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(loglevel or os.environ.get("LOG_LEVEL", "INFO"))
+    root.setLevel(loglevel or LOG_LEVEL.read())
 
 
 @signals.worker_init.connect

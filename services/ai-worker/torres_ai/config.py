@@ -10,6 +10,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from torres_game.ai_turns import AI_DELAY, BROKER_URL
+from torres_service.settings import Setting, setting, values
+
 from .bots import BOT_KINDS, Budget
 
 LEVELS = ("easy", "medium", "hard")
@@ -26,61 +29,75 @@ class Level:
     budget: Budget
 
 
+def _bot_kind(raw: str) -> str:
+    if raw not in BOT_KINDS:
+        raise ValueError(f"is not a bot kind: expected one of {', '.join(BOT_KINDS)}")
+    return raw
+
+
+#: Per level: its bot kind, iteration budget and wall-clock budget (``TORRES_AI_HARD=mcts``, ...), declared from
+#: the defaults above so that a default is written once.
+LEVEL_SETTINGS: dict[str, tuple[Setting, Setting, Setting]] = {
+    name: (
+        Setting(f"TORRES_AI_{name.upper()}", f"the bot kind of level `{name}` ({', '.join(BOT_KINDS)})",
+                default=bot, parse=_bot_kind),
+        Setting(f"TORRES_AI_{name.upper()}_ITERATIONS", f"level `{name}`: iteration budget per decision (mcts: "
+                "rollouts)", default=budget.iterations),
+        Setting(f"TORRES_AI_{name.upper()}_SECONDS", f"level `{name}`: wall-clock budget per decision",
+                default=budget.seconds),
+    )
+    for name, (bot, budget) in _DEFAULT_LEVELS.items()
+}
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything the AI worker reads from its environment."""
+    """Everything the AI worker reads from its environment; each field that is a setting declares its variable
+    and meaning here, once (docs/settings.md is generated from them)."""
 
     levels: dict[str, Level] = field(
         default_factory=lambda: {name: Level(bot, budget) for name, (bot, budget) in _DEFAULT_LEVELS.items()}
     )
-    broker_url: str = ""
-    queue: str = "torres-ai"  # high priority: AI turns of games with a human seat (someone is waiting)
-    bulk_queue: str = "torres-ai-bulk"  # bot-only games (tournaments, simulations): served when `queue` is empty
-    key_prefix: str = "torres_ai"
-    soft_time_limit: float = 20.0  # a decision is budgeted well below 1 s; this only catches a hang
-    time_limit: float = 30.0
-    max_retries: int = 10
-    sweep_interval: float = 15.0  # how often the sweeper looks at the outbox
-    sweep_after: float = 30.0  # an outbox row this old with its turn still due is enqueued again
-    broker_check: float = 1.0  # how often the sweeper loop checks whether the broker lost its queues
-    visibility_timeout: float = 300.0  # Redis redelivers an unacknowledged task after this long
-    plan_ttl: int = 3600  # seconds a planned turn waits in Redis for its next decision
-    metrics_port: int = 9400  # each worker serves /metrics here; 0 = off
-    delay: float = 0.0  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
-    infra_attempts: int = 8  # in-task tries of a decision whose Redis/database step failed, before a Celery retry
+    broker_url: str = BROKER_URL.field()
+    queue: str = field(default="torres-ai", metadata=setting(
+        "TORRES_AI_QUEUE", "high-priority queue: AI turns of games with a human seat (someone is waiting)"))
+    bulk_queue: str = field(default="torres-ai-bulk", metadata=setting(
+        "TORRES_AI_BULK_QUEUE", "bulk queue: AI turns of bot-only games (tournaments, simulations), served when "
+        "the other is empty"))
+    key_prefix: str = field(default="torres_ai", metadata=setting(
+        "TORRES_AI_KEY_PREFIX", "Redis key prefix (plan memory, sweeper markers)"))
+    soft_time_limit: float = field(default=20.0, metadata=setting(
+        "TORRES_AI_SOFT_TIME_LIMIT", "seconds a task may run before its soft limit (a decision is budgeted well "
+        "below 1 s: this only catches a hang)"))
+    time_limit: float = field(default=30.0, metadata=setting("TORRES_AI_TIME_LIMIT", "a task's hard limit"))
+    max_retries: int = field(default=10, metadata=setting(
+        "TORRES_AI_MAX_RETRIES", "task retries after the in-task ones (exponential back-off with jitter, 1 s … "
+        "60 s)"))
+    sweep_interval: float = field(default=15.0, metadata=setting(
+        "TORRES_AI_SWEEP_INTERVAL", "seconds between the sweeper's looks at the outbox"))
+    sweep_after: float = field(default=30.0, metadata=setting(
+        "TORRES_AI_SWEEP_AFTER", "an outbox row this many seconds old with its turn still due is enqueued again"))
+    broker_check: float = field(default=1.0, metadata=setting(
+        "TORRES_AI_BROKER_CHECK", "how often the sweeper checks whether the broker lost its queues (then every "
+        "due turn is re-sent at once)"))
+    visibility_timeout: float = field(default=300.0, metadata=setting(
+        "TORRES_AI_VISIBILITY_TIMEOUT", "seconds after which Redis redelivers an unacknowledged task"))
+    plan_ttl: int = field(default=3600, metadata=setting(
+        "TORRES_AI_PLAN_TTL", "seconds a planned turn waits in Redis for its next decision"))
+    metrics_port: int = field(default=9400, metadata=setting(
+        "TORRES_AI_METRICS_PORT", "each worker serves Prometheus `/metrics` here; `0`: off"))
+    delay: float = AI_DELAY.field()
+    infra_attempts: int = field(default=8, metadata=setting(
+        "TORRES_AI_INFRA_ATTEMPTS", "in-task tries of a decision whose Redis or database step failed (back-off "
+        "0.2 s … 5 s), before a Celery retry"))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Read the settings (docs/settings.md), the levels' included."""
         env = os.environ if env is None else env
-        levels: dict[str, Level] = {}
-        for name, (bot, budget) in _DEFAULT_LEVELS.items():
-            upper = name.upper()
-            kind = env.get(f"TORRES_AI_{upper}", bot)
-            if kind not in BOT_KINDS:
-                raise ValueError(f"TORRES_AI_{upper}={kind!r}: expected one of {', '.join(BOT_KINDS)}")
-            levels[name] = Level(kind, Budget(
-                iterations=int(env.get(f"TORRES_AI_{upper}_ITERATIONS", budget.iterations)),
-                seconds=float(env.get(f"TORRES_AI_{upper}_SECONDS", budget.seconds)),
-            ))
-        broker = env.get("CELERY_BROKER_URL") or env.get("REDIS_URL") or ""
-        return cls(
-            levels=levels,
-            broker_url=broker,
-            queue=env.get("TORRES_AI_QUEUE", "torres-ai"),
-            bulk_queue=env.get("TORRES_AI_BULK_QUEUE", "torres-ai-bulk"),
-            key_prefix=env.get("TORRES_AI_KEY_PREFIX", "torres_ai"),
-            soft_time_limit=float(env.get("TORRES_AI_SOFT_TIME_LIMIT", "20")),
-            time_limit=float(env.get("TORRES_AI_TIME_LIMIT", "30")),
-            max_retries=int(env.get("TORRES_AI_MAX_RETRIES", "10")),
-            sweep_interval=float(env.get("TORRES_AI_SWEEP_INTERVAL", "15")),
-            sweep_after=float(env.get("TORRES_AI_SWEEP_AFTER", "30")),
-            broker_check=float(env.get("TORRES_AI_BROKER_CHECK", "1")),
-            visibility_timeout=float(env.get("TORRES_AI_VISIBILITY_TIMEOUT", "300")),
-            plan_ttl=int(env.get("TORRES_AI_PLAN_TTL", "3600")),
-            metrics_port=int(env.get("TORRES_AI_METRICS_PORT", "9400")),
-            delay=float(env.get("TORRES_AI_DELAY", "0")),
-            infra_attempts=int(env.get("TORRES_AI_INFRA_ATTEMPTS", "8")),
-        )
+        levels = {name: Level(kind.read(env), Budget(iterations=iterations.read(env), seconds=seconds.read(env)))
+                  for name, (kind, iterations, seconds) in LEVEL_SETTINGS.items()}
+        return cls(levels=levels, **values(cls, env))
 
     def queue_for(self, seats: list[dict]) -> str:
         """Humans first: a game with a human seat goes to the high-priority queue, a bot-only game to bulk."""

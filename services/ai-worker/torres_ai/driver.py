@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -104,7 +103,6 @@ class CeleryDriver(BackgroundDriver):
 
 def from_env(env: Mapping[str, str] | None = None) -> AiDriver:
     """The driver the environment asks for: Celery when a broker URL is set, else in-process bots."""
-    env = os.environ if env is None else env
     settings = Settings.from_env(env)
     if settings.broker_url:
         return CeleryDriver(settings)

@@ -7,15 +7,21 @@ services (their liveness endpoint) and the workers (their metrics port) alike.
 
 from __future__ import annotations
 
-import os
 import sys
 import urllib.request
 
+from .serving import PORT
+from .settings import Setting
+
+URL = Setting("HEALTHCHECK_URL", "what the image's probe GETs", default="", shown="`http://127.0.0.1:$PORT/healthz`")
+TIMEOUT = Setting("HEALTHCHECK_TIMEOUT", "seconds the probe waits for its answer", default=2.0)
+SETTINGS = (URL, PORT, TIMEOUT)
+
 
 def main() -> int:
-    url = os.environ.get("HEALTHCHECK_URL") or f"http://127.0.0.1:{os.environ.get('PORT', '8000')}/healthz"
+    url = URL.read() or f"http://127.0.0.1:{PORT.read()}/healthz"
     try:
-        with urllib.request.urlopen(url, timeout=float(os.environ.get("HEALTHCHECK_TIMEOUT", "2"))) as response:
+        with urllib.request.urlopen(url, timeout=TIMEOUT.read()) as response:
             return 0 if 200 <= response.status < 300 else 1
     except OSError as exc:
         print(f"unhealthy: {url}: {exc}", file=sys.stderr)

@@ -21,6 +21,7 @@ from .principals import (
     DEFAULT_AUDIENCE,
     INTERNAL_SCOPES,
     TENANT_SCOPES,
+    TENANTS_FILE,
     ApiKey,
     PlayerTokens,
     Registry,
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m torres_service.keys", description=__doc__)
-    p.add_argument("--file", default=os.environ.get("TORRES_TENANTS_FILE", "tenants.json"),
+    p.add_argument("--file", default=TENANTS_FILE.read() or "tenants.json",
                    help="the tenants file (default: $TORRES_TENANTS_FILE)")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("add-tenant", help="a portal; prints its HS256 secret once unless --jwks-url is given")

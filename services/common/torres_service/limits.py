@@ -18,7 +18,7 @@ were silently resolved (the last one won) and a ``text/plain`` body was answered
   errors stay 400 ``validation_failed`` as before.
 
 This is the one place a body is parsed: webargs (``ProblemParser.load_json``) and the game service's hot path
-both take :func:`request_json`'s value. Each limit is a setting (``TORRES_*``, :data:`SETTINGS`); docs/security.md
+both take :func:`request_json`'s value. Each limit is a setting (``TORRES_*``, :data:`VARIABLES`); docs/security.md
 lists them with their defaults and answers. The production server's own limits (``infra/gunicorn.conf.py``) sit
 above these, so that this guard, not gunicorn, is what answers.
 """
@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 from urllib.parse import quote
@@ -51,17 +50,23 @@ from torres_service.errors import (
     UriTooLong,
     ValidationFailed,
 )
+from torres_service.settings import Setting, values
 
-#: The environment variable of each limit (docs/security.md, "Input limits").
-SETTINGS = {
-    "max_body_bytes": "TORRES_MAX_BODY_BYTES",
-    "max_json_depth": "TORRES_JSON_MAX_DEPTH",
-    "max_number_length": "TORRES_JSON_MAX_NUMBER_LENGTH",
-    "max_url_bytes": "TORRES_MAX_URL_BYTES",
-    "max_header_bytes": "TORRES_MAX_HEADER_BYTES",
-    "max_headers": "TORRES_MAX_HEADERS",
+#: The setting of each limit (docs/settings.md; docs/security.md, "Input limits"); the defaults are the fields'.
+VARIABLES = {
+    "max_body_bytes": Setting("TORRES_MAX_BODY_BYTES", "bytes a request body may have (the matchmaker's default: "
+                              "16384); past it 413 `payload_too_large`"),
+    "max_json_depth": Setting("TORRES_JSON_MAX_DEPTH", "levels of JSON arrays and objects a body may nest; past it "
+                              "400 `json_too_deep`"),
+    "max_number_length": Setting("TORRES_JSON_MAX_NUMBER_LENGTH", "characters of one JSON number literal; past "
+                                 "it 400 `json_number_too_long`"),
+    "max_url_bytes": Setting("TORRES_MAX_URL_BYTES", "bytes of the request target; past it 414 `uri_too_long`"),
+    "max_header_bytes": Setting("TORRES_MAX_HEADER_BYTES", "bytes of one header line; past it 431 "
+                                "`headers_too_large`"),
+    "max_headers": Setting("TORRES_MAX_HEADERS", "headers of one request; past it 431 `headers_too_large`"),
 }
-
+#: The environment variable of each limit, named in the errors.
+SETTINGS = {name: s.var for name, s in VARIABLES.items()}
 
 @dataclass(frozen=True)
 class InputLimits:
@@ -87,10 +92,7 @@ class InputLimits:
     def from_env(cls, env: Mapping[str, str] | None = None, **defaults: int) -> InputLimits:
         """The limits from ``TORRES_*`` variables; ``defaults`` are the service's own where it differs from the
         class's (the matchmaker takes smaller bodies). Read when the app is built, like the CORS origins."""
-        env = os.environ if env is None else env
-        values = {f.name: int(env[SETTINGS[f.name]]) if SETTINGS.get(f.name) in env else defaults.get(f.name)
-                  for f in fields(cls) if f.init}
-        return cls(**{name: value for name, value in values.items() if value is not None})
+        return cls(**{**defaults, **values(cls, env, VARIABLES)})
 
 
 # -- the body ---------------------------------------------------------------------------------------------------

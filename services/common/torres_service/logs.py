@@ -10,6 +10,12 @@ from typing import Any
 
 from flask import Flask, g, request
 
+from .settings import Setting
+
+#: Every process's log level (the AI worker's ``--loglevel`` wins over it).
+LOG_LEVEL = Setting("LOG_LEVEL", "the log level (`DEBUG`, `INFO`, `WARNING`, `ERROR`; the AI worker's "
+                    "`--loglevel` wins)", default="INFO")
+
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
 

@@ -34,6 +34,7 @@ import jwt
 
 from .errors import ServiceError
 from .fields import PLAYER_ID
+from .settings import Setting
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +309,21 @@ def issue_player_token(tokens: PlayerTokens, player_id: str, *, lifetime: int = 
     return jwt.encode(payload, tokens.hs256_secret, algorithm="HS256")
 
 
+#: Who is calling (docs/security.md): the settings every HTTP service reads, declared once here.
+TENANTS_FILE = Setting("TORRES_TENANTS_FILE", "the tenants file `python -m torres_service.keys` writes: portals' "
+                       "and internal services' keys (hashes), scopes and player-token issuers; unset: "
+                       "`TORRES_API_KEY` is the one tenant's key (`python -m torres_service.keys` without `--file`: "
+                       "`tenants.json`)", default="")
+TENANTS_RELOAD = Setting("TORRES_TENANTS_RELOAD", "seconds within which a changed tenants file is re-read (keys "
+                         "added or revoked take effect without a restart)", default=1.0)
+API_KEY = Setting("TORRES_API_KEY", "without a tenants file, the one API key (`X-API-Key`), of tenant `default` "
+                  "with every scope but `admin`; generated and logged at start when unset (under gunicorn set it: "
+                  "each worker would generate its own)", default="")
+PLAYER_TOKEN_SECRET = Setting("TORRES_PLAYER_TOKEN_SECRET", "without a tenants file, the HS256 secret (at least 32 "
+                              "bytes) tenant `default`'s player tokens are signed with; unset: none verifies",
+                              default="")
+
+
 class Registries:
     """The current registry, re-read from its file within ``reload`` seconds of a change (a key added or
     revoked takes effect without a restart); a file that does not parse is logged and the last good reading
@@ -328,10 +344,10 @@ class Registries:
         """``TORRES_TENANTS_FILE`` when set, else the single-key default built from ``api_key`` (the service's
         own setting, generated when unset) and ``TORRES_PLAYER_TOKEN_SECRET``."""
         env = os.environ if env is None else env
-        path = env.get("TORRES_TENANTS_FILE")
+        path = TENANTS_FILE.read(env)
         if path:
-            return cls(path=path, reload=float(env.get("TORRES_TENANTS_RELOAD", "1")))
-        return cls(Registry.single_key(api_key, env.get("TORRES_PLAYER_TOKEN_SECRET") or None))
+            return cls(path=path, reload=TENANTS_RELOAD.read(env))
+        return cls(Registry.single_key(api_key, PLAYER_TOKEN_SECRET.read(env) or None))
 
     def _read(self) -> Registry:
         assert self.path is not None

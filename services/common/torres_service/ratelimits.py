@@ -55,7 +55,6 @@ import hashlib
 import ipaddress
 import logging
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -74,6 +73,7 @@ from .logs import configure_logging
 from .metrics import PUSH_SUFFIXES
 from .principals import TENANT_SCOPES, InvalidCredentials, InvalidPlayerToken, Registries
 from .problems import UNLIMITED_PATHS
+from .settings import Setting, values
 
 log = logging.getLogger(__name__)
 
@@ -88,21 +88,35 @@ STREAM_RETRY_AFTER = 5
 EXTENSION = "torres_ratelimits"
 _IDENTITY, _SLOT = "torres.ratelimits.identity", "torres.ratelimits.stream_slot"
 
-#: The environment variable of each setting (docs/security.md, "Rate limits and stream caps").
-SETTINGS = {
-    "enabled": "TORRES_RATELIMIT_ENABLED",
-    "address": "TORRES_RATELIMIT_ADDRESS",
-    "tenant": "TORRES_RATELIMIT_TENANT",
-    "player": "TORRES_RATELIMIT_PLAYER",
-    "exempt": "TORRES_RATELIMIT_EXEMPT",
-    "storage_uri": "TORRES_RATELIMIT_STORAGE_URI",
-    "strategy": "TORRES_RATELIMIT_STRATEGY",
-    "shared": "TORRES_RATELIMIT_SHARED",
-    "trusted_proxies": "TORRES_TRUSTED_PROXIES",
-    "streams_per_address": "TORRES_MAX_STREAMS_PER_ADDRESS",
-    "streams_per_tenant": "TORRES_MAX_STREAMS_PER_TENANT",
-    "streams_per_player": "TORRES_MAX_STREAMS_PER_PLAYER",
+#: Each setting's variable and meaning (docs/settings.md; docs/security.md, "Rate limits and stream caps"); the
+#: defaults are the fields'.
+VARIABLES = {
+    "enabled": Setting("TORRES_RATELIMIT_ENABLED", "`0` turns rate limits and stream caps off"),
+    "address": Setting("TORRES_RATELIMIT_ADDRESS", "requests per client address (flask-limiter's notation; "
+                       "`off`: none); past it 429 `rate_limited` with `Retry-After`"),
+    "tenant": Setting("TORRES_RATELIMIT_TENANT", "requests per tenant (all its API keys)"),
+    "player": Setting("TORRES_RATELIMIT_PLAYER", "requests per seat, spectator or player token"),
+    "exempt": Setting("TORRES_RATELIMIT_EXEMPT", "addresses and networks never limited (empty: none)"),
+    "storage_uri": Setting("TORRES_RATELIMIT_STORAGE_URI", "where requests are counted (a Redis is shared by "
+                           "workers and replicas; while it fails, counted in memory)",
+                           shown="the service's Redis (game: `CELERY_BROKER_URL`, matchmaking: `REDIS_URL`), "
+                           "else `memory://`"),
+    "strategy": Setting("TORRES_RATELIMIT_STRATEGY", "flask-limiter's strategy"),
+    "shared": Setting("TORRES_RATELIMIT_SHARED", "the classes counted in that storage; the others per process "
+                      "(no Redis round trip, a budget per worker and replica); `tenant` keeps a player's request "
+                      "off Redis"),
+    "trusted_proxies": Setting("TORRES_TRUSTED_PROXIES", "proxies in front that append to `X-Forwarded-For` (an "
+                               "ingress: `1`): the client's address is the last trusted one's entry; `0`: the "
+                               "header is not believed"),
+    "streams_per_address": Setting("TORRES_MAX_STREAMS_PER_ADDRESS", "open waits and streams per address in one "
+                                   "process; past it 429 `too_many_streams_for_client`; `0`: no cap"),
+    "streams_per_tenant": Setting("TORRES_MAX_STREAMS_PER_TENANT", "open waits and streams per tenant in one "
+                                  "process"),
+    "streams_per_player": Setting("TORRES_MAX_STREAMS_PER_PLAYER", "open waits and streams per token or player "
+                                  "in one process"),
 }
+#: The environment variable of each setting, named in the errors.
+SETTINGS = {name: s.var for name, s in VARIABLES.items()}
 
 REFUSED = Counter("torres_http_rate_limited_total",
                   "Requests refused with 429: kind=requests (a rate limit) or streams (a cap on open streams), "
@@ -192,22 +206,8 @@ class Settings:
         """The settings from ``TORRES_*`` variables, read when the app is built; ``storage_uri`` is the service's
         default storage (its Redis in the scale-out configuration), which ``TORRES_RATELIMIT_STORAGE_URI``
         overrides."""
-        env = os.environ if env is None else env
-        d = cls()
-        get = lambda name, default: env.get(SETTINGS[name], default)  # noqa: E731
-        return cls(
-            enabled=not _off(get("enabled", "1")),
-            address=get("address", d.address), tenant=get("tenant", d.tenant), player=get("player", d.player),
-            exempt=tuple(get("exempt", ",".join(d.exempt)).split(",")),
-            storage_uri=get("storage_uri", "") or storage_uri,
-            strategy=get("strategy", d.strategy),
-            trusted_proxies=int(get("trusted_proxies", "0") or 0),
-            streams_per_address=int(get("streams_per_address", d.streams_per_address)),
-            streams_per_tenant=int(get("streams_per_tenant", d.streams_per_tenant)),
-            streams_per_player=int(get("streams_per_player", d.streams_per_player)),
-            shared=tuple(name.strip() for name in get("shared", ",".join(d.shared)).split(",") if name.strip()),
-        )
-
+        read = values(cls, env, VARIABLES)
+        return cls(**{**read, "storage_uri": read.get("storage_uri") or storage_uri})
 
 def redis_storage_uri(url: str, *, cluster: bool = False) -> str:
     """flask-limiter's storage URI for a service's Redis URL (``redis+cluster://`` for a cluster); ``memory://``

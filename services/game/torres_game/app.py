@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 
 import psycopg
@@ -89,8 +88,7 @@ def create_app(
     # Last, so that its checks run first (docs/security.md, "Rate limits and stream caps"): the counts are kept in
     # the service's Redis (the AI broker's) when there is one, else in the process.
     install_rate_limits(app, "game", registries=service.access.registries,
-                        storage_uri=redis_storage_uri(os.environ.get("CELERY_BROKER_URL")
-                                                      or os.environ.get("REDIS_URL", "")),
+                        storage_uri=redis_storage_uri(config.broker_url),
                         json_logs=config.json_logs)
     service.start()
     return app

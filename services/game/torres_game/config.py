@@ -10,8 +10,13 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from torres_service.logs import LOG_LEVEL
+from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD
+from torres_service.settings import Setting, setting, values
 
 log = logging.getLogger(__name__)
 
@@ -21,106 +26,133 @@ DEV_SIGNER_NAME = "torres.invalid/dev-game"
 _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 
 
-def default_data_dir(env: dict[str, str] | None = None) -> Path:
+#: Where the embedded SQLite database lives when no DATABASE_URL is set.
+DATA_DIR = Setting("TORRES_DATA_DIR", "where the embedded SQLite database lives when `DATABASE_URL` is unset",
+                   kind=Path, shown="`./data`")
+#: Read by the game service (rate-limit counts, the AI drivers it runs) and the AI workers alike.
+BROKER_URL = Setting("CELERY_BROKER_URL", "the Redis that carries AI turns to Celery workers (unset: AI turns "
+                     "are played in-process); the game service also keeps its rate-limit counts there",
+                     default="", also=("REDIS_URL",))
+AI_DELAY = Setting("TORRES_AI_DELAY", "demo pacing: seconds an AI seat waits before each action (the in-process "
+                   "bot and the AI workers)", default=0.0)
+
+
+def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where the embedded SQLite database lives when no DATABASE_URL is set (``./data`` by default)."""
-    env = os.environ if env is None else env
-    return Path(env.get("TORRES_DATA_DIR", str(Path.cwd() / "data")))
+    return DATA_DIR.read(env) or Path.cwd() / "data"
 
 
 @dataclass(frozen=True)
 class Config:
-    """Everything the service needs to start. Immutable; use ``with_()`` for variants."""
+    """Everything the service needs to start. Immutable; use ``with_()`` for variants. Each field that is a
+    setting declares its variable and meaning here, once (docs/settings.md is generated from them)."""
 
-    database_url: str = ""
-    api_key: str = ""
-    admin_key: str = ""
+    database_url: str = field(default="", metadata=setting(
+        "DATABASE_URL", "`postgresql://…`: the event store in PostgreSQL (psycopg 3 pool); unset: embedded SQLite",
+        shown="`sqlite:///$TORRES_DATA_DIR/torres.sqlite3`"))
+    api_key: str = API_KEY.field()
+    admin_key: str = field(default="", metadata=setting(
+        "TORRES_ADMIN_KEY", "the operator's admin key (`X-Admin-Key`), one per deployment: full events and "
+        "positions of every tenant's games, every list; spectator tokens are signed with a key derived from it; "
+        "generated and logged at start when unset"))
     # Tenants and their keys (issue 26): the file `python -m torres_service.keys` writes, re-read within
     # `tenants_reload` seconds of a change. Unset: `api_key` alone, as the tenant "default" with every scope.
-    tenants_file: str = ""
-    tenants_reload: float = 1.0
-    snapshot_every: int = 50
-    ai_driver: str = "auto"  # "auto" (AI worker's drivers if installed), "thread" (random bot), "none", "mod:fn"
-    ai_delay: float = 0.0  # seconds the in-process bot waits before moving (demo pacing)
-    migrations_dir: Path = _REPO_MIGRATIONS
-    auto_migrate: bool = True
-    pool_min: int = 1
+    tenants_file: str = TENANTS_FILE.field()
+    tenants_reload: float = TENANTS_RELOAD.field()
+    snapshot_every: int = field(default=50, metadata=setting(
+        "SNAPSHOT_EVERY", "snapshot a game's position every N events (`0`: never)"))
+    ai_driver: str = field(default="auto", metadata=setting(
+        "TORRES_AI_DRIVER", "`auto`: the AI worker's drivers when it is installed (its entry point "
+        "`torres_game.ai_drivers: auto`; Celery with a broker URL, else its bots in-process), otherwise the random "
+        "bot; `thread`: in-process random bot; `none`: outbox only (external worker); `package.module:factory`: "
+        "any driver"))
+    ai_delay: float = AI_DELAY.field()
+    broker_url: str = BROKER_URL.field()
+    migrations_dir: Path = field(default=_REPO_MIGRATIONS, metadata=setting(
+        "TORRES_MIGRATIONS_DIR", "the SQL migrations", shown="`infra/migrations` of the checkout"))
+    auto_migrate: bool = field(default=True, metadata=setting(
+        "TORRES_AUTO_MIGRATE", "apply pending migrations at start"))
+    pool_min: int = field(default=1, metadata=setting("DB_POOL_MIN", "psycopg pool size per process, at least"))
     # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends (then
     # waiting for the global events lock that migration 0006 removed), and each hand-over cost the pool's (gevent)
     # locks. 25 against 8 gave +10-16 % actions/s; 16 keeps two replicas within PostgreSQL's default 100
     # connections (docs/performance.md, issue 11, and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 1)
     # < max_connections).
-    pool_max: int = 16
+    pool_max: int = field(default=16, metadata=setting(
+        "DB_POOL_MAX", "psycopg pool size per process, at most (waits and streams hold no connection; the pool "
+        "grows only while requests wait for one); each process also holds one listening connection: budget "
+        "replicas × `WEB_CONCURRENCY` × (this + 1) below PostgreSQL's `max_connections`"))
     state_cache_size: int = 2048
-    max_streams: int = 10_000  # open waits + SSE streams + WebSockets per process; past it: 503 too_many_streams
-    stream_heartbeat: float = 15.0  # seconds between SSE keep-alive comments (proxies close idle connections)
-    send_timeout: float = 10.0  # a stream whose client takes longer than this to accept a write is dropped
-    stream_send_buffer: int = 65_536  # bytes the kernel may hold for one stream's client (SO_SNDBUF); 0 = its own
-    enforcer_interval: float = 1.0  # seconds between deadline sweeps of the in-process enforcer; 0 = off
-    log_level: str = "INFO"
-    json_logs: bool = True
-    web_dir: Path = _REPO_WEB  # the web client's files, served at /play/ (absent directory: no /play/)
-    matchmaking_url: str = ""  # the matchmaker's public address, told to the web client (empty: no matchmaking)
+    max_streams: int = field(default=10_000, metadata=setting(
+        "TORRES_MAX_STREAMS", "open waits + SSE streams + WebSockets per process; past it 503 `too_many_streams`"))
+    stream_heartbeat: float = field(default=15.0, metadata=setting(
+        "TORRES_STREAM_HEARTBEAT", "seconds between SSE keep-alive comments and WebSocket pings (proxies close "
+        "idle connections)"))
+    send_timeout: float = field(default=10.0, metadata=setting(
+        "TORRES_SEND_TIMEOUT", "a stream whose client cannot take a write for this many seconds is dropped"))
+    stream_send_buffer: int = field(default=65_536, metadata=setting(
+        "TORRES_STREAM_SEND_BUFFER", "bytes the kernel may hold for one stream's client (`SO_SNDBUF`; Linux "
+        "doubles it); `0`: the kernel's autotuning (up to 4 MiB per connection)"))
+    enforcer_interval: float = field(default=1.0, metadata=setting(
+        "TORRES_ENFORCER_INTERVAL", "seconds between the deadline sweeps (timeouts of timed games) of the "
+        "enforcer thread every process runs; `0`: none, for deployments that run `python -m torres_game enforce` "
+        "(which sweeps at this interval, 1 s when `0`)"))
+    log_level: str = LOG_LEVEL.field()
+    json_logs: bool = field(default=True, metadata=setting("TORRES_JSON_LOGS", "one JSON object per log line"))
+    web_dir: Path = field(default=_REPO_WEB, metadata=setting(
+        "TORRES_WEB_DIR", "the web client's files, served at `/play/` (absent directory: no `/play/`)",
+        shown="`clients/web` of the checkout"))
+    matchmaking_url: str = field(default="", metadata=setting(
+        "TORRES_MATCHMAKING_URL", "the matchmaker's public address, told to the web client in "
+        "`/play/config.json` (`make run` sets it; empty: no matchmaking in its lobby)"))
     # The Ed25519 key that signs game records (docs/audit.md): an skey, PRIVATE+KEY+<name>+<id>+<base64>, as
     # `python -m torres_audit keygen <name>` makes one. Empty: each process generates its own (named DEV_SIGNER_NAME),
     # fine for a dev server, useless for auditors (nobody can pin a key that changes at every start).
-    signing_key: str = ""
+    signing_key: str = field(default="", metadata=setting(
+        "TORRES_SIGNING_KEY", "the Ed25519 skey that signs game records (`python -m torres_audit keygen NAME`); "
+        "unset: each process generates its own, fine for a dev server only"))
     # The transparency log (issue 28, docs/audit.md section 9). Its checkpoints are signed with this skey, whose
     # name is the log's origin; empty: the record key above signs them too (one key to manage; a separate one can
     # live only where the sequencer runs). Extra vkeys are published beside it at /.well-known/torres-audit-key
     # during a rotation. Every `log_interval` seconds each process's sequencer thread integrates the queued heads
     # (one at a time across replicas); 0: this process runs none (`python -m torres_game sequence` does).
-    log_signing_key: str = ""
-    log_published_keys: tuple[str, ...] = ()
-    log_interval: float = 0.25
-    log_batch: int = 1000
+    log_signing_key: str = field(default="", metadata=setting(
+        "TORRES_LOG_SIGNING_KEY", "the skey that signs the transparency log's checkpoints (unset: "
+        "`TORRES_SIGNING_KEY`)"))
+    log_published_keys: tuple[str, ...] = field(default=(), metadata=setting(
+        "TORRES_LOG_PUBLISHED_KEYS", "older vkeys still published at `/.well-known/torres-audit-key` during a "
+        "rotation"))
+    log_interval: float = field(default=0.25, metadata=setting(
+        "TORRES_LOG_INTERVAL", "seconds between sequencer runs in each process; `0`: none (run `python -m "
+        "torres_game sequence`)"))
+    log_batch: int = field(default=1000, metadata=setting(
+        "TORRES_LOG_BATCH", "leaves the sequencer integrates per batch"))
     # Seat tokens (issue 26): a token is valid for this many seconds after it was issued (creation or reissue),
     # and never longer than its game's end plus the grace; then 401 seat_token_expired (the tenant reissues one).
     # 30 days: a turn-based game may run for weeks; a leaked token is worth nothing after it.
-    seat_token_ttl: float = 30 * 86400
-    seat_token_grace: float = 86400  # after the end, a day to read the full log and the record with the token
+    seat_token_ttl: float = field(default=30 * 86400, metadata=setting(
+        "TORRES_SEAT_TOKEN_TTL", "seconds a seat token is valid after it was issued (30 days); then 401 "
+        "`seat_token_expired`"))
+    seat_token_grace: float = field(default=86400, metadata=setting(
+        "TORRES_SEAT_TOKEN_GRACE", "seconds a seat token stays valid after its game ended (to read the full log "
+        "and the record), whatever is left of its lifetime"))
     # A read trusts the seat-token rows this process read at most this long ago (an action: its append checks
     # them): a revocation counts for reads within it, like a revoked key within TORRES_TENANTS_RELOAD.
-    seat_token_recheck: float = 1.0
-    stream_ticket_ttl: float = 60  # seconds a stream ticket may wait before it opens its one stream
+    seat_token_recheck: float = field(default=1.0, metadata=setting(
+        "TORRES_SEAT_TOKEN_RECHECK", "seconds a read trusts the seat-token rows its process read (a revocation "
+        "elsewhere counts for reads within it; for actions at once)"))
+    stream_ticket_ttl: float = field(default=60, metadata=setting(
+        "TORRES_STREAM_TICKET_TTL", "seconds a stream ticket may wait before it opens its one stream"))
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Config:
-        """Read ``TORRES_*``/``DATABASE_URL`` variables; generate and log keys that are unset."""
-        env = dict(os.environ if env is None else env)
-        url = env.get("DATABASE_URL") or f"sqlite:///{default_data_dir(env) / 'torres.sqlite3'}"
-        cfg = cls(
-            database_url=url,
-            api_key=env.get("TORRES_API_KEY", ""),
-            admin_key=env.get("TORRES_ADMIN_KEY", ""),
-            tenants_file=env.get("TORRES_TENANTS_FILE", ""),
-            tenants_reload=float(env.get("TORRES_TENANTS_RELOAD", "1")),
-            snapshot_every=int(env.get("SNAPSHOT_EVERY", "50")),
-            ai_driver=env.get("TORRES_AI_DRIVER", "auto"),
-            ai_delay=float(env.get("TORRES_AI_DELAY", "0")),
-            enforcer_interval=float(env.get("TORRES_ENFORCER_INTERVAL", "1")),
-            migrations_dir=Path(env.get("TORRES_MIGRATIONS_DIR", str(_REPO_MIGRATIONS))),
-            auto_migrate=env.get("TORRES_AUTO_MIGRATE", "1") not in ("0", "false", "no"),
-            pool_min=int(env.get("DB_POOL_MIN", "1")),
-            pool_max=int(env.get("DB_POOL_MAX", "16")),
-            max_streams=int(env.get("TORRES_MAX_STREAMS", "10000")),
-            stream_heartbeat=float(env.get("TORRES_STREAM_HEARTBEAT", "15")),
-            send_timeout=float(env.get("TORRES_SEND_TIMEOUT", "10")),
-            stream_send_buffer=int(env.get("TORRES_STREAM_SEND_BUFFER", "65536")),
-            log_level=env.get("LOG_LEVEL", "INFO"),
-            json_logs=env.get("TORRES_JSON_LOGS", "1") not in ("0", "false", "no"),
-            web_dir=Path(env.get("TORRES_WEB_DIR", str(_REPO_WEB))),
-            matchmaking_url=env.get("TORRES_MATCHMAKING_URL", ""),
-            signing_key=env.get("TORRES_SIGNING_KEY", ""),
-            log_signing_key=env.get("TORRES_LOG_SIGNING_KEY", ""),
-            log_published_keys=tuple(env.get("TORRES_LOG_PUBLISHED_KEYS", "").split()),
-            log_interval=float(env.get("TORRES_LOG_INTERVAL", "0.25")),
-            log_batch=int(env.get("TORRES_LOG_BATCH", "1000")),
-            seat_token_ttl=float(env.get("TORRES_SEAT_TOKEN_TTL", str(30 * 86400))),
-            seat_token_grace=float(env.get("TORRES_SEAT_TOKEN_GRACE", "86400")),
-            seat_token_recheck=float(env.get("TORRES_SEAT_TOKEN_RECHECK", "1")),
-            stream_ticket_ttl=float(env.get("TORRES_STREAM_TICKET_TTL", "60")),
-        )
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        """Read the settings (docs/settings.md); the database defaults to SQLite in ``TORRES_DATA_DIR``; keys
+        that are unset are generated and logged."""
+        env = os.environ if env is None else env
+        cfg = cls(**values(cls, env))
+        if not cfg.database_url:
+            cfg = replace(cfg, database_url=f"sqlite:///{default_data_dir(env) / 'torres.sqlite3'}")
         return cfg.with_generated_keys()
 
     def with_(self, **changes: object) -> Config:

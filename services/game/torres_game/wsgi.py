@@ -8,14 +8,15 @@ workers do not share generated keys.
 
 import atexit
 import logging
-import os
 
 from torres_game.app import create_app
 from torres_game.config import Config
 from torres_service.logs import configure_logging
+from torres_service.settings import values
 
 configure_logging("torres_game")
-if not (os.environ.get("TORRES_API_KEY") and os.environ.get("TORRES_ADMIN_KEY")):
+_explicit = values(Config)  # what the environment sets, before keys are generated
+if not (_explicit.get("api_key") and _explicit.get("admin_key")):
     logging.getLogger("torres_game.wsgi").error(
         "TORRES_API_KEY / TORRES_ADMIN_KEY unset: each gunicorn worker generates its own keys, so"
         " requests will fail on the other workers. Set both variables in production.")

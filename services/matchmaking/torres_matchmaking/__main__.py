@@ -10,14 +10,13 @@ the ratings consumer in threads (one command, embedded defaults). With ``REDIS_U
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
 
 from torres_service.logs import configure_logging
 
-from .config import Config
+from .config import METRICS_HOST, METRICS_PORT, Config
 
 
 def serve(config: Config, host: str, port: int, workers: bool) -> int:
@@ -54,11 +53,11 @@ def matcher(config: Config, ratings: bool, matching: bool = True) -> int:
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
-    port = int(os.environ.get("MM_METRICS_PORT", "0"))
+    port = METRICS_PORT.read()
     if port:  # Prometheus scrapes (and probes) this process here; 0 = off
         from prometheus_client import start_http_server
 
-        start_http_server(port, addr=os.environ.get("MM_METRICS_HOST", "0.0.0.0"))
+        start_http_server(port, addr=METRICS_HOST.read())
     services.start_workers(matcher=matching, ratings=ratings)
     done.wait()
     services.stop()

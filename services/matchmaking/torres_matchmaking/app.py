@@ -16,7 +16,7 @@ from torres_service.limits import InputLimits
 from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
-from torres_service.principals import Registries
+from torres_service.principals import PLAYER_TOKEN_SECRET, TENANTS_FILE, TENANTS_RELOAD, Registries
 from torres_service.problems import problem_api, unexpected_problem
 from torres_service.ratelimits import VerifiedPlayers, redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
@@ -87,8 +87,8 @@ def registries(config: Config) -> Registries:
     """The tenants file when there is one, else the single-key default: tenant ``default`` holds the service key
     and signs its players' tokens with ``TORRES_PLAYER_TOKEN_SECRET``. An unset key is replaced by a random one
     nobody knows, so that an empty ``X-API-Key`` can never match it."""
-    env = {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload),
-           "TORRES_PLAYER_TOKEN_SECRET": config.player_token_secret}
+    env = {TENANTS_FILE.var: config.tenants_file, TENANTS_RELOAD.var: str(config.tenants_reload),
+           PLAYER_TOKEN_SECRET.var: config.player_token_secret}
     return Registries.from_env({k: v for k, v in env.items() if v},
                                api_key=config.api_key or secrets.token_urlsafe(32))
 

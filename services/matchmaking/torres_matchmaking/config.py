@@ -7,8 +7,12 @@ Nothing reads the environment at import time; entry points call :meth:`Config.fr
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+
+from torres_service.logs import LOG_LEVEL
+from torres_service.principals import API_KEY, PLAYER_TOKEN_SECRET, TENANTS_FILE, TENANTS_RELOAD
+from torres_service.settings import Setting, items, setting, values
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 PLAYER_COUNTS = (2, 3, 4)
@@ -17,99 +21,98 @@ PLAYER_COUNTS = (2, 3, 4)
 POOLS = tuple((e, m) for e in EDITIONS for m in (False, True))
 
 
-def _flag(value: str) -> bool:
-    return value.strip().lower() not in ("0", "false", "no", "")
+def _band_edges(raw: str) -> tuple[float, ...]:
+    try:
+        return tuple(sorted(float(item) for item in items(raw)))
+    except ValueError:
+        raise ValueError("is not a comma-separated list of numbers") from None
+
+
+def _url(raw: str) -> str:
+    return raw.rstrip("/")
 
 
 @dataclass(frozen=True)
 class Config:
-    """Everything the API and the matcher need. Immutable; use ``with_()`` for variants."""
+    """Everything the API and the matcher need. Immutable; use ``with_()`` for variants. Each field that is a
+    setting declares its variable and meaning here, once (docs/settings.md is generated from them)."""
 
-    redis_url: str = ""  # "" → in-process fakeredis
-    redis_cluster: bool = False  # REDIS_URL names one node of a Redis Cluster
-    key_prefix: str = "mm:"
-    game_service_url: str = "http://127.0.0.1:8000"
-    game_service_api_key: str = ""
-    game_service_timeout: float = 5.0
-    ticket_ttl: float = 300.0  # an unmatched ticket expires after this many seconds
-    default_max_wait: float = 60.0  # seconds before AI seats may fill, when the ticket does not say
-    result_ttl: int = 3600  # how long a finished ticket (matched/cancelled/expired) stays readable
-    window_base: float = 3.0  # rating window (openskill mu units) at zero wait
-    window_growth: float = 0.5  # ... widening per second of waiting
-    window_max: float = 25.0
-    tick_seconds: float = 0.2
-    claim_timeout: float = 60.0  # a group stuck this long may be left by a cancel (see TicketService.cancel)
+    redis_url: str = field(default="", metadata=setting(
+        "REDIS_URL", "the Redis that keeps tickets, groups and ratings; unset: an in-process fakeredis (one "
+        "process: `serve` runs the matcher and the ratings consumer in threads)"))
+    redis_cluster: bool = field(default=False, metadata=setting(
+        "REDIS_CLUSTER", "`REDIS_URL` names one node of a Redis Cluster"))
+    key_prefix: str = field(default="mm:", metadata=setting("MM_KEY_PREFIX", "the prefix of every Redis key"))
+    game_service_url: str = field(default="http://127.0.0.1:8000", metadata=setting(
+        "GAME_SERVICE_URL", "the game service the matcher creates games in", parse=_url))
+    game_service_api_key: str = field(default="", metadata=setting(
+        "GAME_SERVICE_API_KEY", "this process's key in the game service (with a tenants file: the matcher's "
+        "internal key with scope `games`, the ratings consumer's with `notifications`)", also=("TORRES_API_KEY",)))
+    game_service_timeout: float = field(default=5.0, metadata=setting(
+        "GAME_SERVICE_TIMEOUT", "seconds a call to the game service may take"))
+    ticket_ttl: float = field(default=300.0, metadata=setting(
+        "MM_TICKET_TTL", "seconds after which an unmatched ticket expires"))
+    default_max_wait: float = field(default=60.0, metadata=setting(
+        "MM_DEFAULT_MAX_WAIT", "seconds before AI seats may fill a group, when the ticket does not say"))
+    result_ttl: int = field(default=3600, metadata=setting(
+        "MM_RESULT_TTL", "seconds a finished ticket (matched, cancelled, expired) stays readable"))
+    window_base: float = field(default=3.0, metadata=setting(
+        "MM_WINDOW_BASE", "rating window (openskill mu) at zero wait"))
+    window_growth: float = field(default=0.5, metadata=setting(
+        "MM_WINDOW_GROWTH", "widening of the rating window per second of waiting (mu)"))
+    window_max: float = field(default=25.0, metadata=setting("MM_WINDOW_MAX", "the widest rating window (mu)"))
+    tick_seconds: float = field(default=0.2, metadata=setting("MM_TICK_SECONDS", "seconds between two matcher passes"))
+    claim_timeout: float = field(default=60.0, metadata=setting(
+        "MM_CLAIM_TIMEOUT", "seconds after which a player of a stuck group may cancel; a group not placed within "
+        "min(this, 2 × `GAME_SERVICE_TIMEOUT` + 1 s) is taken over by another matcher"))
     #: Rating bands (mu) dividing each pool into units of work: edges between bands (default 4 bands, about the
     #: quartiles of a N(25, 6) player base). A matcher reads its bands plus ``band_margin`` above them, so
     #: groups across a band edge still form; a group belongs to the band of its lowest rating.
-    band_edges: tuple[float, ...] = (21.0, 25.0, 29.0)
-    band_margin: float = 3.0
-    chore_seconds: float = 1.0  # how often a pool's expiry sweep, due groups and orphans are looked at
-    lease_seconds: float = 3.0  # a matcher's hold on a pool lapses this long after its last renewal
-    retry_delay: float = 1.0  # first back-off after the game service failed (doubles, capped)
-    retry_delay_max: float = 15.0
-    create_concurrency: int = 8
-    ratings_poll_seconds: float = 1.0
-    webhook_secret: str = ""  # signs ticket callbacks (X-Torres-Signature); "" = callbacks refused
-    webhook_timeout: float = 5.0
-    webhook_attempts: int = 8  # deliveries of one callback before giving up (back-off doubles from 1 s)
-    max_streams: int = 10_000  # open ticket waits and streams per API process (beyond: 503 too_many_streams)
+    band_edges: tuple[float, ...] = field(default=(21.0, 25.0, 29.0), metadata=setting(
+        "MM_BAND_EDGES", "edges (mu) between the rating bands that divide each pool into units of work "
+        "(docs/matchmaking.md, Partitioning)", parse=_band_edges))
+    band_margin: float = field(default=3.0, metadata=setting(
+        "MM_BAND_MARGIN", "mu a matcher reads above its bands, so groups across a band edge still form"))
+    chore_seconds: float = field(default=1.0, metadata=setting(
+        "MM_CHORE_SECONDS", "how often a pool's expiry sweep, due groups and orphans are looked at"))
+    lease_seconds: float = field(default=3.0, metadata=setting(
+        "MM_LEASE_SECONDS", "a matcher's hold on a pool lapses this many seconds after its last renewal"))
+    retry_delay: float = field(default=1.0, metadata=setting(
+        "MM_RETRY_DELAY", "first back-off (seconds) after the game service failed; doubles"))
+    retry_delay_max: float = field(default=15.0, metadata=setting("MM_RETRY_DELAY_MAX", "the longest back-off"))
+    create_concurrency: int = field(default=8, metadata=setting(
+        "MM_CREATE_CONCURRENCY", "games a matcher creates at once"))
+    ratings_poll_seconds: float = field(default=1.0, metadata=setting(
+        "MM_RATINGS_POLL_SECONDS", "how often the ratings consumer reads the game service's notifications"))
+    webhook_secret: str = field(default="", metadata=setting(
+        "MM_WEBHOOK_SECRET", "signs ticket callbacks (`X-Torres-Signature`); unset: callbacks refused"))
+    webhook_timeout: float = field(default=5.0, metadata=setting(
+        "MM_WEBHOOK_TIMEOUT", "seconds a callback delivery may take"))
+    webhook_attempts: int = field(default=8, metadata=setting(
+        "MM_WEBHOOK_ATTEMPTS", "deliveries of one callback before giving up (back-off doubles from 1 s)"))
+    max_streams: int = field(default=10_000, metadata=setting(
+        "MM_MAX_STREAMS", "open ticket waits and streams per API process; past it 503 `too_many_streams`"))
     # Who is calling (issue 26, torres_service.principals): the tenants file, or else the single-key default --
     # tenant "default" holding ``api_key`` (TORRES_API_KEY; generated when unset, so no empty key ever passes) and
     # signing its players' tokens with ``player_token_secret`` (TORRES_PLAYER_TOKEN_SECRET, >= 32 bytes; unset:
     # no player token verifies, so no ticket can be made).
-    tenants_file: str = ""
-    tenants_reload: float = 1.0
-    api_key: str = field(default="", repr=False)
-    player_token_secret: str = field(default="", repr=False)
-    dev_issuer: bool = False  # POST /v1/dev/player-tokens (TORRES_DEV_ISSUER=1): `make run` only
-    dev_token_lifetime: int = 900  # seconds a dev-issued player token lives
-    stream_ticket_ttl: float = 60.0  # seconds a browser's single-use stream ticket stays valid
-    log_level: str = "INFO"
-    json_logs: bool = True
+    tenants_file: str = TENANTS_FILE.field()
+    tenants_reload: float = TENANTS_RELOAD.field()
+    api_key: str = API_KEY.field(repr=False)
+    player_token_secret: str = PLAYER_TOKEN_SECRET.field(repr=False)
+    dev_issuer: bool = field(default=False, metadata=setting(
+        "TORRES_DEV_ISSUER", "`POST /v1/dev/player-tokens` issues player tokens (`make run` only)"))
+    dev_token_lifetime: int = field(default=900, metadata=setting(
+        "TORRES_DEV_TOKEN_LIFETIME", "seconds a dev-issued player token lives"))
+    stream_ticket_ttl: float = field(default=60.0, metadata=setting(
+        "MM_STREAM_TICKET_TTL", "seconds a browser's single-use stream ticket stays valid"))
+    log_level: str = LOG_LEVEL.field()
+    json_logs: bool = field(default=True, metadata=setting("MM_JSON_LOGS", "one JSON object per log line"))
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Config:
-        e = dict(os.environ if env is None else env)
-        d = cls()
-        return cls(
-            redis_url=e.get("REDIS_URL", ""),
-            redis_cluster=_flag(e.get("REDIS_CLUSTER", "0")),
-            key_prefix=e.get("MM_KEY_PREFIX", d.key_prefix),
-            game_service_url=e.get("GAME_SERVICE_URL", d.game_service_url).rstrip("/"),
-            game_service_api_key=e.get("GAME_SERVICE_API_KEY", e.get("TORRES_API_KEY", "")),
-            game_service_timeout=float(e.get("GAME_SERVICE_TIMEOUT", d.game_service_timeout)),
-            ticket_ttl=float(e.get("MM_TICKET_TTL", d.ticket_ttl)),
-            default_max_wait=float(e.get("MM_DEFAULT_MAX_WAIT", d.default_max_wait)),
-            result_ttl=int(e.get("MM_RESULT_TTL", d.result_ttl)),
-            window_base=float(e.get("MM_WINDOW_BASE", d.window_base)),
-            window_growth=float(e.get("MM_WINDOW_GROWTH", d.window_growth)),
-            window_max=float(e.get("MM_WINDOW_MAX", d.window_max)),
-            tick_seconds=float(e.get("MM_TICK_SECONDS", d.tick_seconds)),
-            claim_timeout=float(e.get("MM_CLAIM_TIMEOUT", d.claim_timeout)),
-            band_edges=tuple(sorted(float(x) for x in e["MM_BAND_EDGES"].split(",") if x.strip()))
-            if "MM_BAND_EDGES" in e else d.band_edges,
-            band_margin=float(e.get("MM_BAND_MARGIN", d.band_margin)),
-            chore_seconds=float(e.get("MM_CHORE_SECONDS", d.chore_seconds)),
-            lease_seconds=float(e.get("MM_LEASE_SECONDS", d.lease_seconds)),
-            retry_delay=float(e.get("MM_RETRY_DELAY", d.retry_delay)),
-            retry_delay_max=float(e.get("MM_RETRY_DELAY_MAX", d.retry_delay_max)),
-            create_concurrency=int(e.get("MM_CREATE_CONCURRENCY", d.create_concurrency)),
-            ratings_poll_seconds=float(e.get("MM_RATINGS_POLL_SECONDS", d.ratings_poll_seconds)),
-            webhook_secret=e.get("MM_WEBHOOK_SECRET", ""),
-            webhook_timeout=float(e.get("MM_WEBHOOK_TIMEOUT", d.webhook_timeout)),
-            webhook_attempts=int(e.get("MM_WEBHOOK_ATTEMPTS", d.webhook_attempts)),
-            max_streams=int(e.get("MM_MAX_STREAMS", d.max_streams)),
-            tenants_file=e.get("TORRES_TENANTS_FILE", ""),
-            tenants_reload=float(e.get("TORRES_TENANTS_RELOAD", d.tenants_reload)),
-            api_key=e.get("TORRES_API_KEY", ""),
-            player_token_secret=e.get("TORRES_PLAYER_TOKEN_SECRET", ""),
-            dev_issuer=_flag(e.get("TORRES_DEV_ISSUER", "0")),
-            dev_token_lifetime=int(e.get("TORRES_DEV_TOKEN_LIFETIME", d.dev_token_lifetime)),
-            stream_ticket_ttl=float(e.get("MM_STREAM_TICKET_TTL", d.stream_ticket_ttl)),
-            log_level=e.get("LOG_LEVEL", d.log_level),
-            json_logs=_flag(e.get("MM_JSON_LOGS", "1")),
-        )
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        """Read the settings (docs/settings.md)."""
+        return cls(**values(cls, env))
 
     def with_(self, **changes: object) -> Config:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -124,3 +127,10 @@ class Config:
     @property
     def embedded(self) -> bool:
         return not self.redis_url
+
+
+#: The matcher process's own metrics endpoint (the API serves /metrics on its HTTP port).
+METRICS_PORT = Setting("MM_METRICS_PORT", "`matcher`: the port Prometheus scrapes (and probes) it on; `0`: none",
+                       default=0)
+METRICS_HOST = Setting("MM_METRICS_HOST", "`matcher`: the address of that port", default="0.0.0.0")
+METRICS = (METRICS_PORT, METRICS_HOST)
