@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from torres_audit.chain import chain_hash, content_hash, format_time
+from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import VersionConflict
 
 __all__ = [
@@ -432,3 +433,27 @@ def stamp(
         )
         prev_hash = digest
     return out
+
+
+def build_log_batch(
+    conn: Any, marker: str, queued_at: Callable[[Any], datetime],
+    log_nodes: Callable[[Any, Sequence[tuple[int, int]]], dict[tuple[int, int], bytes]],
+    build: LogBuild, limit: int,
+) -> LogIntegration | None:
+    """The middle of a sequencer step (:meth:`EventStore.integrate_log`), the same on every backend: on ``conn``,
+    inside the transaction and lock the backend took, read the tree's size, up to ``limit`` pending leaves in queue
+    order and the frontier's nodes, and hand them to ``build``. ``marker`` is the SQL dialect's parameter marker,
+    ``queued_at`` turns the driver's ``queued_at`` value into a datetime and ``log_nodes`` is the backend's node
+    read on ``conn``. None: nothing to do (no pending leaf, and a checkpoint exists already)."""
+    head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
+    size = head[0] if head else 0
+    pending = [PendingLeaf(r[0], r[1], r[2], queued_at(r[3])) for r in conn.execute(
+        "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
+        f" ORDER BY seq LIMIT {marker}", (limit,)).fetchall()]
+    if not pending and head is not None:
+        return None
+    keys = perfect_subtrees(0, size)
+    nodes = log_nodes(conn, keys)
+    if len(nodes) != len(keys):
+        raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
+    return build(size, [nodes[k] for k in keys], pending)

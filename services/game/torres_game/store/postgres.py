@@ -30,7 +30,6 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from torres_audit.chain import GENESIS_HASH, format_time
-from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_service.json_provider import dumps_bytes
@@ -45,15 +44,21 @@ from .base import (
     LogCheckpoint,
     LogLeaf,
     NewEvent,
-    PendingLeaf,
     SeatTokenBook,
     SeatTokenRow,
     Snapshot,
     StoredEvent,
     StreamTicket,
+    build_log_batch,
     content_hashes,
     stamp,
 )
+
+
+def _as_given(queued_at: datetime) -> datetime:
+    """psycopg hands ``timestamptz`` over as a datetime already."""
+    return queued_at
+
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
@@ -433,18 +438,9 @@ class PostgresEventStore:
             locked = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (_SEQUENCER_LOCK,)).fetchone()
             if not locked or not locked[0]:
                 return None
-            head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
-            size = head[0] if head else 0
-            pending = [PendingLeaf(r[0], r[1], r[2], r[3]) for r in conn.execute(
-                "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
-                " ORDER BY seq LIMIT %s", (limit,)).fetchall()]
-            if not pending and head is not None:
+            done = build_log_batch(conn, "%s", _as_given, self._log_nodes, build, limit)
+            if done is None:
                 return None
-            keys = perfect_subtrees(0, size)
-            nodes = self._log_nodes(conn, keys)
-            if len(nodes) != len(keys):
-                raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
-            done = build(size, [nodes[k] for k in keys], pending)
             if done.leaves:
                 updated = conn.execute(
                     "UPDATE log_leaves l SET leaf_index = u.leaf_index, leaf_hash = u.leaf_hash, integrated_at = now()"

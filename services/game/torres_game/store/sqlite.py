@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
-from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 
@@ -36,12 +35,12 @@ from .base import (
     LogCheckpoint,
     LogLeaf,
     NewEvent,
-    PendingLeaf,
     SeatTokenBook,
     SeatTokenRow,
     Snapshot,
     StoredEvent,
     StreamTicket,
+    build_log_batch,
     stamp,
 )
 
@@ -422,18 +421,9 @@ class SqliteEventStore:
         if self.log_pending() == 0 and self.log_checkpoint() is not None:
             return None
         with self._write() as conn:  # BEGIN IMMEDIATE: SQLite's one writer is the one sequencer
-            head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
-            size = head[0] if head else 0
-            pending = [PendingLeaf(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in conn.execute(
-                "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
-                " ORDER BY seq LIMIT ?", (limit,)).fetchall()]
-            if not pending and head is not None:
+            done = build_log_batch(conn, "?", datetime.fromisoformat, self._log_nodes, build, limit)
+            if done is None:
                 return None
-            keys = perfect_subtrees(0, size)
-            nodes = self._log_nodes(conn, keys)
-            if len(nodes) != len(keys):
-                raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
-            done = build(size, [nodes[k] for k in keys], pending)
             now = format_time(datetime.now(UTC))
             for game_id, leaf_index, leaf_hash in done.leaves:
                 updated = conn.execute(
