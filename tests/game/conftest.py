@@ -128,6 +128,16 @@ def play_one(client: FlaskClient, game: dict[str, Any], rng: random.Random, n: i
     return response.get_json()
 
 
+def played_game(client: FlaskClient, seed: int, moves: int) -> dict[str, Any]:
+    """A new two-player game (:func:`create_game`) after ``moves`` random legal actions (``random.Random(seed)``,
+    command ids cmd-0 ...): at version ``moves + 1``."""
+    game = create_game(client)
+    rng = random.Random(seed)
+    for n in range(moves):
+        play_one(client, game, rng, n)
+    return game
+
+
 def random_state(players: int, seed: int, steps: int, edition: str = "rio_grande") -> tr.State:
     rng = random.Random(seed)
     state = tr.new_game(players=players, seed=seed, edition=edition)
