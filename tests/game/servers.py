@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from verbs import Verbs
 
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 
@@ -67,7 +68,7 @@ class HttpResponse:
         return self.get_json()
 
 
-class HttpClient:
+class HttpClient(Verbs[HttpResponse]):
     """``client.get/post/put/patch/delete(path, json=, data=, headers=, query_string=, content_type=)`` over HTTP."""
 
     def __init__(self, port: int) -> None:
@@ -94,21 +95,6 @@ class HttpClient:
             return HttpResponse(response.status, response.headers, response.read())
         finally:
             conn.close()
-
-    def get(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "GET", **kw)
-
-    def post(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "POST", **kw)
-
-    def put(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "PUT", **kw)
-
-    def patch(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "PATCH", **kw)
-
-    def delete(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "DELETE", **kw)
 
 
 def _json_bytes(value: Any) -> bytes:
