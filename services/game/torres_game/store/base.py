@@ -38,6 +38,7 @@ __all__ = [
     "GameExists",
     "GameRecord",
     "GameSecret",
+    "ListDialect",
     "LogCheckpoint",
     "LogIntegration",
     "LogLeaf",
@@ -49,6 +50,7 @@ __all__ = [
     "StoredEvent",
     "StreamTicket",
     "VersionConflict",
+    "list_filters",
 ]
 
 SCHEMA_VERSION = 1
@@ -393,6 +395,44 @@ class EventStore(Protocol):
     def closed(self) -> bool:
         """True once ``close`` ran: background loops (the deadline enforcer) stop instead of failing forever."""
         ...
+
+
+@dataclass(frozen=True)
+class ListDialect:
+    """How a backend's SQL spells the games list's filters: its parameter mark, the clause and parameter that find a
+    player's games in ``seats``, how a time is passed, and the keyset clause that pages past ``before``."""
+
+    mark: str
+    player_clause: str
+    player_param: Callable[[str], Any]
+    time_param: Callable[[datetime], Any]
+    before_clause: str
+
+
+def list_filters(
+    dialect: ListDialect, *, tenant: str | None, status: str | None, player_id: str | None,
+    visibility: str | None, created_after: datetime | None, created_before: datetime | None,
+    before: tuple[str, str] | None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause of a games list and its parameters: only the filters given, so that the planner sees a
+    plain ``tenant = $1 ORDER BY created_at DESC, game_id DESC`` and walks ``games_tenant_created``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, value in (("tenant", tenant), ("status", status), ("visibility", visibility)):
+        if value is not None:
+            clauses.append(f"{column} = {dialect.mark}")
+            params.append(value)
+    if player_id is not None:
+        clauses.append(dialect.player_clause)
+        params.append(dialect.player_param(player_id))
+    for comparison, moment in ((">", created_after), ("<", created_before)):
+        if moment is not None:
+            clauses.append(f"created_at {comparison} {dialect.mark}")
+            params.append(dialect.time_param(moment))
+    if before is not None:
+        clauses.append(dialect.before_clause)
+        params.extend(before)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
 def content_hashes(

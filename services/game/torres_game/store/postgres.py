@@ -40,6 +40,7 @@ from .base import (
     GameExists,
     GameRecord,
     GameSecret,
+    ListDialect,
     LogBuild,
     LogCheckpoint,
     LogLeaf,
@@ -51,6 +52,7 @@ from .base import (
     StreamTicket,
     build_log_batch,
     content_hashes,
+    list_filters,
     stamp,
 )
 
@@ -91,36 +93,14 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     )
 
 
-def list_filters(
-    *, tenant: str | None, status: str | None, player_id: str | None, visibility: str | None,
-    created_after: datetime | None, created_before: datetime | None, before: tuple[str, str] | None,
-) -> tuple[str, list[Any]]:
-    """The WHERE clause of a games list and its parameters: only the filters given, so that the planner sees a
-    plain ``tenant = $1 ORDER BY created_at DESC, game_id DESC`` and walks ``games_tenant_created``."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if tenant is not None:
-        clauses.append("tenant = %s")
-        params.append(tenant)
-    if status is not None:
-        clauses.append("status = %s")
-        params.append(status)
-    if visibility is not None:
-        clauses.append("visibility = %s")
-        params.append(visibility)
-    if player_id is not None:
-        clauses.append("seats @> %s")
-        params.append(_jsonb([{"player_id": player_id}]))
-    if created_after is not None:
-        clauses.append("created_at > %s")
-        params.append(created_after)
-    if created_before is not None:
-        clauses.append("created_at < %s")
-        params.append(created_before)
-    if before is not None:
-        clauses.append("(created_at, game_id) < (%s::timestamptz, %s)")
-        params.extend(before)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+#: Times are passed as datetimes; a player's games are those whose ``seats`` contain the player (a GIN lookup).
+_LIST_DIALECT = ListDialect(
+    mark="%s",
+    player_clause="seats @> %s",
+    player_param=lambda player_id: _jsonb([{"player_id": player_id}]),
+    time_param=lambda moment: moment,
+    before_clause="(created_at, game_id) < (%s::timestamptz, %s)",
+)
 
 
 class PostgresEventStore:
@@ -339,8 +319,10 @@ class PostgresEventStore:
         visibility: str | None = None, created_after: datetime | None = None,
         created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
     ) -> list[GameRecord]:
-        where, params = list_filters(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
-                                     created_after=created_after, created_before=created_before, before=before)
+        where, params = list_filters(
+            _LIST_DIALECT, tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+            created_after=created_after, created_before=created_before, before=before,
+        )
         with self.pool.connection() as conn:
             rows = conn.execute(
                 f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT %s",
