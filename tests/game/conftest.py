@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,16 @@ def create_game(client: FlaskClient, seats: list[dict[str, Any]] | None = None, 
 
 def event_count(client: FlaskClient, game_id: str) -> int:
     return len(client.get(f"/v1/games/{game_id}/events?limit=1000", headers=ADMIN).get_json()["events"])
+
+
+def openapi_document() -> dict[str, Any]:
+    """The service's /openapi.json (the same on every backend), read from a throwaway app on SQLite."""
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(make_config(f"sqlite:///{tmp}/spec.sqlite3"))
+        try:
+            return app.test_client().get("/openapi.json").get_json()
+        finally:
+            app.extensions["torres_game"].close()
 
 
 def play_one(client: FlaskClient, game: dict[str, Any], rng: random.Random, n: int) -> dict[str, Any]:

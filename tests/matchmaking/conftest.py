@@ -182,6 +182,14 @@ class Players(Verbs[Any]):
         return self.client.open(path, method=method, headers=sent, **kwargs)
 
 
+def answers(url: str) -> bool:
+    """``url`` answers 200 within 2 s (a served process is up)."""
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:
     response = httpx.get(f"{server.url}/v1/games/{game_id}", headers={"X-Admin-Key": ADMIN_KEY})
     assert response.status_code == 200, response.text

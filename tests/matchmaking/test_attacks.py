@@ -36,7 +36,7 @@ from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Keys
 from torres_service.principals import PlayerTokens, issue_player_token
 
-from .conftest import REDIS_URL, GameServer, free_port, set_rating
+from .conftest import REDIS_URL, GameServer, answers, free_port, set_rating
 
 TICKET = {"player_counts": [2], "max_wait_seconds": None}
 
@@ -443,7 +443,7 @@ def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
     base = f"http://127.0.0.1:{port}"
     earlier = {g["game_id"] for g in tenant_games.all_games()}
     try:
-        _until(lambda: _answers(f"{base}/healthz"), 30, "the serve process")
+        _until(lambda: answers(f"{base}/healthz"), 30, "the serve process")
 
         def queue(portal: Portal, player: str) -> str:
             response = httpx.post(f"{base}/v1/tickets", json=TICKET, headers=bearer(portal, player))
@@ -480,13 +480,6 @@ def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
             os.killpg(process.pid, signal.SIGTERM)
         for process in processes:
             process.wait(30)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_the_claim_script_refuses_a_group_across_scopes(app: Flask, tenants: tuple[Path, dict[str, Any]]) -> None:
