@@ -21,13 +21,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import jwt
 import pytest
 import redis
 from flask import Flask
+from flask.testing import FlaskClient
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
@@ -125,14 +126,26 @@ def attempts(ticket_id: str) -> list[tuple[str, str]]:
             ("POST", f"{base}/stream-tickets"), ("DELETE", base)]
 
 
-# -- somebody else's ticket ---------------------------------------------------------------------------------------
+class Queued(NamedTuple):
+    client: FlaskClient
+    a: Portal
+    b: Portal
+    ticket: dict[str, Any]
 
-def test_another_players_or_tenants_token_gets_404_and_changes_nothing(
-        app: Flask, tenants: tuple[Path, dict[str, Any]], raw: redis.Redis) -> None:
-    _, t = tenants
+
+@pytest.fixture
+def alices(app: Flask, tenants: tuple[Path, dict[str, Any]]) -> Queued:
+    """A test client, portal-a and portal-b, and the ticket portal-a's alice queued with that client."""
+    t = tenants[1]
     a, b = t["portal-a"], t["portal-b"]
     client = app.test_client()
-    ticket = client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json()
+    return Queued(client, a, b, client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json())
+
+
+# -- somebody else's ticket ---------------------------------------------------------------------------------------
+
+def test_another_players_or_tenants_token_gets_404_and_changes_nothing(alices: Queued, raw: redis.Redis) -> None:
+    client, a, b, ticket = alices
     unknown = "0" + ticket["ticket_id"][1:-1] + ("0" if ticket["ticket_id"][-1] != "0" else "1")
     intruders = {"another player of the tenant": bearer(a, "mallory"),
                  "alice of another tenant": bearer(b, "alice"),
@@ -220,12 +233,8 @@ def forgeries(a: Portal, b: Portal) -> dict[str, str]:
     }
 
 
-def test_forged_expired_and_foreign_tokens_are_401_and_create_nothing(
-        app: Flask, tenants: tuple[Path, dict[str, Any]], raw: redis.Redis) -> None:
-    _, t = tenants
-    a, b = t["portal-a"], t["portal-b"]
-    client = app.test_client()
-    ticket = client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json()
+def test_forged_expired_and_foreign_tokens_are_401_and_create_nothing(alices: Queued, raw: redis.Redis) -> None:
+    client, a, b, ticket = alices
     for why, token in forgeries(a, b).items():
         headers = {"Authorization": f"Bearer {token}"}
         before = state(raw)
