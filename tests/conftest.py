@@ -15,9 +15,11 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from private_redis import PrivateRedis
 
 #: The wording of every skip for a missing server or tool (the summary and TORRES_REQUIRE_SERVICES match it).
 MISSING = "not reachable"
@@ -133,3 +135,12 @@ def _throwaway_database(prefix: str) -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A redis-server of the test's own, started (tests/private_redis.py); killed at the end."""
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()

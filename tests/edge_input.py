@@ -8,7 +8,7 @@ is attacked too without anyone listing it here.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -16,6 +16,7 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from schemathesis import checks
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 # The gate's checks (issue 26): every check schemathesis has, not a chosen few -- no 5xx, every status and
 # content type and header as documented, bodies as their schemas say, invalid input refused and valid input
@@ -299,3 +300,29 @@ def body_content_types() -> st.SearchStrategy[str]:
         "application/json; charset=utf-8", "application/merge-patch+json", "text/plain", "text/json", "",
         "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
         "application/json; charset=utf-16"]))
+
+
+def check_405s(app: Any, client: Any, url_of: Callable[[Any], str], problem: Callable[[Any, int, str], Any],
+               headers: dict[str, str] | None = None) -> int:
+    """Every route of ``app`` (a concrete URL of it from ``url_of``), every method it does not take (standard or
+    not): ``client`` gets 405 problem details (checked by ``problem``; a HEAD answer has no body) whose ``Allow``
+    lists what the URL does take (RFC 9110 15.5.6). Returns how many (URL, method) pairs were checked."""
+    adapter = app.url_map.bind("localhost")
+    checked = 0
+    for rule in app.url_map.iter_rules():
+        url = url_of(rule)
+        for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND"):
+            try:
+                adapter.match(url, method)
+                continue  # some route of this URL takes it
+            except MethodNotAllowed as refused:
+                allowed = set(refused.valid_methods or ())
+            except HTTPException:  # a redirect (strict slashes): another URL's business
+                continue
+            response = client.open(url, method=method, headers=headers)
+            assert response.status_code == 405, (url, method, response.status_code)
+            if method != "HEAD":
+                problem(response, 405, "method_not_allowed")
+            assert {m.strip() for m in response.headers["Allow"].split(",")} == allowed, (url, method)
+            checked += 1
+    return checked

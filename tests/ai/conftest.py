@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -186,47 +185,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-class PrivateRedis:
-    """A ``redis-server`` of the test's own on a free loopback port, which the test may stop and start again
-    (empty: no persistence) -- never the shared server."""
-
-    def __init__(self, tmp: Path) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:  # pragma: no cover - depends on the machine
-            pytest.skip("redis-server not reachable: the binary is not installed")
-        self.binary, self.tmp, self.port = binary, tmp, free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.tmp)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.url, socket_timeout=1)
-        wait_until(lambda: _pings(client), 10, "the private redis-server to accept connections")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.proc = None
-
-
-def _pings(client: redis.Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
 
 
 def make_service(store: PostgresEventStore, pg_url: str, driver: Any) -> GameService:

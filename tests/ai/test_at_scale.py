@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import redis
+from private_redis import PrivateRedis
 
 import torres_rules as tr
 from torres_ai.bots import LocalPlanMemory
@@ -23,7 +24,7 @@ from torres_game.ai_turns import OutboxOnlyDriver, Outcome, ai_command_id, play_
 from torres_game.service import Credentials
 from torres_game.store import PostgresEventStore
 
-from .conftest import REDIS_URL, SERVICE, PrivateRedis, make_service, wait_until, worker_env
+from .conftest import REDIS_URL, SERVICE, make_service, wait_until, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
 

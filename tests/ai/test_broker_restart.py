@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 import redis
+from private_redis import PrivateRedis
 
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
 
-from .conftest import ROOT, SERVICE, PrivateRedis, make_service, wait_until, worker_env
+from .conftest import ROOT, SERVICE, make_service, wait_until, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(180)]
 RESEND_BOUND = 5.0

@@ -6,13 +6,11 @@ the documents say, with every check schemathesis has, ``ignored_auth`` included.
 
 from __future__ import annotations
 
-import tempfile
 from typing import Any
 
 import pytest
-from game.conftest import make_config
+from game.conftest import openapi_document as game_document
 
-from torres_game.app import create_app as create_game_app
 from torres_matchmaking.app import create_app as create_matchmaking_app
 from torres_matchmaking.config import Config as MatchmakingConfig
 
@@ -29,15 +27,6 @@ ANONYMOUS = {
              "GET /v1/games/{game_id}/wait", "GET /v1/games/{game_id}/stream", "GET /v1/games/{game_id}/ws"},
     "matchmaking": set(),
 }
-
-
-def game_document() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        app = create_game_app(make_config(f"sqlite:///{tmp}/spec.sqlite3"))
-        try:
-            return app.test_client().get("/openapi.json").get_json()
-        finally:
-            app.extensions["torres_game"].close()
 
 
 def matchmaking_document() -> dict[str, Any]:

@@ -7,22 +7,18 @@ The services' own tests (tests/game/test_ratelimits.py) run the same through gun
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import socket
-import subprocess
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 from flask import Flask, Response
 from flask.testing import FlaskClient
+from private_redis import PrivateRedis
 from prometheus_client import REGISTRY
 
 from torres_service.limits import InputLimits
@@ -372,49 +368,6 @@ def test_storage_errors_beyond_the_fallback_fail_open(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(guard.counts.storage, "incr", broken)
     assert burst(client(app), 3) == [200] * 3
-
-
-class PrivateRedis:
-    """A redis-server of the test's own on a free loopback port, which the test may stop and start again."""
-
-    def __init__(self, folder: Path) -> None:
-        if shutil.which("redis-server") is None:  # pragma: no cover - depends on the machine
-            pytest.skip("redis-server not reachable: the binary is not installed (apt-get install redis-server)")
-        self.folder = folder
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                                         "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 20
-        while True:
-            with contextlib.suppress(redis.RedisError):
-                if self.client().ping():
-                    return
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(10)
-            self.process = None
-
-    def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port)
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
 
 
 def test_counting_moves_back_to_redis_once_it_answers_again(private_redis: PrivateRedis) -> None:

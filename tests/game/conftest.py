@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,16 @@ def event_count(client: FlaskClient, game_id: str) -> int:
     return len(client.get(f"/v1/games/{game_id}/events?limit=1000", headers=ADMIN).get_json()["events"])
 
 
+def openapi_document() -> dict[str, Any]:
+    """The service's /openapi.json (the same on every backend), read from a throwaway app on SQLite."""
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(make_config(f"sqlite:///{tmp}/spec.sqlite3"))
+        try:
+            return app.test_client().get("/openapi.json").get_json()
+        finally:
+            app.extensions["torres_game"].close()
+
+
 def play_one(client: FlaskClient, game: dict[str, Any], rng: random.Random, n: int) -> dict[str, Any]:
     """Submit one random legal action for the seat to move; returns the 201 body."""
     game_id = game["game_id"]
@@ -126,6 +137,16 @@ def play_one(client: FlaskClient, game: dict[str, Any], rng: random.Random, n: i
     )
     assert response.status_code == 201, response.get_json()
     return response.get_json()
+
+
+def played_game(client: FlaskClient, seed: int, moves: int) -> dict[str, Any]:
+    """A new two-player game (:func:`create_game`) after ``moves`` random legal actions (``random.Random(seed)``,
+    command ids cmd-0 ...): at version ``moves + 1``."""
+    game = create_game(client)
+    rng = random.Random(seed)
+    for n in range(moves):
+        play_one(client, game, rng, n)
+    return game
 
 
 def random_state(players: int, seed: int, steps: int, edition: str = "rio_grande") -> tr.State:

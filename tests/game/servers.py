@@ -18,6 +18,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import pytest
+from verbs import Verbs
+
+from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
+
 from .conftest import ADMIN_KEY, API_KEY, MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +33,16 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def side_store(request: pytest.FixtureRequest, folder: Path) -> tuple[str, EventStore]:
+    """For a fixture parametrized over "sqlite" and "postgres": the database URL a served process is to use (a
+    file in ``folder``, or the session's PostgreSQL database) and a small store of the test's own on it, to look
+    at what the process wrote. The process migrates; the caller closes the store."""
+    if request.param == "postgres":
+        url = request.getfixturevalue("pg_url")
+        return url, PostgresEventStore(url, min_size=1, max_size=2, migrations_dir=None)
+    return f"sqlite:///{folder / 'games.sqlite3'}", SqliteEventStore(folder / "games.sqlite3")
 
 
 class HttpResponse:
@@ -53,7 +68,7 @@ class HttpResponse:
         return self.get_json()
 
 
-class HttpClient:
+class HttpClient(Verbs[HttpResponse]):
     """``client.get/post/put/patch/delete(path, json=, data=, headers=, query_string=, content_type=)`` over HTTP."""
 
     def __init__(self, port: int) -> None:
@@ -80,21 +95,6 @@ class HttpClient:
             return HttpResponse(response.status, response.headers, response.read())
         finally:
             conn.close()
-
-    def get(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "GET", **kw)
-
-    def post(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "POST", **kw)
-
-    def put(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "PUT", **kw)
-
-    def patch(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "PATCH", **kw)
-
-    def delete(self, path: str, **kw: Any) -> HttpResponse:
-        return self.open(path, "DELETE", **kw)
 
 
 def _json_bytes(value: Any) -> bytes:

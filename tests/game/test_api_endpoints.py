@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 import torres_rules as tr
 from torres_game.app import create_app
 
-from .conftest import ADMIN, MIGRATIONS, SERVICE, bearer, create_game, make_config, play_one
+from .conftest import ADMIN, MIGRATIONS, SERVICE, bearer, create_game, make_config, play_one, played_game
 from .sse import parse_sse
 
 
@@ -86,10 +86,7 @@ def test_legal_actions(client: FlaskClient) -> None:
 
 
 def test_events_are_paged(client: FlaskClient) -> None:
-    game = create_game(client)
-    rng = random.Random(3)
-    for n in range(6):
-        play_one(client, game, rng, n)
+    game = played_game(client, seed=3, moves=6)
     gid = game["game_id"]
     page = client.get(f"/v1/games/{gid}/events?after=0&limit=3").get_json()
     assert [e["version"] for e in page["events"]] == [1, 2, 3] and page["next_after"] == 3
@@ -109,10 +106,7 @@ def test_events_are_paged(client: FlaskClient) -> None:
 
 
 def test_state_at_version(client: FlaskClient) -> None:
-    game = create_game(client)
-    rng = random.Random(4)
-    for n in range(4):
-        play_one(client, game, rng, n)
+    game = played_game(client, seed=4, moves=4)
     gid = game["game_id"]
     at2 = client.get(f"/v1/games/{gid}/state?version=2", headers=ADMIN).get_json()
     assert at2["version"] == 2 and len(at2["position"]["knights"]) == 1

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import random
 import re
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -45,7 +44,7 @@ from torres_game.app import create_app
 from torres_game.http.push import UPGRADE_HEADERS
 from torres_service.fields import GAME_ID, TEXT
 
-from .conftest import ADMIN, SERVICE, bearer, create_game, make_config, play_one
+from .conftest import ADMIN, SERVICE, bearer, create_game, make_config, openapi_document, play_one
 
 FREE_TEXT = {"reason"}  # body fields of the shared text kind (torres_service.fields.text)
 
@@ -79,20 +78,10 @@ def gate_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         yield app
 
 
-def _document() -> dict[str, Any]:
-    """The service's /openapi.json (the same on every backend), read from a throwaway app at collection."""
-    with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(make_config(f"sqlite:///{tmp}/spec.sqlite3"))
-        try:
-            return app.test_client().get("/openapi.json").get_json()
-        finally:
-            app.extensions["torres_game"].close()
-
-
 # Not schemathesis.pytest.from_fixture: its lazy loader sets pytest's private Node._nodeid, gone in pytest 9.2.
 # The document is loaded once; each call goes to the backend's app (``app=``), a WSGI call in-process.
-schema = schemathesis.openapi.from_dict(_document())
-SECURITY_HEADERS = security_headers(_document())
+schema = schemathesis.openapi.from_dict(openapi_document())  # read at collection
+SECURITY_HEADERS = security_headers(openapi_document())
 
 
 def _credentials(case: Any, game: dict[str, Any]) -> dict[str, str]:
@@ -133,7 +122,7 @@ def test_the_game_service_does_what_its_openapi_says(case: Any, gate_app: Flask)
 
 # -- hostile strings in every path segment, query argument and body field ------------------------------------
 
-SLOTS = doc_slots(_document())
+SLOTS = doc_slots(openapi_document())
 
 
 def _new_events(app: Flask, after: int) -> list[Any]:

@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from edge_input import PROBLEM_JSON, HostileBody, body_content_types, hostile_bodies, json_shapes
+from edge_input import PROBLEM_JSON, HostileBody, body_content_types, check_405s, hostile_bodies, json_shapes
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from torres_game.app import create_app
 from torres_service.limits import InputLimits
@@ -151,24 +150,7 @@ def test_every_unsupported_method_is_405_with_allow(client: FlaskClient) -> None
     ``Allow`` lists what the URL does take (RFC 9110 15.5.6)."""
     app = _app(client)
     game = create_game(client)
-    adapter = app.url_map.bind("localhost")
-    checked = 0
-    for rule in app.url_map.iter_rules():
-        url = _concrete(rule, game["game_id"])
-        for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "TRACE", "PROPFIND"):
-            try:
-                adapter.match(url, method)
-                continue  # some route of this URL takes it
-            except MethodNotAllowed as refused:
-                allowed = set(refused.valid_methods or ())
-            except HTTPException:  # a redirect (strict slashes): another URL's business
-                continue
-            response = client.open(url, method=method, headers=SERVICE)
-            assert response.status_code == 405, (url, method, response.status_code)
-            if method != "HEAD":
-                assert_problem(response, 405, "method_not_allowed")
-            assert {m.strip() for m in response.headers["Allow"].split(",")} == allowed, (url, method)
-            checked += 1
+    checked = check_405s(app, client, lambda rule: _concrete(rule, game["game_id"]), assert_problem, SERVICE)
     assert checked > 50, checked
 
 

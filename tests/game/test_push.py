@@ -27,7 +27,7 @@ from torres_audit.events import SECRET_ACTION_TYPES
 from torres_game.app import create_app
 
 from . import test_api_endpoints, test_api_errors, test_idempotent_creation
-from .conftest import bearer, create_game, make_config, play_one
+from .conftest import bearer, create_game, make_config, play_one, played_game
 from .servers import HttpClient, Server, gunicorn
 from .sse import parse_sse
 
@@ -180,11 +180,7 @@ def test_a_lost_listener_makes_waiters_read_again(pg_app: Flask, pg_url: str) ->
 @pytest.mark.parametrize("which", ["client", pytest.param("pg_client", marks=pytest.mark.postgres)])
 def test_sse_resume_delivers_exactly_the_missed_versions(request: pytest.FixtureRequest, which: str) -> None:
     client: FlaskClient = request.getfixturevalue(which)
-    game = create_game(client)
-    gid = game["game_id"]
-    rng = random.Random(4)
-    for n in range(6):
-        play_one(client, game, rng, n)  # versions 2..7
+    gid = played_game(client, seed=4, moves=6)["game_id"]  # versions 2..7
     text = client.get(f"/v1/games/{gid}/stream?version=0&timeout=0.2", headers={"Last-Event-ID": "3"}) \
         .get_data(as_text=True)
     events = parse_sse(text)

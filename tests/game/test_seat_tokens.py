@@ -29,10 +29,10 @@ from flask.testing import FlaskClient
 
 from torres_audit.events import SECRET_ACTION_TYPES
 from torres_game.app import create_app
-from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
+from torres_game.store import EventStore
 
 from .conftest import ADMIN, SERVICE, bearer, create_game, make_config
-from .servers import HttpClient, HttpResponse, gunicorn
+from .servers import HttpClient, HttpResponse, gunicorn, side_store
 from .sse import parse_sse
 from .test_push import open_sse, play_card_first, read_events, ws_connect, ws_messages
 from .test_tenants import GAME_OPERATIONS, UPGRADE
@@ -65,13 +65,7 @@ class Served:
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp(f"seat-tokens-{request.param}")
-    store: EventStore
-    if request.param == "postgres":
-        url = request.getfixturevalue("pg_url")
-        store = PostgresEventStore(url, min_size=1, max_size=2, migrations_dir=None)
-    else:
-        url = f"sqlite:///{folder / 'games.sqlite3'}"
-        store = SqliteEventStore(folder / "games.sqlite3")
+    url, store = side_store(request, folder)
     with gunicorn(url, extra_env={"TORRES_SEAT_TOKEN_GRACE": "0"}) as server:
         try:
             yield Served(server.client, server.port, store)

@@ -32,11 +32,11 @@ from torres_audit import merkle
 from torres_audit.note import Signer
 from torres_audit.record import parse
 from torres_game.access import Access
-from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
+from torres_game.store import EventStore
 from torres_game.store.base import GameRecord
 
 from .conftest import ADMIN, bearer, make_config
-from .servers import HttpClient, HttpResponse, gunicorn
+from .servers import HttpClient, HttpResponse, gunicorn, side_store
 from .tenant_helpers import two_tenants
 
 Request = Callable[[HttpClient, str, dict[str, str]], HttpResponse]
@@ -134,13 +134,7 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     folder = tmp_path_factory.mktemp(f"tenants-{request.param}")
     tenants = folder / "tenants.json"
     keys = two_tenants(tenants)
-    store: EventStore
-    if request.param == "postgres":
-        url = request.getfixturevalue("pg_url")
-        store = PostgresEventStore(url, min_size=1, max_size=2, migrations_dir=None)
-    else:
-        url = f"sqlite:///{folder / 'games.sqlite3'}"
-        store = SqliteEventStore(folder / "games.sqlite3")
+    url, store = side_store(request, folder)
     env = {"TORRES_TENANTS_FILE": str(tenants), "TORRES_SIGNING_KEY": LOG_SIGNER.skey(), "TORRES_LOG_INTERVAL": "0.1"}
     with gunicorn(url, extra_env=env) as server:
         world = World(server.client, store, keys, {}, request.param)

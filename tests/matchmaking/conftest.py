@@ -25,6 +25,7 @@ import httpx
 import pytest
 import redis
 from flask.testing import FlaskClient
+from verbs import Verbs
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from torres_game.app import create_app as create_game_app
@@ -162,7 +163,7 @@ def as_player(player_id: str, tokens: PlayerTokens = DEV_TOKENS) -> dict[str, st
     return {"Authorization": f"Bearer {player_token(player_id, tokens)}"}
 
 
-class Players:
+class Players(Verbs[Any]):
     """A Flask test client whose every call says who makes it: ``player="alice"`` (that player's token, signed by
     ``tokens``), ``key=`` (a portal's X-API-Key), or neither (no credentials at all)."""
 
@@ -180,17 +181,13 @@ class Players:
             sent["X-API-Key"] = key
         return self.client.open(path, method=method, headers=sent, **kwargs)
 
-    def get(self, path: str, **kwargs: Any) -> Any:
-        return self.open(path, "GET", **kwargs)
 
-    def post(self, path: str, **kwargs: Any) -> Any:
-        return self.open(path, "POST", **kwargs)
-
-    def delete(self, path: str, **kwargs: Any) -> Any:
-        return self.open(path, "DELETE", **kwargs)
-
-    def put(self, path: str, **kwargs: Any) -> Any:
-        return self.open(path, "PUT", **kwargs)
+def answers(url: str) -> bool:
+    """``url`` answers 200 within 2 s (a served process is up)."""
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def game_summary(server: GameServer, game_id: str) -> dict[str, Any]:

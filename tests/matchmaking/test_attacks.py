@@ -21,13 +21,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import jwt
 import pytest
 import redis
 from flask import Flask
+from flask.testing import FlaskClient
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
@@ -36,7 +37,7 @@ from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Keys
 from torres_service.principals import PlayerTokens, issue_player_token
 
-from .conftest import REDIS_URL, GameServer, free_port, set_rating
+from .conftest import REDIS_URL, GameServer, answers, free_port, set_rating
 
 TICKET = {"player_counts": [2], "max_wait_seconds": None}
 
@@ -125,14 +126,26 @@ def attempts(ticket_id: str) -> list[tuple[str, str]]:
             ("POST", f"{base}/stream-tickets"), ("DELETE", base)]
 
 
-# -- somebody else's ticket ---------------------------------------------------------------------------------------
+class Queued(NamedTuple):
+    client: FlaskClient
+    a: Portal
+    b: Portal
+    ticket: dict[str, Any]
 
-def test_another_players_or_tenants_token_gets_404_and_changes_nothing(
-        app: Flask, tenants: tuple[Path, dict[str, Any]], raw: redis.Redis) -> None:
-    _, t = tenants
+
+@pytest.fixture
+def alices(app: Flask, tenants: tuple[Path, dict[str, Any]]) -> Queued:
+    """A test client, portal-a and portal-b, and the ticket portal-a's alice queued with that client."""
+    t = tenants[1]
     a, b = t["portal-a"], t["portal-b"]
     client = app.test_client()
-    ticket = client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json()
+    return Queued(client, a, b, client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json())
+
+
+# -- somebody else's ticket ---------------------------------------------------------------------------------------
+
+def test_another_players_or_tenants_token_gets_404_and_changes_nothing(alices: Queued, raw: redis.Redis) -> None:
+    client, a, b, ticket = alices
     unknown = "0" + ticket["ticket_id"][1:-1] + ("0" if ticket["ticket_id"][-1] != "0" else "1")
     intruders = {"another player of the tenant": bearer(a, "mallory"),
                  "alice of another tenant": bearer(b, "alice"),
@@ -220,12 +233,8 @@ def forgeries(a: Portal, b: Portal) -> dict[str, str]:
     }
 
 
-def test_forged_expired_and_foreign_tokens_are_401_and_create_nothing(
-        app: Flask, tenants: tuple[Path, dict[str, Any]], raw: redis.Redis) -> None:
-    _, t = tenants
-    a, b = t["portal-a"], t["portal-b"]
-    client = app.test_client()
-    ticket = client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json()
+def test_forged_expired_and_foreign_tokens_are_401_and_create_nothing(alices: Queued, raw: redis.Redis) -> None:
+    client, a, b, ticket = alices
     for why, token in forgeries(a, b).items():
         headers = {"Authorization": f"Bearer {token}"}
         before = state(raw)
@@ -443,7 +452,7 @@ def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
     base = f"http://127.0.0.1:{port}"
     earlier = {g["game_id"] for g in tenant_games.all_games()}
     try:
-        _until(lambda: _answers(f"{base}/healthz"), 30, "the serve process")
+        _until(lambda: answers(f"{base}/healthz"), 30, "the serve process")
 
         def queue(portal: Portal, player: str) -> str:
             response = httpx.post(f"{base}/v1/tickets", json=TICKET, headers=bearer(portal, player))
@@ -480,13 +489,6 @@ def test_tenants_players_meet_only_in_their_own_or_the_shared_pool(
             os.killpg(process.pid, signal.SIGTERM)
         for process in processes:
             process.wait(30)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_the_claim_script_refuses_a_group_across_scopes(app: Flask, tenants: tuple[Path, dict[str, Any]]) -> None:

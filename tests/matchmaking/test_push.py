@@ -30,7 +30,7 @@ from torres_matchmaking.store import Redis
 from torres_matchmaking.wakeups import RedisWakeListener
 from torres_matchmaking.webhooks import CallbackSender
 
-from .conftest import API_KEY, PLAYER_SECRET, Players, as_player, free_port
+from .conftest import API_KEY, PLAYER_SECRET, Players, answers, as_player, free_port
 
 TICKET = {"player_counts": [2], "edition": "rio_grande", "master": False, "max_wait_seconds": None}
 SECRET = "test-webhook-secret"
@@ -349,7 +349,7 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
     base = f"http://127.0.0.1:{port}"
     admin = private_redis.client()
     try:
-        _until(lambda: _answers(f"{base}/healthz"), 30, "gunicorn to serve")
+        _until(lambda: answers(f"{base}/healthz"), 30, "gunicorn to serve")
         ids = [httpx.post(f"{base}/v1/tickets", json=TICKET, headers=as_player(f"g{i}")).json()["ticket_id"]
                for i in range(40)]
         owner = {t: f"g{i}" for i, t in enumerate(ids)}
@@ -396,15 +396,6 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
         server.wait(30)
-
-
-def _answers(url: str) -> bool:
-    import httpx
-
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_push_on_a_cluster_uses_each_pools_shard(redis_cluster: LocalRedis, config: Config) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from game_http import play_first_legal
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
@@ -45,13 +46,8 @@ def test_a_seat_that_resigns_loses_rating_whatever_the_score(
     api, tickets = _matched_game(config, store, clock, redis_client, ("cat", "dan"))
     game_id = tickets[0]["game_id"]
     with httpx.Client(base_url=game_server.url) as http:
-        summary = http.get(f"/v1/games/{game_id}").json()
-        mover = summary["to_move"]
+        mover = play_first_legal(http, game_id, [t["seat_token"] for t in tickets], "first")
         auth = {"Authorization": f"Bearer {tickets[mover]['seat_token']}"}
-        legal = http.get(f"/v1/games/{game_id}/legal-actions", headers=auth).json()
-        assert http.post(f"/v1/games/{game_id}/actions", headers=auth, json={
-            "seat": mover, "action": legal["actions"][0], "expected_version": legal["version"],
-            "command_id": "first"}).status_code == 201
         leaver = tickets[mover]
         response = http.post(f"/v1/games/{game_id}/resign", json={"seat": mover}, headers=auth)
         assert response.status_code == 201 and response.json()["status"] == "over"

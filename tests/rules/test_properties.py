@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -50,6 +51,14 @@ def random_candidate(rng: random.Random, state: tr.State, legal: list[dict]) -> 
             return {"type": kind, "card": card, "at": sq(), "stack": listed[0] if listed else 0}
         return {"type": kind, "card": card, "from": sq(), "to": sq()}
     return {"type": kind}
+
+
+def random_walk(rng: random.Random, state: tr.State) -> Iterator[tr.State]:
+    """``state`` and every state after it, each after a random legal action (``rng``), up to the game's end (the
+    ended state not included): what a test checks is run on each before the walk goes on."""
+    while not tr.is_over(state):
+        yield state
+        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
 
 
 def play_checked(players: int, edition: str, master: bool, seed: int, probes: int = 2) -> list[dict]:
@@ -121,11 +130,9 @@ def test_same_seed_and_actions_give_the_same_state(seed: int, players: int, edit
 def test_no_view_leaks_hidden_information(seed: int, players: int, edition: str, master: bool) -> None:
     """RULES 13: a seat's view never holds another seat's hand cards or any deck order."""
     rng = random.Random(seed)
-    state = tr.new_game(players, seed=seed, edition=edition, master=master)
-    while not tr.is_over(state):
+    for state in random_walk(rng, tr.new_game(players, seed=seed, edition=edition, master=master)):
         for seat in [None, *range(players)]:
             assert_view_hides(state, seat)
-        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
 
 
 def card_paths(value: object, path: str = "") -> list[str]:
@@ -161,15 +168,13 @@ def test_incremental_castle_tables_match_a_fresh_analysis(seed: int, players: in
     from torres_rules.castles import Castles
 
     rng = random.Random(seed)
-    state = tr.new_game(players, seed=seed, master=master)
-    while not tr.is_over(state):
+    for state in random_walk(rng, tr.new_game(players, seed=seed, master=master)):
         fresh = Castles(state.heights)
         derived = state.castles
         assert sorted(derived.members) == sorted(fresh.members)
         assert derived.build_squares() == fresh.build_squares()
         for sq in range(64):  # every square a knight could stand on, the knights included
             assert derived.reach(sq) == fresh.reach(sq)
-        state = tr.apply(state, rng.choice(tr.legal_actions(state)))
 
 
 @settings(max_examples=6, deadline=None)
@@ -179,11 +184,9 @@ def test_move_block_targets_match_the_judgement_of_the_result(seed: int, players
     from torres_rules import building
 
     rng = random.Random(seed)
-    state = tr.new_game(players, seed=seed, master=master)
-    while not tr.is_over(state):
+    for state in random_walk(rng, tr.new_game(players, seed=seed, master=master)):
         if state.stage == "turn" and rng.random() < 0.2:
             for frm in range(64):
                 if state.heights[frm]:
                     judged = [to for to in range(64) if building.move_block_problem(state, frm, to) is None]
                     assert building.move_block_targets(state, frm) == judged
-        state = tr.apply(state, rng.choice(tr.legal_actions(state)))

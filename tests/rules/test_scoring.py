@@ -64,66 +64,47 @@ def test_yucata_example_phase_1_with_king_in_first_castle():
     assert scored(2, 1, heights=YUCATA_SCORING, knights=BLACK_GREEN, king="A2") == [25, 24]
 
 
-# --- castle scoring rules -----------------------------------------------------------------------------------
+# --- castle scoring rules and the king bonus -----------------------------------------------------------------
+# Each row: players, phase, heights (None: the default board), each seat's knights, the king's square, and the
+# scores right after that phase.
 
 
-def test_knight_on_the_ground_scores_nothing():
-    assert scored(2, 1, knights=knights("B1", "A8"), king="D1") == [0, 0]
-
-
-def test_a_castle_pays_each_player_once_at_the_highest_level():
-    # knights at levels 4, 3 and 1 in one castle of base 4: 16 (not 16 + 12 + 4); king elsewhere
-    heights = board(F1=4, G1=3, H1=1, H2=1)
-    assert scored(2, 1, heights=heights, knights=knights("F1 G1 H1", "A8"), king="D1") == [16, 0]
-
-
-def test_players_in_one_castle_do_not_affect_each_other():
-    heights = board(F1=4, G1=3, H1=1, H2=1)
-    assert scored(2, 1, heights=heights, knights=knights("G1", "F1"), king="D1") == [12, 16]
-
-
-def test_every_castle_with_a_knight_pays():
-    # three single-block foundations at level 1: 1 + 1 + 1
-    assert scored(2, 1, knights=knights("C3 F3 H4", "A8"), king="D1") == [3, 0]
-
-
-def test_scoring_in_3_and_4_player_games():
-    heights = board(F1=4, G1=3, H1=1, H2=1)
-    assert scored(3, 2, heights=heights, knights=knights("F1", "G1", "C3"), king="D1") == [16, 12, 1]
-    assert scored(4, 3, heights=heights, knights=knights("F1", "G1", "C3", "H1"), king="D1") == [16, 12, 1, 4]
-
-
-# --- king bonus ---------------------------------------------------------------------------------------------
-
-
-def test_king_bonus_once_per_player():
-    heights = board(F1=1, G1=1, H1=2, H2=1)
-    # two knights at level 1 in the king's castle: 1 x 4 + 5 (not + 10)
-    assert scored(2, 1, heights=heights, knights=knights("F1 G1", "A8"), king="H1") == [9, 0]
-
-
-def test_king_bonus_needs_exactly_the_phase_level():
-    heights = board(F1=3, G1=1, H1=1, H2=1)
-    # phase 2: knights at levels 3 and 1 in the king's castle, none at 2 -> castle only
-    assert scored(2, 2, heights=heights, knights=knights("F1 H1", "A8"), king="G1") == [12, 0]
-    # phase 1: the level-1 knight earns 5
-    assert scored(2, 1, heights=heights, knights=knights("F1 H1", "A8"), king="G1") == [17, 0]
-    # phase 3: the level-3 knight earns 15
-    assert scored(2, 3, heights=heights, knights=knights("F1 H1", "A8"), king="G1") == [27, 0]
-
-
-def test_king_bonus_only_in_the_kings_castle():
-    # a level-1 knight in another castle: castle points only
-    assert scored(2, 1, knights=knights("C3", "A8"), king="D1") == [1, 0]
-
-
-def test_king_bonus_whatever_the_kings_level():
-    # the king on top (level 3), the knight at level 2: phase 2 bonus
-    heights = board(F1=2, G1=3, H1=1, H2=1)
-    assert scored(2, 2, heights=heights, knights=knights("F1", "A8"), king="G1") == [18, 0]
-
-
-def test_king_bonus_for_several_players():
-    heights = board(F1=1, G1=1, H1=2, H2=1)
-    # both at level 1 in the king's castle: castle 4 each (seat 1 collides: 4 -> 5), then +5 each: 9 and 10
-    assert scored(2, 1, heights=heights, knights=knights("F1", "G1"), king="H1") == [9, 10]
+@pytest.mark.parametrize(
+    "players, phase, heights, at, king, expected",
+    [
+        pytest.param(2, 1, None, ("B1", "A8"), "D1", [0, 0], id="a knight on the ground scores nothing"),
+        # knights at levels 4, 3 and 1 in one castle of base 4: 16 (not 16 + 12 + 4); king elsewhere
+        pytest.param(2, 1, board(F1=4, G1=3, H1=1, H2=1), ("F1 G1 H1", "A8"), "D1", [16, 0],
+                     id="a castle pays each player once at the highest level"),
+        pytest.param(2, 1, board(F1=4, G1=3, H1=1, H2=1), ("G1", "F1"), "D1", [12, 16],
+                     id="players in one castle do not affect each other"),
+        # three single-block foundations at level 1: 1 + 1 + 1
+        pytest.param(2, 1, None, ("C3 F3 H4", "A8"), "D1", [3, 0], id="every castle with a knight pays"),
+        pytest.param(3, 2, board(F1=4, G1=3, H1=1, H2=1), ("F1", "G1", "C3"), "D1", [16, 12, 1],
+                     id="scoring in a 3-player game"),
+        pytest.param(4, 3, board(F1=4, G1=3, H1=1, H2=1), ("F1", "G1", "C3", "H1"), "D1", [16, 12, 1, 4],
+                     id="scoring in a 4-player game"),
+        # two knights at level 1 in the king's castle: 1 x 4 + 5 (not + 10)
+        pytest.param(2, 1, board(F1=1, G1=1, H1=2, H2=1), ("F1 G1", "A8"), "H1", [9, 0],
+                     id="king bonus once per player"),
+        # knights at levels 3 and 1 in the king's castle, none at 2 -> castle only in phase 2; the level-1 knight
+        # earns 5 in phase 1, the level-3 knight 15 in phase 3
+        pytest.param(2, 2, board(F1=3, G1=1, H1=1, H2=1), ("F1 H1", "A8"), "G1", [12, 0],
+                     id="king bonus needs exactly the phase level (phase 2: none)"),
+        pytest.param(2, 1, board(F1=3, G1=1, H1=1, H2=1), ("F1 H1", "A8"), "G1", [17, 0],
+                     id="king bonus needs exactly the phase level (phase 1)"),
+        pytest.param(2, 3, board(F1=3, G1=1, H1=1, H2=1), ("F1 H1", "A8"), "G1", [27, 0],
+                     id="king bonus needs exactly the phase level (phase 3)"),
+        # a level-1 knight in another castle: castle points only
+        pytest.param(2, 1, None, ("C3", "A8"), "D1", [1, 0], id="king bonus only in the king's castle"),
+        # the king on top (level 3), the knight at level 2: phase 2 bonus
+        pytest.param(2, 2, board(F1=2, G1=3, H1=1, H2=1), ("F1", "A8"), "G1", [18, 0],
+                     id="king bonus whatever the king's level"),
+        # both at level 1 in the king's castle: castle 4 each (seat 1 collides: 4 -> 5), then +5 each: 9 and 10
+        pytest.param(2, 1, board(F1=1, G1=1, H1=2, H2=1), ("F1", "G1"), "H1", [9, 10],
+                     id="king bonus for several players"),
+    ],
+)
+def test_castle_scoring_and_king_bonus(players, phase, heights, at, king, expected):
+    fields = {} if heights is None else {"heights": heights}
+    assert scored(players, phase, knights=knights(*at), king=king, **fields) == expected

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from game_http import play_first_legal
 
 from torres_audit.note import Verifier
 from torres_audit.verify import verify_text
@@ -32,12 +33,7 @@ def finished_game(stack: dict[str, str]) -> tuple[str, str]:
                                                  {"kind": "human", "player_id": "ben"}]}).json()
     gid = game["game_id"]
     for n in range(3):
-        seat = api.get(f"/v1/games/{gid}").json()["to_move"]
-        auth = {"Authorization": f"Bearer {game['seats'][seat]['token']}"}
-        legal = api.get(f"/v1/games/{gid}/legal-actions", headers=auth).json()
-        assert api.post(f"/v1/games/{gid}/actions", headers=auth, json={
-            "seat": seat, "action": legal["actions"][0], "expected_version": legal["version"],
-            "command_id": f"audit-setup-{n}"}).status_code == 201
+        play_first_legal(api, gid, [s["token"] for s in game["seats"]], f"audit-setup-{n}")
     assert api.post(f"/v1/games/{gid}/abandon", json={"reason": "browser audit test"}).status_code == 201
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from game_http import play_first_legal
 
 import torres_rules as tr
 
@@ -385,13 +386,7 @@ def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str],
                                                  {"kind": "human", "player_id": "ben"}]}).json()
     gid = game["game_id"]
     for n in range(3):  # the two start knights and the king: the game is in its first turn, scores 0 and 0
-        summary = api.get(f"/v1/games/{gid}").json()
-        seat = summary["to_move"]
-        auth = {"Authorization": f"Bearer {game['seats'][seat]['token']}"}
-        legal = api.get(f"/v1/games/{gid}/legal-actions", headers=auth).json()
-        assert api.post(f"/v1/games/{gid}/actions", headers=auth, json={
-            "seat": seat, "action": legal["actions"][0], "expected_version": legal["version"],
-            "command_id": f"setup-{n}"}).status_code == 201
+        play_first_legal(api, gid, [s["token"] for s in game["seats"]], f"setup-{n}")
     assert api.post(f"/v1/games/{gid}/abandon", json={"reason": "server move"}).status_code == 201
     page = new_page()
     page.goto(f"{stack['play']}".split("#")[0] + f"#game={gid}&token={game['seats'][1]['token']}")

@@ -78,8 +78,8 @@ class Problem:
         return f"version {self.version}: {self.reason}"
 
 
-class ChainedEvent(Protocol):
-    """What the chain covers of an event (a stored event, a record's event)."""
+class LoggedEvent(Protocol):
+    """What the fold (:mod:`.lifecycle`) reads of an event (a stored event, a record's event)."""
 
     @property
     def version(self) -> int: ...
@@ -88,9 +88,14 @@ class ChainedEvent(Protocol):
     @property
     def payload(self) -> dict[str, Any]: ...
     @property
-    def schema_version(self) -> int: ...
-    @property
     def created_at(self) -> str: ...
+
+
+class ChainedEvent(LoggedEvent, Protocol):
+    """What the chain covers of an event (a stored event, a record's event): what the fold reads, and more."""
+
+    @property
+    def schema_version(self) -> int: ...
     @property
     def command_id(self) -> str: ...
     @property

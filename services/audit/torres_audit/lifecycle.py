@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 import torres_rules as tr
 
-from .chain import format_time
+from .chain import LoggedEvent, format_time
 from .events import (
     ABANDONED,
     ACTION_APPLIED,
@@ -326,19 +326,6 @@ def follow_up(state: tr.State, life: Lifecycle, *, abandoned: bool) -> str | Non
     if state.to_move in life.forfeited:
         return PASS
     return None
-
-
-class LoggedEvent(Protocol):
-    """What the fold reads of an event (a stored event, a record's event)."""
-
-    @property
-    def version(self) -> int: ...
-    @property
-    def type(self) -> str: ...
-    @property
-    def payload(self) -> dict[str, Any]: ...
-    @property
-    def created_at(self) -> str: ...
 
 
 def fold_game(

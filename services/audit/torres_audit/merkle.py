@@ -187,6 +187,15 @@ def _hashes(what: str, *values: bytes) -> None:
             raise ProofError(f"{what} must be {HASH_SIZE}-byte SHA-256 hashes, not {len(value)} bytes")
 
 
+def _to_set_bit(fn: int, sn: int) -> tuple[int, int]:
+    """The step both proofs' walks share (RFC 9162 2.1.3.2 and 2.1.4.2): "right-shift both fn and sn equally
+    until either LSB(fn) is set or fn is equal to 0"."""
+    while fn and not fn & 1:
+        fn >>= 1
+        sn >>= 1
+    return fn, sn
+
+
 def root_from_inclusion_proof(index: int, size: int, leaf: bytes, proof: Sequence[bytes]) -> bytes:
     """The root that ``proof`` leads to from the leaf hash ``leaf`` (RFC 9162 2.1.3.2, steps 1-4); raises
     :class:`ProofError` when the proof has the wrong length for (index, size)."""
@@ -200,9 +209,7 @@ def root_from_inclusion_proof(index: int, size: int, leaf: bytes, proof: Sequenc
         if fn & 1 or fn == sn:
             r = node_hash(p, r)
             if not fn & 1:
-                while fn and not fn & 1:
-                    fn >>= 1
-                    sn >>= 1
+                fn, sn = _to_set_bit(fn, sn)
         else:
             r = node_hash(r, p)
         fn >>= 1
@@ -252,9 +259,7 @@ def verify_consistency(first: int, second: int, proof: Sequence[bytes], first_ro
             fr = node_hash(c, fr)
             sr = node_hash(c, sr)
             if not fn & 1:
-                while fn and not fn & 1:
-                    fn >>= 1
-                    sn >>= 1
+                fn, sn = _to_set_bit(fn, sn)
         else:
             sr = node_hash(sr, c)
         fn >>= 1

@@ -21,7 +21,7 @@ from typing import Any
 import torres_rules as tr
 
 from . import lifecycle as lc
-from .chain import Problem, format_time
+from .chain import LoggedEvent, Problem, format_time
 from .events import (
     ABANDONED,
     ACTION_APPLIED,
@@ -34,7 +34,7 @@ from .events import (
     initial_state,
     seed_commitment,
 )
-from .lifecycle import LoggedEvent, parse_time
+from .lifecycle import parse_time
 
 #: The schema version every event of this specification carries.
 SCHEMA_VERSION = 1

@@ -111,9 +111,16 @@ class PathIdentifiers(BasePlugin):
         if not any(name in self.kinds for name in re.findall(r"{(\w+)}", path or "")):
             return
         for operation in (operations or {}).values():
-            responses = operation.setdefault("responses", {})
-            if 400 not in responses and "400" not in responses:
-                responses["400"] = "BAD_REQUEST"
+            _document(operation, 400)
+
+
+def _document(operation: dict[str, Any], *statuses: int) -> None:
+    """Add each of ``statuses`` to ``operation``'s responses (by its HTTP name, a shared response) unless the
+    operation documents it already, by number or by string."""
+    responses = operation.setdefault("responses", {})
+    for status in statuses:
+        if status not in responses and str(status) not in responses:
+            responses[str(status)] = HTTPStatus(status).name
 
 
 class BodyLimits(BasePlugin):
@@ -124,10 +131,7 @@ class BodyLimits(BasePlugin):
                          **kwargs: Any) -> None:
         for operation in (operations or {}).values():
             if "requestBody" in operation:
-                responses = operation.setdefault("responses", {})
-                for status in (400, 413, 415):
-                    if status not in responses and str(status) not in responses:
-                        responses[str(status)] = HTTPStatus(status).name
+                _document(operation, 400, 413, 415)
 
 
 #: Paths no rate limit or stream cap applies to (:mod:`torres_service.ratelimits`): probes and scrapes must get
@@ -157,9 +161,7 @@ class RateLimits(BasePlugin):
         if path in UNLIMITED_PATHS:
             return
         for operation in (operations or {}).values():
-            responses = operation.setdefault("responses", {})
-            if 429 not in responses and "429" not in responses:
-                responses["429"] = "TOO_MANY_REQUESTS"
+            _document(operation, 429)
 
 
 class ProblemApi(Api):

@@ -322,9 +322,7 @@ class Access:
             if info.seat_kind(seat) is None:
                 raise NotFound(f"no seat {seat}")
             return seat
-        self.ai_principal(info, caller)
-        if info.seat_kind(seat) != "ai":
-            raise Forbidden("the service key may act only for AI seats")
+        self.ai_seat(info, caller, seat)
         return seat
 
     # -- acting ----------------------------------------------------------------------------------------
@@ -337,6 +335,12 @@ class Access:
         self.owned(info, caller.principal)
         caller.principal.require("ai")
         return caller.principal
+
+    def ai_seat(self, info: GameInfo, caller: Caller, seat: int) -> None:
+        """A key may name ``seat`` only with ``ai`` (:meth:`ai_principal`) and only when it is an AI seat."""
+        self.ai_principal(info, caller)
+        if info.seat_kind(seat) != "ai":
+            raise Forbidden("the service key may act only for AI seats")
 
     def actor(self, info: GameInfo, caller: Caller, seat: int, *, max_age: float | None = None
               ) -> SeatCredential | None:
@@ -355,9 +359,7 @@ class Access:
             if seat != own.seat:
                 raise Forbidden(f"this token is for seat {own.seat}, not seat {seat}")
             return own
-        self.ai_principal(info, caller)
-        if info.seat_kind(seat) != "ai":
-            raise Forbidden("the service key may act only for AI seats")
+        self.ai_seat(info, caller, seat)
         return None
 
     def game_admin(self, info: GameInfo, caller: Caller) -> Principal:

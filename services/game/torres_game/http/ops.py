@@ -7,6 +7,7 @@ from typing import Any
 from flask import current_app
 
 from torres_game.errors import NotReady
+from torres_service.ops import ops_blueprint
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses
 
@@ -14,24 +15,10 @@ from . import schemas as s
 from .auth import credentials
 from .games import service
 
-ops = Blueprint("ops", __name__, description="Health and readiness")
 notifications = Blueprint("notifications", __name__, url_prefix="/v1", description="The global event log")
-
-
-_ops_errors = problem_responses(ops, s.ProblemSchema)
 _notification_errors = problem_responses(notifications, s.ProblemSchema)
 
 
-@ops.route("/healthz", methods=["GET"])
-@ops.response(200, s.HealthSchema)
-def healthz() -> dict[str, Any]:
-    """Liveness: the process answers (no database access)."""
-    return {"status": "ok"}
-
-
-@ops.route("/readyz", methods=["GET"])
-@ops.response(200, s.ReadySchema)
-@_ops_errors(503)
 def readyz() -> dict[str, Any]:
     """Readiness: the database answers and every migration is applied."""
     store = service().store
@@ -44,6 +31,11 @@ def readyz() -> dict[str, Any]:
     if pending:
         raise NotReady(f"migrations pending: {pending}", applied=applied, pending=pending)
     return {"status": "ready", "backend": store.backend, "migrations": applied}
+
+
+ops = ops_blueprint(__name__, problem_schema=s.ProblemSchema, health_schema=s.HealthSchema,
+                    ready_schema=s.ReadySchema, liveness="Liveness: the process answers (no database access).",
+                    readyz=readyz)
 
 
 @notifications.route("/notifications", methods=["GET"])

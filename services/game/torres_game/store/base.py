@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from torres_audit.chain import chain_hash, content_hash, format_time
+from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import VersionConflict
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "GameExists",
     "GameRecord",
     "GameSecret",
+    "ListDialect",
     "LogCheckpoint",
     "LogIntegration",
     "LogLeaf",
@@ -48,6 +50,7 @@ __all__ = [
     "StoredEvent",
     "StreamTicket",
     "VersionConflict",
+    "list_filters",
 ]
 
 SCHEMA_VERSION = 1
@@ -394,6 +397,44 @@ class EventStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ListDialect:
+    """How a backend's SQL spells the games list's filters: its parameter mark, the clause and parameter that find a
+    player's games in ``seats``, how a time is passed, and the keyset clause that pages past ``before``."""
+
+    mark: str
+    player_clause: str
+    player_param: Callable[[str], Any]
+    time_param: Callable[[datetime], Any]
+    before_clause: str
+
+
+def list_filters(
+    dialect: ListDialect, *, tenant: str | None, status: str | None, player_id: str | None,
+    visibility: str | None, created_after: datetime | None, created_before: datetime | None,
+    before: tuple[str, str] | None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause of a games list and its parameters: only the filters given, so that the planner sees a
+    plain ``tenant = $1 ORDER BY created_at DESC, game_id DESC`` and walks ``games_tenant_created``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, value in (("tenant", tenant), ("status", status), ("visibility", visibility)):
+        if value is not None:
+            clauses.append(f"{column} = {dialect.mark}")
+            params.append(value)
+    if player_id is not None:
+        clauses.append(dialect.player_clause)
+        params.append(dialect.player_param(player_id))
+    for comparison, moment in ((">", created_after), ("<", created_before)):
+        if moment is not None:
+            clauses.append(f"created_at {comparison} {dialect.mark}")
+            params.append(dialect.time_param(moment))
+    if before is not None:
+        clauses.append(dialect.before_clause)
+        params.extend(before)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
 def content_hashes(
     game_id: str, first_version: int, events: Sequence[NewEvent], command_id: str, created_at: str
 ) -> list[str]:
@@ -432,3 +473,27 @@ def stamp(
         )
         prev_hash = digest
     return out
+
+
+def build_log_batch(
+    conn: Any, marker: str, queued_at: Callable[[Any], datetime],
+    log_nodes: Callable[[Any, Sequence[tuple[int, int]]], dict[tuple[int, int], bytes]],
+    build: LogBuild, limit: int,
+) -> LogIntegration | None:
+    """The middle of a sequencer step (:meth:`EventStore.integrate_log`), the same on every backend: on ``conn``,
+    inside the transaction and lock the backend took, read the tree's size, up to ``limit`` pending leaves in queue
+    order and the frontier's nodes, and hand them to ``build``. ``marker`` is the SQL dialect's parameter marker,
+    ``queued_at`` turns the driver's ``queued_at`` value into a datetime and ``log_nodes`` is the backend's node
+    read on ``conn``. None: nothing to do (no pending leaf, and a checkpoint exists already)."""
+    head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
+    size = head[0] if head else 0
+    pending = [PendingLeaf(r[0], r[1], r[2], queued_at(r[3])) for r in conn.execute(
+        "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
+        f" ORDER BY seq LIMIT {marker}", (limit,)).fetchall()]
+    if not pending and head is not None:
+        return None
+    keys = perfect_subtrees(0, size)
+    nodes = log_nodes(conn, keys)
+    if len(nodes) != len(keys):
+        raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
+    return build(size, [nodes[k] for k in keys], pending)

@@ -30,7 +30,6 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from torres_audit.chain import GENESIS_HASH, format_time
-from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_service.json_provider import dumps_bytes
@@ -41,19 +40,27 @@ from .base import (
     GameExists,
     GameRecord,
     GameSecret,
+    ListDialect,
     LogBuild,
     LogCheckpoint,
     LogLeaf,
     NewEvent,
-    PendingLeaf,
     SeatTokenBook,
     SeatTokenRow,
     Snapshot,
     StoredEvent,
     StreamTicket,
+    build_log_batch,
     content_hashes,
+    list_filters,
     stamp,
 )
+
+
+def _as_given(queued_at: datetime) -> datetime:
+    """psycopg hands ``timestamptz`` over as a datetime already."""
+    return queued_at
+
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
@@ -86,36 +93,14 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     )
 
 
-def list_filters(
-    *, tenant: str | None, status: str | None, player_id: str | None, visibility: str | None,
-    created_after: datetime | None, created_before: datetime | None, before: tuple[str, str] | None,
-) -> tuple[str, list[Any]]:
-    """The WHERE clause of a games list and its parameters: only the filters given, so that the planner sees a
-    plain ``tenant = $1 ORDER BY created_at DESC, game_id DESC`` and walks ``games_tenant_created``."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if tenant is not None:
-        clauses.append("tenant = %s")
-        params.append(tenant)
-    if status is not None:
-        clauses.append("status = %s")
-        params.append(status)
-    if visibility is not None:
-        clauses.append("visibility = %s")
-        params.append(visibility)
-    if player_id is not None:
-        clauses.append("seats @> %s")
-        params.append(_jsonb([{"player_id": player_id}]))
-    if created_after is not None:
-        clauses.append("created_at > %s")
-        params.append(created_after)
-    if created_before is not None:
-        clauses.append("created_at < %s")
-        params.append(created_before)
-    if before is not None:
-        clauses.append("(created_at, game_id) < (%s::timestamptz, %s)")
-        params.extend(before)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+#: Times are passed as datetimes; a player's games are those whose ``seats`` contain the player (a GIN lookup).
+_LIST_DIALECT = ListDialect(
+    mark="%s",
+    player_clause="seats @> %s",
+    player_param=lambda player_id: _jsonb([{"player_id": player_id}]),
+    time_param=lambda moment: moment,
+    before_clause="(created_at, game_id) < (%s::timestamptz, %s)",
+)
 
 
 class PostgresEventStore:
@@ -334,8 +319,10 @@ class PostgresEventStore:
         visibility: str | None = None, created_after: datetime | None = None,
         created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
     ) -> list[GameRecord]:
-        where, params = list_filters(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
-                                     created_after=created_after, created_before=created_before, before=before)
+        where, params = list_filters(
+            _LIST_DIALECT, tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+            created_after=created_after, created_before=created_before, before=before,
+        )
         with self.pool.connection() as conn:
             rows = conn.execute(
                 f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT %s",
@@ -433,18 +420,9 @@ class PostgresEventStore:
             locked = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (_SEQUENCER_LOCK,)).fetchone()
             if not locked or not locked[0]:
                 return None
-            head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
-            size = head[0] if head else 0
-            pending = [PendingLeaf(r[0], r[1], r[2], r[3]) for r in conn.execute(
-                "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
-                " ORDER BY seq LIMIT %s", (limit,)).fetchall()]
-            if not pending and head is not None:
+            done = build_log_batch(conn, "%s", _as_given, self._log_nodes, build, limit)
+            if done is None:
                 return None
-            keys = perfect_subtrees(0, size)
-            nodes = self._log_nodes(conn, keys)
-            if len(nodes) != len(keys):
-                raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
-            done = build(size, [nodes[k] for k in keys], pending)
             if done.leaves:
                 updated = conn.execute(
                     "UPDATE log_leaves l SET leaf_index = u.leaf_index, leaf_hash = u.leaf_hash, integrated_at = now()"

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
-from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 
@@ -32,16 +31,18 @@ from .base import (
     GameExists,
     GameRecord,
     GameSecret,
+    ListDialect,
     LogBuild,
     LogCheckpoint,
     LogLeaf,
     NewEvent,
-    PendingLeaf,
     SeatTokenBook,
     SeatTokenRow,
     Snapshot,
     StoredEvent,
     StreamTicket,
+    build_log_batch,
+    list_filters,
     stamp,
 )
 
@@ -65,31 +66,15 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     )
 
 
-def _list_filters(
-    *, tenant: str | None, status: str | None, player_id: str | None, visibility: str | None,
-    created_after: datetime | None, created_before: datetime | None, before: tuple[str, str] | None,
-) -> tuple[str, list[Any]]:
-    """The WHERE clause of a games list: only the filters given. Times are compared as the stored text, which
-    ``format_time`` writes in one fixed-width UTC form, so text order is time order."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    for column, value in (("tenant", tenant), ("status", status), ("visibility", visibility)):
-        if value is not None:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if player_id is not None:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_extract(value, '$.player_id') = ?)")
-        params.append(player_id)
-    if created_after is not None:
-        clauses.append("created_at > ?")
-        params.append(format_time(created_after))
-    if created_before is not None:
-        clauses.append("created_at < ?")
-        params.append(format_time(created_before))
-    if before is not None:
-        clauses.append("(created_at, game_id) < (?, ?)")
-        params.extend(before)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+#: Times are compared as the stored text, which ``format_time`` writes in one fixed-width UTC form, so text order
+#: is time order.
+_LIST_DIALECT = ListDialect(
+    mark="?",
+    player_clause="EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_extract(value, '$.player_id') = ?)",
+    player_param=lambda player_id: player_id,
+    time_param=format_time,
+    before_clause="(created_at, game_id) < (?, ?)",
+)
 
 
 def path_from_url(url: str) -> str:
@@ -334,8 +319,10 @@ class SqliteEventStore:
         visibility: str | None = None, created_after: datetime | None = None,
         created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
     ) -> list[GameRecord]:
-        where, params = _list_filters(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
-                                      created_after=created_after, created_before=created_before, before=before)
+        where, params = list_filters(
+            _LIST_DIALECT, tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+            created_after=created_after, created_before=created_before, before=before,
+        )
         rows = self._query(
             f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT ?",
             (*params, limit),
@@ -422,18 +409,9 @@ class SqliteEventStore:
         if self.log_pending() == 0 and self.log_checkpoint() is not None:
             return None
         with self._write() as conn:  # BEGIN IMMEDIATE: SQLite's one writer is the one sequencer
-            head = conn.execute("SELECT tree_size FROM log_checkpoints ORDER BY tree_size DESC LIMIT 1").fetchone()
-            size = head[0] if head else 0
-            pending = [PendingLeaf(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in conn.execute(
-                "SELECT game_id, version, head_hash, queued_at FROM log_leaves WHERE leaf_index IS NULL"
-                " ORDER BY seq LIMIT ?", (limit,)).fetchall()]
-            if not pending and head is not None:
+            done = build_log_batch(conn, "?", datetime.fromisoformat, self._log_nodes, build, limit)
+            if done is None:
                 return None
-            keys = perfect_subtrees(0, size)
-            nodes = self._log_nodes(conn, keys)
-            if len(nodes) != len(keys):
-                raise RuntimeError(f"the log's node table lacks part of the frontier of tree size {size}")
-            done = build(size, [nodes[k] for k in keys], pending)
             now = format_time(datetime.now(UTC))
             for game_id, leaf_index, leaf_hash in done.leaves:
                 updated = conn.execute(
