@@ -18,6 +18,11 @@ def with_cards(*hand: str, **fields) -> tr.State:
     return pos(**fields)
 
 
+def holding(card: str, fields: dict, **defaults) -> tr.State:
+    """`with_cards(card)` on a section's board: its `defaults` (heights, knights, king) where `fields` says nothing."""
+    return with_cards(card, **(defaults | fields))
+
+
 def play(state: tr.State, card: str, **fields) -> tr.State:
     return tr.apply(state, {"type": "play_card", "card": card, **fields})
 
@@ -61,10 +66,7 @@ def test_climb_two_exactly_two_levels():
 def block_under_state(**fields) -> tr.State:
     # seat 0: B2 (level 1 of M, area 4: may grow), D1 (single foundation: may not), D2 (ground touching M's C2
     # and D1: may not), A2 (ground touching M only: joins it), G1 (ground touching nothing: new castle)
-    fields.setdefault("heights", M)
-    fields.setdefault("knights", knights("B2 D1 D2 A2 G1", "B3"))
-    fields.setdefault("king", "F6")
-    return with_cards("block_under_knight", **fields)
+    return holding("block_under_knight", fields, heights=M, knights=knights("B2 D1 D2 A2 G1", "B3"), king="F6")
 
 
 def test_block_under_knight_exact_uses():
@@ -284,10 +286,7 @@ MB = board(F1=1, G1=1, H1=1, A8=2, B8=1)
 
 
 def mb(**fields) -> tr.State:
-    fields.setdefault("heights", MB)
-    fields.setdefault("knights", knights("A1", "H8"))
-    fields.setdefault("king", "C6")
-    return with_cards("move_block", **fields)
+    return holding("move_block", fields, heights=MB, knights=knights("A1", "H8"), king="C6")
 
 
 def test_move_block_may_not_split_a_castle():
