@@ -583,13 +583,6 @@ def test_buying_from_fewer_than_3_cards():
     assert position(s)["hands"][0] == ["jump"]
 
 
-def test_empty_personal_deck_cannot_be_bought_from():
-    s = personal([])
-    assert not of_type(s, "buy_card")
-    with pytest.raises(tr.IllegalAction, match="empty deck"):
-        tr.apply(s, {"type": "buy_card"})
-
-
 def test_at_most_2_buys_per_turn():
     s = personal(["diagonal", "jump", "six_ap", "seven_ap", "climb_two", "extra_block", "move_block"])
     s = tr.apply(s, {"type": "buy_card"})
@@ -652,8 +645,10 @@ def test_common_deck_draws_the_top_card():
         tr.apply(s, {"type": "buy_card"})
 
 
-def test_common_deck_empty_cannot_be_bought_from():
-    s = common([])
+@pytest.mark.parametrize("empty", [personal, common], ids=["personal", "common"])
+def test_an_empty_deck_cannot_be_bought_from(empty):
+    """Seat 0's empty personal deck (Rio Grande) or the empty common deck (Ravensburger)."""
+    s = empty([])
     assert not of_type(s, "buy_card")
     with pytest.raises(tr.IllegalAction, match="empty deck"):
         tr.apply(s, {"type": "buy_card"})
