@@ -27,6 +27,13 @@ def play(state: tr.State, card: str, **fields) -> tr.State:
     return tr.apply(state, {"type": "play_card", "card": card, **fields})
 
 
+def refused(state: tr.State, card: str, match: str, *moves: tuple[str, str]) -> None:
+    """Each (from, to) move of `card` is refused with a message that matches `match`."""
+    for start, to in moves:
+        with pytest.raises(tr.IllegalAction, match=match):
+            play(state, card, **{"from": start, "to": to})
+
+
 def test_playing_a_card_costs_no_ap_and_the_card_leaves_the_game():
     s = with_cards("climb_two", "jump", heights=M, knights=knights("B2", "B3"), king="D1")
     s = play(s, "climb_two", **{"from": "B2", "to": "B1"})
@@ -54,10 +61,7 @@ def test_climb_two_exact_uses():
 
 def test_climb_two_exactly_two_levels():
     s = with_cards("climb_two", heights=M, knights=knights("B2", "B3"), king="D1")
-    with pytest.raises(tr.IllegalAction, match="exactly 2 levels higher"):
-        play(s, "climb_two", **{"from": "B2", "to": "C2"})
-    with pytest.raises(tr.IllegalAction, match="exactly 2 levels higher"):
-        play(s, "climb_two", **{"from": "B2", "to": "B3"})
+    refused(s, "climb_two", "exactly 2 levels higher", ("B2", "C2"), ("B2", "B3"))
 
 
 # --- 2 block under knight -----------------------------------------------------------------------------------
@@ -193,12 +197,10 @@ def test_castle_gate_may_climb():
 
 def test_castle_gate_illegal_uses():
     s = with_cards("castle_gate", heights=Q, knights=knights("E4", "F5"), king="D1")
-    with pytest.raises(tr.IllegalAction, match="castle_gate"):
-        play(s, "castle_gate", **{"from": "E4", "to": "F5"})  # occupied
-    with pytest.raises(tr.IllegalAction, match="castle_gate"):
-        play(s, "castle_gate", **{"from": "E4", "to": "E3"})  # not next to Q
-    with pytest.raises(tr.IllegalAction, match="castle_gate"):
-        play(s, "castle_gate", **{"from": "E4", "to": "E4"})
+    refused(s, "castle_gate", "castle_gate",
+            ("E4", "F5"),  # occupied
+            ("E4", "E3"),  # not next to Q
+            ("E4", "E4"))
 
 
 def test_castle_gate_needs_a_castle_next_to_the_knight():
@@ -424,10 +426,7 @@ def test_reposition_knight_needs_another_knight():
 
 def test_reposition_knight_is_free_and_illegal_targets_rejected():
     s = with_cards("reposition_knight", heights=M, knights=knights("C2 G7", "B3"), king="B1")
-    with pytest.raises(tr.IllegalAction, match="reposition_knight"):
-        play(s, "reposition_knight", **{"from": "G7", "to": "A1"})
-    with pytest.raises(tr.IllegalAction, match="reposition_knight"):
-        play(s, "reposition_knight", **{"from": "G7", "to": "B3"})
+    refused(s, "reposition_knight", "reposition_knight", ("G7", "A1"), ("G7", "B3"))
     s = play(s, "reposition_knight", **{"from": "G7", "to": "B2"})
     assert position(s)["knights"] == {"C2": 0, "B2": 0, "B3": 1}
     assert position(s)["ap_spent"] == 0
@@ -451,10 +450,9 @@ def test_jump_exact_uses_over_any_figure():
 def test_jump_over_a_foreign_knight_only_in_ravensburger():
     s = jump_state("ravensburger")
     assert card_uses(s, "jump") == {("D4", "D2")}
-    with pytest.raises(tr.IllegalAction, match="foreign knight"):
-        play(s, "jump", **{"from": "D4", "to": "B4"})  # over the king
-    with pytest.raises(tr.IllegalAction, match="foreign knight"):
-        play(s, "jump", **{"from": "D4", "to": "F4"})  # over an own knight
+    refused(s, "jump", "foreign knight",
+            ("D4", "B4"),  # over the king
+            ("D4", "F4"))  # over an own knight
 
 
 def test_jump_over_option_alone():
