@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import redis
+from postgres_store import postgres_store_fixtures
 
 from torres_game.config import Config
 from torres_game.service import Credentials, GameService
@@ -35,20 +36,7 @@ API_KEY = "ai-test-service-key"
 SERVICE = Credentials(api_key=API_KEY)
 CELERY = str(Path(sys.executable).with_name("celery"))
 
-
-
-@pytest.fixture(scope="session")
-def pg_url(throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> Iterator[str]:
-    with throwaway_database("torres_ai_test") as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def pg_store(pg_url: str) -> Iterator[PostgresEventStore]:
-    store = PostgresEventStore(pg_url, min_size=1, max_size=6, migrations_dir=MIGRATIONS)
-    store.migrate()
-    yield store
-    store.close()
+pg_url, pg_store = postgres_store_fixtures("torres_ai_test", max_size=6)
 
 
 def game_config(database_url: str, **changes: Any) -> Config:

@@ -6,9 +6,11 @@ killing a worker mid-task does not stop the game (redelivery + outbox sweeper).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -18,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
+from torres_game.service import GameService
 from torres_game.store import PostgresEventStore
 from torres_service.logs import JsonFormatter
 
@@ -30,6 +33,21 @@ AI_SEATS = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]
 
 def _publisher(pg_url: str, namespace: str) -> CeleryDriver:
     return CeleryDriver(Settings.from_env(worker_env(pg_url, namespace)))
+
+
+@contextlib.contextmanager
+def _ai_game(pg_store: PostgresEventStore, pg_url: str, namespace: str, *levels: str,
+             ) -> Iterator[tuple[GameService, str]]:
+    """A new game of AI seats at ``levels`` on a service whose driver publishes to the workers' queues: the
+    service and the game id; the publisher is closed at the end."""
+    driver = _publisher(pg_url, namespace)
+    service = make_service(pg_store, pg_url, driver)
+    try:
+        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={},
+                                   seats=[{"kind": "ai", "level": level} for level in levels])
+        yield service, game["game_id"]
+    finally:
+        driver.close()
 
 
 def _status(store: PostgresEventStore, game_id: str) -> tuple[str, int]:
@@ -57,17 +75,10 @@ def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, star
     worker = start_worker(beat=True, TORRES_AI_METRICS_PORT=str(port))  # beat: sweep tasks run too
     client = redis.Redis.from_url(REDIS_URL)
     results_before = sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000))
-    driver = _publisher(pg_url, redis_namespace)
-    service = make_service(pg_store, pg_url, driver)
-    seats = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "medium"}]
-    try:
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
-        gid = game["game_id"]
+    with _ai_game(pg_store, pg_url, redis_namespace, "easy", "medium") as (service, gid):
         wait_until(lambda: _status(pg_store, gid)[0] == "over", 150, "the AI game to end", worker.log)
         _assert_finished_cleanly(service, pg_store, gid)
         assert _status(pg_store, gid)[1] > 100  # a whole game, not a stub
-    finally:
-        driver.close()
     assert not list(client.scan_iter(f"celery-task-meta-ai:{gid}:*"))
     assert sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000)) <= results_before
     played = [e for e in pg_store.read(gid) if e.type == "action_applied"]
@@ -106,12 +117,7 @@ def test_killed_worker_mid_task_the_game_still_finishes(
     for ~2 s: we kill when seat 1 has been thinking for 0.7 s without appending, i.e. mid-task.
     """
     first = start_worker(beat=False, TORRES_AI_HARD_SECONDS="2", TORRES_AI_HARD_ITERATIONS="100000")
-    driver = _publisher(pg_url, redis_namespace)
-    service = make_service(pg_store, pg_url, driver)
-    seats = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "hard"}]
-    try:
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
-        gid = game["game_id"]
+    with _ai_game(pg_store, pg_url, redis_namespace, "easy", "hard") as (service, gid):
 
         def hard_seat_thinking() -> bool:
             version = _status(pg_store, gid)[1]
@@ -132,8 +138,6 @@ def test_killed_worker_mid_task_the_game_still_finishes(
         _assert_finished_cleanly(service, pg_store, gid)
         replayed = [e for e in pg_store.read(gid) if e.command_id == f"ai:{gid}:{killed_version}"]
         assert len(replayed) == 1  # the interrupted turn was played exactly once, by the second worker
-    finally:
-        driver.close()
 
 
 def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(

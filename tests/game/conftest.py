@@ -7,40 +7,27 @@ dropped at the end, so concurrent developers and CI runs never collide.
 
 from __future__ import annotations
 
-import contextlib
 import random
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from postgres_store import postgres_store_fixtures
 
 import torres_rules as tr
 from torres_game.app import create_app
 from torres_game.config import Config
-from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
+from torres_game.store import EventStore, SqliteEventStore
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "infra" / "migrations"
 API_KEY = "test-service-key"
 ADMIN_KEY = "test-admin-key"
 
-
-
-@pytest.fixture(scope="session")
-def pg_url(throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> Iterator[str]:
-    with throwaway_database("torres_game_test") as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def pg_store(pg_url: str) -> Iterator[PostgresEventStore]:
-    store = PostgresEventStore(pg_url, min_size=1, max_size=8, migrations_dir=MIGRATIONS)
-    store.migrate()
-    yield store
-    store.close()
+pg_url, pg_store = postgres_store_fixtures("torres_game_test", max_size=8)
 
 
 @pytest.fixture

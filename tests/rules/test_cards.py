@@ -18,8 +18,20 @@ def with_cards(*hand: str, **fields) -> tr.State:
     return pos(**fields)
 
 
+def holding(card: str, fields: dict, **defaults) -> tr.State:
+    """`with_cards(card)` on a section's board: its `defaults` (heights, knights, king) where `fields` says nothing."""
+    return with_cards(card, **(defaults | fields))
+
+
 def play(state: tr.State, card: str, **fields) -> tr.State:
     return tr.apply(state, {"type": "play_card", "card": card, **fields})
+
+
+def refused(state: tr.State, card: str, match: str, *moves: tuple[str, str]) -> None:
+    """Each (from, to) move of `card` is refused with a message that matches `match`."""
+    for start, to in moves:
+        with pytest.raises(tr.IllegalAction, match=match):
+            play(state, card, **{"from": start, "to": to})
 
 
 def test_playing_a_card_costs_no_ap_and_the_card_leaves_the_game():
@@ -49,10 +61,7 @@ def test_climb_two_exact_uses():
 
 def test_climb_two_exactly_two_levels():
     s = with_cards("climb_two", heights=M, knights=knights("B2", "B3"), king="D1")
-    with pytest.raises(tr.IllegalAction, match="exactly 2 levels higher"):
-        play(s, "climb_two", **{"from": "B2", "to": "C2"})
-    with pytest.raises(tr.IllegalAction, match="exactly 2 levels higher"):
-        play(s, "climb_two", **{"from": "B2", "to": "B3"})
+    refused(s, "climb_two", "exactly 2 levels higher", ("B2", "C2"), ("B2", "B3"))
 
 
 # --- 2 block under knight -----------------------------------------------------------------------------------
@@ -61,10 +70,7 @@ def test_climb_two_exactly_two_levels():
 def block_under_state(**fields) -> tr.State:
     # seat 0: B2 (level 1 of M, area 4: may grow), D1 (single foundation: may not), D2 (ground touching M's C2
     # and D1: may not), A2 (ground touching M only: joins it), G1 (ground touching nothing: new castle)
-    fields.setdefault("heights", M)
-    fields.setdefault("knights", knights("B2 D1 D2 A2 G1", "B3"))
-    fields.setdefault("king", "F6")
-    return with_cards("block_under_knight", **fields)
+    return holding("block_under_knight", fields, heights=M, knights=knights("B2 D1 D2 A2 G1", "B3"), king="F6")
 
 
 def test_block_under_knight_exact_uses():
@@ -191,12 +197,10 @@ def test_castle_gate_may_climb():
 
 def test_castle_gate_illegal_uses():
     s = with_cards("castle_gate", heights=Q, knights=knights("E4", "F5"), king="D1")
-    with pytest.raises(tr.IllegalAction, match="castle_gate"):
-        play(s, "castle_gate", **{"from": "E4", "to": "F5"})  # occupied
-    with pytest.raises(tr.IllegalAction, match="castle_gate"):
-        play(s, "castle_gate", **{"from": "E4", "to": "E3"})  # not next to Q
-    with pytest.raises(tr.IllegalAction, match="castle_gate"):
-        play(s, "castle_gate", **{"from": "E4", "to": "E4"})
+    refused(s, "castle_gate", "castle_gate",
+            ("E4", "F5"),  # occupied
+            ("E4", "E3"),  # not next to Q
+            ("E4", "E4"))
 
 
 def test_castle_gate_needs_a_castle_next_to_the_knight():
@@ -284,10 +288,7 @@ MB = board(F1=1, G1=1, H1=1, A8=2, B8=1)
 
 
 def mb(**fields) -> tr.State:
-    fields.setdefault("heights", MB)
-    fields.setdefault("knights", knights("A1", "H8"))
-    fields.setdefault("king", "C6")
-    return with_cards("move_block", **fields)
+    return holding("move_block", fields, heights=MB, knights=knights("A1", "H8"), king="C6")
 
 
 def test_move_block_may_not_split_a_castle():
@@ -425,10 +426,7 @@ def test_reposition_knight_needs_another_knight():
 
 def test_reposition_knight_is_free_and_illegal_targets_rejected():
     s = with_cards("reposition_knight", heights=M, knights=knights("C2 G7", "B3"), king="B1")
-    with pytest.raises(tr.IllegalAction, match="reposition_knight"):
-        play(s, "reposition_knight", **{"from": "G7", "to": "A1"})
-    with pytest.raises(tr.IllegalAction, match="reposition_knight"):
-        play(s, "reposition_knight", **{"from": "G7", "to": "B3"})
+    refused(s, "reposition_knight", "reposition_knight", ("G7", "A1"), ("G7", "B3"))
     s = play(s, "reposition_knight", **{"from": "G7", "to": "B2"})
     assert position(s)["knights"] == {"C2": 0, "B2": 0, "B3": 1}
     assert position(s)["ap_spent"] == 0
@@ -452,10 +450,9 @@ def test_jump_exact_uses_over_any_figure():
 def test_jump_over_a_foreign_knight_only_in_ravensburger():
     s = jump_state("ravensburger")
     assert card_uses(s, "jump") == {("D4", "D2")}
-    with pytest.raises(tr.IllegalAction, match="foreign knight"):
-        play(s, "jump", **{"from": "D4", "to": "B4"})  # over the king
-    with pytest.raises(tr.IllegalAction, match="foreign knight"):
-        play(s, "jump", **{"from": "D4", "to": "F4"})  # over an own knight
+    refused(s, "jump", "foreign knight",
+            ("D4", "B4"),  # over the king
+            ("D4", "F4"))  # over an own knight
 
 
 def test_jump_over_option_alone():
@@ -584,13 +581,6 @@ def test_buying_from_fewer_than_3_cards():
     assert position(s)["hands"][0] == ["jump"]
 
 
-def test_empty_personal_deck_cannot_be_bought_from():
-    s = personal([])
-    assert not of_type(s, "buy_card")
-    with pytest.raises(tr.IllegalAction, match="empty deck"):
-        tr.apply(s, {"type": "buy_card"})
-
-
 def test_at_most_2_buys_per_turn():
     s = personal(["diagonal", "jump", "six_ap", "seven_ap", "climb_two", "extra_block", "move_block"])
     s = tr.apply(s, {"type": "buy_card"})
@@ -653,8 +643,10 @@ def test_common_deck_draws_the_top_card():
         tr.apply(s, {"type": "buy_card"})
 
 
-def test_common_deck_empty_cannot_be_bought_from():
-    s = common([])
+@pytest.mark.parametrize("empty", [personal, common], ids=["personal", "common"])
+def test_an_empty_deck_cannot_be_bought_from(empty):
+    """Seat 0's empty personal deck (Rio Grande) or the empty common deck (Ravensburger)."""
+    s = empty([])
     assert not of_type(s, "buy_card")
     with pytest.raises(tr.IllegalAction, match="empty deck"):
         tr.apply(s, {"type": "buy_card"})

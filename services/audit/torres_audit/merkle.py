@@ -14,7 +14,7 @@ prefixes keep a leaf from ever being taken for a node (the second-preimage defen
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 __all__ = [
     "EMPTY_ROOT",
@@ -187,13 +187,23 @@ def _hashes(what: str, *values: bytes) -> None:
             raise ProofError(f"{what} must be {HASH_SIZE}-byte SHA-256 hashes, not {len(value)} bytes")
 
 
-def _to_set_bit(fn: int, sn: int) -> tuple[int, int]:
-    """The step both proofs' walks share (RFC 9162 2.1.3.2 and 2.1.4.2): "right-shift both fn and sn equally
-    until either LSB(fn) is set or fn is equal to 0"."""
-    while fn and not fn & 1:
+def _proof_walk(fn: int, sn: int, nodes: Iterable[bytes], longer: str, shorter: str) -> Iterator[tuple[bytes, bool]]:
+    """The walk both proofs' checks share (RFC 9162 2.1.3.2 and 2.1.4.2): each node of the proof with whether it is
+    the left sibling (``LSB(fn)`` set or ``fn`` equal to ``sn``) of the hash so far. Raises :class:`ProofError` with
+    ``longer`` when nodes remain after ``sn`` reached 0, with ``shorter`` when ``sn`` has not reached 0 at the end."""
+    for node in nodes:
+        if sn == 0:
+            raise ProofError(longer)
+        left = bool(fn & 1) or fn == sn
+        if left and not fn & 1:  # right-shift both equally until LSB(fn) is set or fn is 0
+            while fn and not fn & 1:
+                fn >>= 1
+                sn >>= 1
+        yield node, left
         fn >>= 1
         sn >>= 1
-    return fn, sn
+    if sn != 0:
+        raise ProofError(shorter)
 
 
 def root_from_inclusion_proof(index: int, size: int, leaf: bytes, proof: Sequence[bytes]) -> bytes:
@@ -202,20 +212,11 @@ def root_from_inclusion_proof(index: int, size: int, leaf: bytes, proof: Sequenc
     _hashes("the leaf hash and the proof's nodes", leaf, *proof)
     if not 0 <= index < size:
         raise ProofError(f"leaf index {index} is not inside a tree of size {size}")
-    fn, sn, r = index, size - 1, leaf
-    for p in proof:
-        if sn == 0:
-            raise ProofError(f"the proof is longer than a tree of size {size} allows for leaf {index}")
-        if fn & 1 or fn == sn:
-            r = node_hash(p, r)
-            if not fn & 1:
-                fn, sn = _to_set_bit(fn, sn)
-        else:
-            r = node_hash(r, p)
-        fn >>= 1
-        sn >>= 1
-    if sn != 0:
-        raise ProofError(f"the proof is shorter than a tree of size {size} needs for leaf {index}")
+    r = leaf
+    for p, left in _proof_walk(index, size - 1, proof,
+                               f"the proof is longer than a tree of size {size} allows for leaf {index}",
+                               f"the proof is shorter than a tree of size {size} needs for leaf {index}"):
+        r = node_hash(p, r) if left else node_hash(r, p)
     return r
 
 
@@ -252,20 +253,14 @@ def verify_consistency(first: int, second: int, proof: Sequence[bytes], first_ro
         fn >>= 1
         sn >>= 1
     fr = sr = path[0]
-    for c in path[1:]:
-        if sn == 0:
-            raise ProofError(f"the consistency proof is longer than sizes {first} and {second} allow")
-        if fn & 1 or fn == sn:
+    for c, left in _proof_walk(fn, sn, path[1:],
+                               f"the consistency proof is longer than sizes {first} and {second} allow",
+                               f"the consistency proof is shorter than sizes {first} and {second} need"):
+        if left:
             fr = node_hash(c, fr)
             sr = node_hash(c, sr)
-            if not fn & 1:
-                fn, sn = _to_set_bit(fn, sn)
         else:
             sr = node_hash(sr, c)
-        fn >>= 1
-        sn >>= 1
-    if sn != 0:
-        raise ProofError(f"the consistency proof is shorter than sizes {first} and {second} need")
     if fr != first_root:
         raise ProofError(f"the consistency proof does not lead to the root of the tree of size {first}")
     if sr != second_root:

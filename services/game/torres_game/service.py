@@ -18,7 +18,6 @@ import secrets
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -29,6 +28,7 @@ from torres_audit import lifecycle as lc
 from torres_audit.chain import canonical_json, format_time
 from torres_audit.events import GAME_ENDED
 from torres_audit.note import Signer, Verifier
+from torres_service.lru import LockedLru
 from torres_service.principals import DEFAULT_TENANT
 
 from . import events as ev
@@ -131,20 +131,8 @@ class Folded:
         return self.life.over or tr.is_over(self.state)
 
 
-class _StateCache:
+class _StateCache(LockedLru[str, Folded]):
     """Latest folded state per game (LRU): most requests only fold the events they haven't seen."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[str, Folded] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Folded | None:
-        with self._lock:
-            item = self._items.get(game_id)
-            if item is not None:
-                self._items.move_to_end(game_id)
-            return item
 
     def put(self, game_id: str, folded: Folded) -> None:
         with self._lock:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from torres_service.lru import LockedLru
 
 View = dict[str, Any]
 Action = dict[str, Any]
@@ -62,20 +62,11 @@ class PlanMemory(Protocol):
     def put_many(self, items: dict[str, Action]) -> None: ...
 
 
-class LocalPlanMemory:
+class LocalPlanMemory(LockedLru[str, Action]):
     """A bounded, thread-safe LRU dictionary."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._size = size
-        self._items: OrderedDict[str, Action] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> Action | None:
-        with self._lock:
-            action = self._items.get(key)
-            if action is not None:
-                self._items.move_to_end(key)
-            return action
+        super().__init__(size)
 
     def put_many(self, items: dict[str, Action]) -> None:
         with self._lock:
