@@ -173,19 +173,21 @@ class SpectatorTokenSchema(Schema):
     expires_at = fields.String()
 
 
-class SeatTokenSchema(Schema):
+class SeatGenerationSchema(Schema):
+    """A generation of a seat's token: what a reissue or a revocation made."""
+
     game_id = fields.String()
     seat = fields.Integer()
     generation = fields.Integer(metadata={"description": "1 for the first reissue; the creation's token is 0"})
+
+
+class SeatTokenSchema(SeatGenerationSchema):
     token = fields.String(metadata={"description": "the seat's new token, shown this once (only its hash is kept); "
                                                    "every earlier token of the seat is now refused"})
     expires_at = fields.String()
 
 
-class SeatTokenRevokedSchema(Schema):
-    game_id = fields.String()
-    seat = fields.Integer()
-    generation = fields.Integer()
+class SeatTokenRevokedSchema(SeatGenerationSchema):
     revoked = fields.Boolean()
 
 
@@ -427,14 +429,12 @@ class WaitSchema(Schema):
     changed = fields.Boolean()
 
 
-class NotificationSchema(Schema):
-    position = fields.Integer()
-    game_id = fields.String()
-    version = fields.Integer()
-    type = fields.String()
-    payload = fields.Dict()
-    created_at = fields.String()
-    text = fields.String(metadata={"description": "the event in words (see EventSchema.text)"})
+class NotificationSchema(EventSchema):
+    """An event of the notification feed: the log's event without its chain (the feed is for reacting, the
+    event pages and the record are for checking)."""
+
+    class Meta:
+        exclude = ("schema_version", "command_id", "prev_hash", "hash")
 
 
 class NotificationPageSchema(Schema):
