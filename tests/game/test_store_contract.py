@@ -22,18 +22,19 @@ from torres_audit.record import head_text
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
-from torres_game.store.base import AiTurn, GameRecord, GameSecret, NewEvent, Snapshot
+from torres_game.store.base import AiTurn, GameFilter, GameRecord, GameSecret, NewEvent, Snapshot
 from torres_game.translog import TransparencyLog
 
 from .conftest import MIGRATIONS
 
 
 def new_game(store: EventStore, *, events: int = 1, tenant: str = "default", visibility: str = "public",
-             players: tuple[str | None, ...] = (None,), at: datetime | None = None) -> str:
+             players: tuple[str | None, ...] = (None,), at: datetime | None = None, labels: tuple[str, ...] = (),
+             external_id: str | None = None) -> str:
     game_id = str(uuid.uuid4())
     seats = [{"seat": n, "kind": "human", **({"player_id": p} if p else {})} for n, p in enumerate(players)]
     record = GameRecord(game_id, "", "rio_grande", False, {}, seats, summary={"stage": "setup"}, tenant=tenant,
-                        visibility=visibility)
+                        visibility=visibility, labels=list(labels), external_id=external_id)
     created = [NewEvent("game_created", {"n": i}) for i in range(events)]
     store.create_game(record, GameSecret(2**100 + 7, ["h0", None]), created, f"create:{game_id}", now=at)
     return game_id
@@ -209,7 +210,7 @@ class TestEventStoreContract:
         store.append(games[0], 1, [NewEvent("game_ended", {})], "end", status="over")
 
         mine = {*games, same_time}
-        listed = store.list_games(tenant=tenant, limit=100)
+        listed = store.list_games(GameFilter(tenant=tenant), limit=100)
         assert [g.game_id for g in listed] == [g.game_id for g in sorted(
             listed, key=lambda g: (g.created_at, g.game_id), reverse=True)]
         assert {g.game_id for g in listed} == mine and all(g.tenant == tenant for g in listed)
@@ -218,14 +219,14 @@ class TestEventStoreContract:
         pages: list[str] = []
         cursor: tuple[str, str] | None = None
         while True:
-            page = store.list_games(tenant=tenant, limit=3, before=cursor)
+            page = store.list_games(GameFilter(tenant=tenant), limit=3, before=cursor)
             pages += [g.game_id for g in page]
             if len(page) < 3:
                 break
             cursor = (page[-1].created_at, page[-1].game_id)
         assert pages == [g.game_id for g in listed]  # every game once, in order, across the tie
 
-        by = lambda **kw: {g.game_id for g in store.list_games(tenant=tenant, limit=100, **kw)}  # noqa: E731
+        by = lambda **kw: {g.game_id for g in store.list_games(GameFilter(tenant=tenant, **kw), limit=100)}  # noqa: E731
         assert by(player_id="alice") == {games[1], games[3], games[5]}
         assert by(player_id="p2") == {games[2]} and by(player_id="nobody") == set()
         assert by(status="over") == {games[0]} and by(status="active") == mine - {games[0]}
@@ -233,8 +234,27 @@ class TestEventStoreContract:
         assert by(created_after=at[3]) == {games[4], games[5], same_time}
         assert by(created_before=at[2]) == {games[0], games[1]}
         assert by(created_after=at[1], created_before=at[3]) == {games[2]}
-        everyone = {g.game_id for g in store.list_games(limit=100_000, created_after=start - timedelta(seconds=1))}
+        everyone = {g.game_id for g in store.list_games(GameFilter(created_after=start - timedelta(seconds=1)),
+                                                         limit=100_000)}
         assert everyone >= mine and len(everyone) == len(mine) + 1  # the other tenant's too
+
+    def test_a_games_portal_data_is_kept_and_listed_by(self, store: EventStore) -> None:
+        """Issue 29: a game's external id and labels come back as stored; a list finds a tenant's game by its
+        external id and the games holding a label (another tenant's game with the same id or label is not in it)."""
+        tenant, other = f"t-{uuid.uuid4().hex[:8]}", f"t-{uuid.uuid4().hex[:8]}"
+        league = new_game(store, tenant=tenant, labels=("friday_league", "round-2"), external_id="match")
+        cup = new_game(store, tenant=tenant, labels=("cup",), external_id="m-18")
+        plain = new_game(store, tenant=tenant)
+        new_game(store, tenant=other, labels=("cup",), external_id="m-18")
+        record = store.get_game(league)
+        assert record is not None and (record.external_id, record.labels) == ("match", ["friday_league", "round-2"])
+        bare = store.get_game(plain)
+        assert bare is not None and (bare.external_id, bare.labels) == (None, [])
+        by = lambda **kw: [g.game_id for g in store.list_games(GameFilter(tenant=tenant, **kw))]  # noqa: E731
+        assert by(label="cup") == [cup] and by(label="round-2") == [league] and by(label="round") == []
+        assert by(external_id="m-18") == [cup] and by(external_id="nothing") == []
+        assert by(label="friday_league", external_id="m-18") == []
+        assert len(store.list_games(GameFilter(label="cup"), limit=100_000)) >= 2  # every tenant's without one
 
     def test_notifications_of_one_tenant_skip_the_others_positions(self, store: EventStore) -> None:
         tenant, other = f"t-{uuid.uuid4().hex[:8]}", f"t-{uuid.uuid4().hex[:8]}"
@@ -274,7 +294,7 @@ def test_games_from_before_the_tenants_migration_are_the_default_tenants_and_pub
         assert store.migrate() == [m.number for m in discover(MIGRATIONS, backend)][number - 1:]
         record = store.get_game("old-game")
         assert record is not None and (record.tenant, record.visibility) == ("default", "public")
-        assert [g.game_id for g in store.list_games(tenant="default")] == ["old-game"]
+        assert [g.game_id for g in store.list_games(GameFilter(tenant="default"))] == ["old-game"]
 
     if backend == "sqlite":
         store: EventStore = SqliteEventStore(tmp_path / "old.sqlite3", migrations_dir=older)

@@ -33,7 +33,7 @@ from torres_audit.note import Signer
 from torres_audit.record import parse
 from torres_game.access import Access
 from torres_game.store import EventStore
-from torres_game.store.base import GameRecord
+from torres_game.store.base import GameFilter, GameRecord
 
 from .conftest import ADMIN, bearer, make_config
 from .servers import HttpClient, HttpResponse, gunicorn, side_store
@@ -122,7 +122,7 @@ class World:
     def snapshot(self) -> dict[str, Any]:
         """Alpha's games, every event and every reissued or revoked seat token of each: what no attack may
         change."""
-        records: list[GameRecord] = self.store.list_games(tenant="alpha", limit=100_000)
+        records: list[GameRecord] = self.store.list_games(GameFilter(tenant="alpha"), limit=100_000)
         return {"games": [(g.game_id, g.version, g.status, g.summary) for g in records],
                 "logs": {g.game_id: [e.hash for e in self.store.read(g.game_id)] for g in records},
                 "seat_tokens": {g.game_id: self.store.seat_token_book(g.game_id).rows  # type: ignore[union-attr]

@@ -68,6 +68,12 @@ class IdempotencyKeyReused(ServiceError):
     status, code, title = 409, "idempotency_key_reused", "This Idempotency-Key was used for a different request"
 
 
+class ExternalIdReused(IdempotencyKeyReused):
+    """A portal's ``external_id`` for a game sent again with another game's settings, seats or labels."""
+
+    code, title = "external_id_reused", "This external_id names a game with other settings"
+
+
 class GameOver(ServiceError):
     status, code, title = 409, "game_over", "The game is over"
 

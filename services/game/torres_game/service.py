@@ -46,6 +46,7 @@ from .access import (
 from .config import DEV_SIGNER_NAME, Config
 from .errors import (
     CommandIdReused,
+    ExternalIdReused,
     Forbidden,
     GameNotFound,
     GameOver,
@@ -74,6 +75,7 @@ from .store.base import (
     AppendResult,
     EventStore,
     GameExists,
+    GameFilter,
     GameRecord,
     GameSecret,
     NewEvent,
@@ -351,16 +353,18 @@ class GameService:
         self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],
         seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None, timeout: dict[str, Any] | None = None,
         undo: bool | None = None, tenant: str | None = None, visibility: str = DEFAULT_VISIBILITY,
+        labels: Sequence[str] = (),
     ) -> dict[str, Any]:
         """A new game with a fresh id and random seat tokens: the 201 body. ``clock``, ``timeout`` and ``undo``
         are the online-play settings (:class:`torres_audit.lifecycle.Settings`). The game belongs to the key's
-        tenant (an internal key names it in ``tenant``), and ``visibility`` says who may watch it."""
+        tenant (an internal key names it in ``tenant``), ``visibility`` says who may watch it, and ``labels`` are
+        the portal's to file it under. (With the portal's own id for it, :meth:`create_game_once`.)"""
         owner = self.access.creation_tenant(self.access.caller(creds), tenant)
         public_seats = self._public_seats(seats)
         online = self._online(clock, timeout, undo)
         tokens = [secrets.token_urlsafe(24) if seat["kind"] == "human" else None for seat in public_seats]
         return self._create(str(uuid.uuid4()), edition, master, options, public_seats, tokens, online,
-                            owner=owner, visibility=visibility)
+                            owner=owner, visibility=visibility, labels=list(labels))
 
     @staticmethod
     def _online(clock: dict[str, Any] | None, timeout: dict[str, Any] | None, undo: bool | None) -> lc.Settings:
@@ -370,9 +374,10 @@ class GameService:
             raise ValidationFailed(str(exc), errors={"clock": [str(exc)]}) from exc
 
     def create_game_once(
-        self, creds: Credentials, idempotency_key: str, *, edition: str, master: bool, options: dict[str, Any],
-        seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None, timeout: dict[str, Any] | None = None,
-        undo: bool | None = None, tenant: str | None = None, visibility: str = DEFAULT_VISIBILITY,
+        self, creds: Credentials, idempotency_key: str | None, *, edition: str, master: bool,
+        options: dict[str, Any], seats: Sequence[dict[str, Any]], clock: dict[str, Any] | None = None,
+        timeout: dict[str, Any] | None = None, undo: bool | None = None, tenant: str | None = None,
+        visibility: str = DEFAULT_VISIBILITY, labels: Sequence[str] = (), external_id: str | None = None,
     ) -> Submitted:
         """Create a game at most once per ``Idempotency-Key``: a retry (say, after a timeout that hid the 201)
         gets the original body again, tokens included, instead of a second, orphaned game.
@@ -383,37 +388,46 @@ class GameService:
 
         Keys are per tenant: the game id is derived from the tenant and the key (the ``default`` tenant's from the
         key alone, as before tenants existed), so two portals using the same key get two games, and neither can
-        replay the other's creation (which would hand out its seat tokens)."""
+        replay the other's creation (which would hand out its seat tokens).
+
+        A portal's ``external_id`` for the game (issue 29) works as the key does, within its own namespace (no
+        Idempotency-Key can spell it: keys have no line breaks), so an id is unique per tenant by construction:
+        creating with it again answers that game. With both, the external id decides: it already makes every retry
+        of the creation safe, and the key, which would name another game, adds nothing."""
+        assert idempotency_key is not None or external_id is not None
+        reused = IdempotencyKeyReused if external_id is None else ExternalIdReused
+        basis = idempotency_key if external_id is None else f"external id\n{external_id}"
         owner = self.access.creation_tenant(self.access.caller(creds), tenant)
         public_seats = self._public_seats(seats)
         online = self._online(clock, timeout, undo)
-        game_id = str(uuid.uuid5(_CREATION_KEYS, idempotency_key if owner == DEFAULT_TENANT
-                                 else f"{owner}\n{idempotency_key}"))
+        game_id = str(uuid.uuid5(_CREATION_KEYS, basis if owner == DEFAULT_TENANT else f"{owner}\n{basis}"))
         tokens = [self._derived_token(game_id, seat["seat"]) if seat["kind"] == "human" else None
                   for seat in public_seats]
         try:
             return Submitted(self._create(game_id, edition, master, options, public_seats, tokens, online,
-                                          owner=owner, visibility=visibility))
+                                          owner=owner, visibility=visibility, labels=list(labels),
+                                          external_id=external_id))
         except GameExists:
             pass
         record = self._record(game_id)
         secret = self.store.get_secret(game_id)
         created = self.store.read(game_id, up_to=1)[0]
+        what = "Idempotency-Key" if external_id is None else "external_id"
         if (record.tenant, record.visibility, record.edition, record.master, record.options, record.seats,
-                lc.Settings.from_json(created.payload.get("online"))) != (
-                owner, visibility, edition, master, options, public_seats, online):
-            raise IdempotencyKeyReused("this Idempotency-Key created a game with other settings or seats")
+                record.labels, lc.Settings.from_json(created.payload.get("online"))) != (
+                owner, visibility, edition, master, options, public_seats, list(labels), online):
+            raise reused(f"this {what} created a game with other settings, seats or labels")
         if secret is None or secret.token_hashes != [token_hash(t) if t else None for t in tokens]:
-            raise IdempotencyKeyReused("this Idempotency-Key created a game whose seat tokens can no longer be "
-                                       "derived (the admin key changed)")
+            raise reused(f"this {what} created a game whose seat tokens can no longer be derived (the admin key "
+                         "changed)")
         book = self.store.seat_token_book(game_id)
         if book is not None and book.rows:
             # The original tokens were superseded and the current ones are stored only as hashes: answering the
             # original body would hand out dead tokens as if they were the seats' (docs/game-service.md).
-            raise SeatTokensReissued("this Idempotency-Key's game had seat tokens reissued or revoked since; its "
-                                     "tenant reads the game and reissues tokens (POST .../seats/<seat>/token)")
+            raise SeatTokensReissued(f"this {what}'s game had seat tokens reissued or revoked since; its tenant "
+                                     "reads the game and reissues tokens (POST .../seats/<seat>/token)")
         return Submitted(self._created_body(game_id, created.version, created.payload["seed_commitment"],
-                                            public_seats, tokens, record.visibility), replayed=True)
+                                            public_seats, tokens, record), replayed=True)
 
     def _derived_token(self, game_id: str, seat: int) -> str:
         digest = hmac.new(self.config.admin_key.encode(), f"seat-token:{game_id}:{seat}".encode(), hashlib.sha256)
@@ -430,12 +444,15 @@ class GameService:
                 seat["player_id"] = spec.get("player_id")
             else:
                 seat["level"] = spec.get("level", "easy")
+            if spec.get("display_name"):
+                seat["display_name"] = spec["display_name"]
             public_seats.append(seat)
         return public_seats
 
     def _create(
         self, game_id: str, edition: str, master: bool, options: dict[str, Any], public_seats: list[dict[str, Any]],
-        tokens: list[str | None], online: lc.Settings, *, owner: str, visibility: str,
+        tokens: list[str | None], online: lc.Settings, *, owner: str, visibility: str, labels: list[str],
+        external_id: str | None = None,
     ) -> dict[str, Any]:
         seed = secrets.randbits(128)
         try:
@@ -450,6 +467,7 @@ class GameService:
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
             seats=public_seats, status="active", summary=folded.summary, tenant=owner, visibility=visibility,
+            external_id=external_id, labels=labels,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
         ai_turn = self._ai_turn_due(game_id, folded)
@@ -457,17 +475,19 @@ class GameService:
         self._states.put(game_id, folded)
         self._after_append(game_id, folded, ai_turn)
         return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens,
-                                  visibility)
+                                  record)
 
     @staticmethod
     def _created_body(
         game_id: str, version: int, seed_commitment: str, public_seats: list[dict[str, Any]],
-        tokens: list[str | None], visibility: str,
+        tokens: list[str | None], record: GameRecord,
     ) -> dict[str, Any]:
         return {
             "game_id": game_id,
             "version": version,
-            "visibility": visibility,
+            "visibility": record.visibility,
+            "external_id": record.external_id,
+            "labels": record.labels,
             "seed_commitment": seed_commitment,
             "seats": [
                 {**seat, **({"token": token} if token else {})}
@@ -491,20 +511,23 @@ class GameService:
             "winners": record.summary.get("winners", [] if record.summary.get("winner") is None
                                           else [record.summary["winner"]]),
             "created_at": record.created_at,
+            "external_id": record.external_id,
+            "labels": record.labels,
         }
 
     def list_games(
         self, creds: Credentials, *, limit: int, cursor: str | None = None, status: str | None = None,
         player_id: str | None = None, visibility: str | None = None, created_after: datetime | None = None,
-        created_before: datetime | None = None,
+        created_before: datetime | None = None, external_id: str | None = None, label: str | None = None,
     ) -> dict[str, Any]:
         """The caller's tenant's games (the admin key: every tenant's), newest first, every visibility. The
         cursor is the last listed game's ``(created_at, game_id)``: a page never repeats or skips a game while
         new ones are created, which an offset did."""
         tenant = self.access.list_scope(self.access.caller(creds))
-        records = self.store.list_games(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
-                                        created_after=created_after, created_before=created_before,
-                                        before=_read_cursor(cursor), limit=limit)
+        where = GameFilter(tenant=tenant, status=status, player_id=player_id, visibility=visibility,
+                           external_id=external_id, label=label, created_after=created_after,
+                           created_before=created_before)
+        records = self.store.list_games(where, before=_read_cursor(cursor), limit=limit)
         last = records[-1] if len(records) == limit else None
         return {"games": [self._summary(r) for r in records], "limit": limit,
                 "next_cursor": _write_cursor(last.created_at, last.game_id) if last else None}

@@ -53,9 +53,10 @@ SSE_EVENT = sse_event("version", "game-over", "timeout", "shutdown")
 def create_game(body: dict[str, Any], headers: dict[str, Any]) -> Any:
     """Create a game (a tenant's key with scope ``games``; it belongs to that tenant). Returns a secret token for
     each human seat. With an ``Idempotency-Key``, a retry of the same request answers the original 201
-    (``Idempotent-Replayed: true``), never a second game."""
+    (``Idempotent-Replayed: true``), never a second game; so does a creation with an ``external_id`` the tenant
+    used before (its own id for the game: unique per tenant)."""
     key = headers.get("idempotency_key")
-    if key is None:
+    if key is None and body.get("external_id") is None:
         return service().create_game(credentials(), **body)
     result = service().create_game_once(credentials(), key, **body)
     return result.body, 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})

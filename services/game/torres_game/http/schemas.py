@@ -24,6 +24,7 @@ from torres_service.fields import (
     StrictBoolean,
     identifier,
     integer,
+    text,
 )
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
@@ -36,14 +37,28 @@ VISIBILITY_DOC = ("who may watch: public (anyone with the id; the portal may lis
                   "spectator tokens the tenant issues; everyone else gets 404)")
 
 
+#: A portal's own id for a game: creating a game with an id the tenant used before returns that game (issue 29).
+EXTERNAL_ID = Kind("external id", IDEMPOTENCY_KEY.pattern, 200, rule=IDEMPOTENCY_KEY.rule)
+#: A label a portal files a game under ("tournament-7", "friday_league"); a game holds at most MAX_LABELS.
+LABEL = Kind("label", IDEMPOTENCY_KEY.pattern, 64, rule=IDEMPOTENCY_KEY.rule)
+MAX_LABELS = 16
+
+
+def _distinct(values: list[Any], what: str) -> None:
+    if len(set(values)) != len(values):
+        raise ValidationError(f"each {what} at most once")
+
+
 class HumanSeatSpecSchema(StrictSchema):
     kind = fields.String(required=True, validate=validate.OneOf(("human",)))
     player_id = identifier(PLAYER_ID, description="the matchmaker's or portal's id of the player")
+    display_name = text(max_length=64, description="what clients call the seat (default: Seat <n>)")
 
 
 class AiSeatSpecSchema(StrictSchema):
     kind = fields.String(required=True, validate=validate.OneOf(("ai",)))
     level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "default: easy"})
+    display_name = text(max_length=64, description="what clients call the seat (default: Seat <n>)")
 
 
 _SEAT_SPECS = {"human": HumanSeatSpecSchema(), "ai": AiSeatSpecSchema()}
@@ -113,6 +128,13 @@ class CreateGameSchema(StrictSchema):
                                metadata={"description": VISIBILITY_DOC})
     tenant = identifier(TENANT, description="the tenant the game is for: only with an internal service's key (the "
                                             "matcher), which belongs to no tenant; a tenant's key creates its own")
+    external_id = identifier(EXTERNAL_ID, description="the portal's own id for the game, unique per tenant: a "
+                                                      "creation with an id used before answers that game again "
+                                                      "(as an Idempotency-Key does; with both, this decides)")
+    labels = fields.List(identifier(LABEL), load_default=list,
+                         validate=[validate.Length(max=MAX_LABELS), lambda labels: _distinct(labels, "label")],
+                         metadata={"description": "what the portal files the game under; `GET /v1/games?label=` "
+                                                  "lists a label's games", "uniqueItems": True})
 
 
 class SeatSchema(Schema):
@@ -120,6 +142,7 @@ class SeatSchema(Schema):
     kind = fields.String()
     player_id = fields.String(allow_none=True)
     level = fields.String()
+    display_name = fields.String(metadata={"description": "the portal's name for the seat, when it gave one"})
     token = fields.String(metadata={"description": "secret seat token (human seats, creation only)"})
 
 
@@ -129,6 +152,8 @@ class GameCreatedSchema(Schema):
     visibility = fields.String(metadata={"enum": list(VISIBILITIES)})
     seed_commitment = fields.String(metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
     seats = fields.List(fields.Nested(SeatSchema))
+    external_id = fields.String(allow_none=True)
+    labels = fields.List(fields.String())
 
 
 class GameSummarySchema(Schema):
@@ -152,6 +177,8 @@ class GameSummarySchema(Schema):
         "description": "every seat ranked first: one seat, several on a tie, none while the game runs"})
     deadline = fields.String(allow_none=True, metadata={"description": "when the seat to move runs out of time"})
     created_at = fields.String()
+    external_id = fields.String(allow_none=True, metadata={"description": "the portal's own id for the game"})
+    labels = fields.List(fields.String())
 
 
 class GameListSchema(Schema):
@@ -214,6 +241,8 @@ class ListGamesArgs(QuerySchema):
     status = fields.String(validate=validate.OneOf(("active", "over")))
     player_id = identifier(PLAYER_ID, description="games with a seat of this player")
     visibility = fields.String(validate=validate.OneOf(VISIBILITIES))
+    external_id = identifier(EXTERNAL_ID, description="the game with this portal id")
+    label = identifier(LABEL, description="games filed under this label")
     created_after = fields.AwareDateTime(metadata={"description": "created strictly after (RFC 3339, with offset)"})
     created_before = fields.AwareDateTime(metadata={"description": "created strictly before (RFC 3339, with offset)"})
     cursor = fields.String(validate=validate.Length(max=400),

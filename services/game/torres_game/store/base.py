@@ -31,11 +31,13 @@ from torres_game.errors import VersionConflict
 
 __all__ = [
     "DEFAULT_VISIBILITY",
+    "EVERY_GAME",
     "VISIBILITIES",
     "AiTurn",
     "AppendResult",
     "EventStore",
     "GameExists",
+    "GameFilter",
     "GameRecord",
     "GameSecret",
     "ListDialect",
@@ -142,6 +144,27 @@ class GameRecord:
     summary: dict[str, Any] = field(default_factory=dict)
     tenant: str = "default"  # the portal that created it; never changes (migration 0007 / sqlite 0004)
     visibility: str = "public"  # one of VISIBILITIES; never changes
+    external_id: str | None = None  # the portal's own id for the game (issue 29; postgres 0011 / sqlite 0007)
+    labels: list[str] = field(default_factory=list)  # what the portal files the game under
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """Which games a list holds: each filter set narrows it. ``tenant`` None: every tenant's; a seat's
+    ``player_id``; the portal's ``external_id``; a ``label`` the game carries; creation strictly after/before."""
+
+    tenant: str | None = None
+    status: str | None = None
+    player_id: str | None = None
+    visibility: str | None = None
+    external_id: str | None = None
+    label: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+#: The list's filter that leaves every game in.
+EVERY_GAME = GameFilter()
 
 
 @dataclass(frozen=True)
@@ -301,15 +324,11 @@ class EventStore(Protocol):
 
     def current_version(self, game_id: str) -> int | None: ...
 
-    def list_games(
-        self, *, tenant: str | None = None, status: str | None = None, player_id: str | None = None,
-        visibility: str | None = None, created_after: datetime | None = None,
-        created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
-    ) -> list[GameRecord]:
-        """Games newest first (``created_at`` then ``game_id``, both descending), filtered by every argument
-        given: ``tenant`` (None: every tenant's), ``status``, a seat's ``player_id``, ``visibility``, creation
-        strictly after/before the given instants, and ``before``, a keyset cursor: only games listed after the
-        game whose ``(created_at, game_id)`` it is (so pages stay stable while new games are created)."""
+    def list_games(self, where: GameFilter = EVERY_GAME, *, before: tuple[str, str] | None = None,
+                   limit: int = 50) -> list[GameRecord]:
+        """Games newest first (``created_at`` then ``game_id``, both descending), filtered by ``where`` (every
+        filter it sets; by default none), and ``before``, a keyset cursor: only games listed after the game whose
+        ``(created_at, game_id)`` it is (so pages stay stable while new games are created)."""
         ...
 
     def get_secret(self, game_id: str) -> GameSecret | None: ...
@@ -405,27 +424,29 @@ class ListDialect:
     mark: str
     player_clause: str
     player_param: Callable[[str], Any]
+    label_clause: str
+    label_param: Callable[[str], Any]
     time_param: Callable[[datetime], Any]
     before_clause: str
 
 
-def list_filters(
-    dialect: ListDialect, *, tenant: str | None, status: str | None, player_id: str | None,
-    visibility: str | None, created_after: datetime | None, created_before: datetime | None,
-    before: tuple[str, str] | None,
-) -> tuple[str, list[Any]]:
+def list_filters(dialect: ListDialect, where: GameFilter, before: tuple[str, str] | None
+                 ) -> tuple[str, list[Any]]:
     """The WHERE clause of a games list and its parameters: only the filters given, so that the planner sees a
     plain ``tenant = $1 ORDER BY created_at DESC, game_id DESC`` and walks ``games_tenant_created``."""
     clauses: list[str] = []
     params: list[Any] = []
-    for column, value in (("tenant", tenant), ("status", status), ("visibility", visibility)):
+    for column, value in (("tenant", where.tenant), ("status", where.status), ("visibility", where.visibility),
+                          ("external_id", where.external_id)):
         if value is not None:
             clauses.append(f"{column} = {dialect.mark}")
             params.append(value)
-    if player_id is not None:
-        clauses.append(dialect.player_clause)
-        params.append(dialect.player_param(player_id))
-    for comparison, moment in ((">", created_after), ("<", created_before)):
+    for clause, param, value in ((dialect.player_clause, dialect.player_param, where.player_id),
+                                 (dialect.label_clause, dialect.label_param, where.label)):
+        if value is not None:
+            clauses.append(clause)
+            params.append(param(value))
+    for comparison, moment in ((">", where.created_after), ("<", where.created_before)):
         if moment is not None:
             clauses.append(f"created_at {comparison} {dialect.mark}")
             params.append(dialect.time_param(moment))

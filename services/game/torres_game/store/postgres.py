@@ -35,9 +35,11 @@ from torres_game.migrations import discover
 from torres_service.json_provider import dumps_bytes
 
 from .base import (
+    EVERY_GAME,
     AiTurn,
     AppendResult,
     GameExists,
+    GameFilter,
     GameRecord,
     GameSecret,
     ListDialect,
@@ -63,7 +65,8 @@ def _as_given(queued_at: datetime) -> datetime:
 
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
-_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
+_GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility,"
+              " external_id, labels")
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
 _SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log sequencer at a time
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
@@ -90,6 +93,7 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=format_time(row[1]), edition=row[2], master=row[3], options=row[4],
         seats=row[5], version=row[6], status=row[7], summary=row[8], tenant=row[9], visibility=row[10],
+        external_id=row[11], labels=row[12],
     )
 
 
@@ -98,6 +102,8 @@ _LIST_DIALECT = ListDialect(
     mark="%s",
     player_clause="seats @> %s",
     player_param=lambda player_id: _jsonb([{"player_id": player_id}]),
+    label_clause="labels @> %s",
+    label_param=lambda label: _jsonb([label]),
     time_param=lambda moment: moment,
     before_clause="(created_at, game_id) < (%s::timestamptz, %s)",
 )
@@ -177,10 +183,11 @@ class PostgresEventStore:
             # A concurrent insert of the same id waits for the other transaction, then inserts nothing.
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary, tenant, visibility) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility, external_id, labels) VALUES (%s, %s, %s, %s, %s,"
+                " %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, now, now, game.edition, game.master, _jsonb(game.options), _jsonb(game.seats),
-                 stamped[-1].version, game.status, _jsonb(game.summary), game.tenant, game.visibility),
+                 stamped[-1].version, game.status, _jsonb(game.summary), game.tenant, game.visibility,
+                 game.external_id, _jsonb(game.labels)),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # the transaction rolls back: nothing written
@@ -314,18 +321,12 @@ class PostgresEventStore:
             row = conn.execute("SELECT version FROM games WHERE game_id = %s", (game_id,)).fetchone()
         return row[0] if row else None
 
-    def list_games(
-        self, *, tenant: str | None = None, status: str | None = None, player_id: str | None = None,
-        visibility: str | None = None, created_after: datetime | None = None,
-        created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
-    ) -> list[GameRecord]:
-        where, params = list_filters(
-            _LIST_DIALECT, tenant=tenant, status=status, player_id=player_id, visibility=visibility,
-            created_after=created_after, created_before=created_before, before=before,
-        )
+    def list_games(self, where: GameFilter = EVERY_GAME, *, before: tuple[str, str] | None = None,
+                   limit: int = 50) -> list[GameRecord]:
+        clause, params = list_filters(_LIST_DIALECT, where, before)
         with self.pool.connection() as conn:
             rows = conn.execute(
-                f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT %s",
+                f"SELECT {_GAME_COLS} FROM games{clause} ORDER BY created_at DESC, game_id DESC LIMIT %s",
                 (*params, limit),
             ).fetchall()
         return [_game(r) for r in rows]

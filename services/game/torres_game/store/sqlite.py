@@ -26,9 +26,11 @@ from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 
 from .base import (
+    EVERY_GAME,
     AiTurn,
     AppendResult,
     GameExists,
+    GameFilter,
     GameRecord,
     GameSecret,
     ListDialect,
@@ -48,7 +50,8 @@ from .base import (
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
-_GAME_COLS = "game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility"
+_GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility,"
+              " external_id, labels")
 
 
 def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -62,7 +65,7 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=row[1], edition=row[2], master=bool(row[3]), options=json.loads(row[4]),
         seats=json.loads(row[5]), version=row[6], status=row[7], summary=json.loads(row[8]), tenant=row[9],
-        visibility=row[10],
+        visibility=row[10], external_id=row[11], labels=json.loads(row[12]),
     )
 
 
@@ -72,6 +75,8 @@ _LIST_DIALECT = ListDialect(
     mark="?",
     player_clause="EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_extract(value, '$.player_id') = ?)",
     player_param=lambda player_id: player_id,
+    label_clause="EXISTS (SELECT 1 FROM json_each(games.labels) WHERE value = ?)",
+    label_param=lambda label: label,
     time_param=format_time,
     before_clause="(created_at, game_id) < (?, ?)",
 )
@@ -171,11 +176,12 @@ class SqliteEventStore:
         with self._write() as conn:
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary, tenant, visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility, external_id, labels)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, format_time(now), format_time(now), game.edition, int(game.master),
                  canonical_json(game.options), canonical_json(game.seats), stamped[-1].version, game.status,
-                 canonical_json(game.summary), game.tenant, game.visibility),
+                 canonical_json(game.summary), game.tenant, game.visibility, game.external_id,
+                 canonical_json(game.labels)),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # _write rolls back: nothing written
@@ -314,17 +320,11 @@ class SqliteEventStore:
         row = self._query("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
         return row[0] if row else None
 
-    def list_games(
-        self, *, tenant: str | None = None, status: str | None = None, player_id: str | None = None,
-        visibility: str | None = None, created_after: datetime | None = None,
-        created_before: datetime | None = None, before: tuple[str, str] | None = None, limit: int = 50,
-    ) -> list[GameRecord]:
-        where, params = list_filters(
-            _LIST_DIALECT, tenant=tenant, status=status, player_id=player_id, visibility=visibility,
-            created_after=created_after, created_before=created_before, before=before,
-        )
+    def list_games(self, where: GameFilter = EVERY_GAME, *, before: tuple[str, str] | None = None,
+                   limit: int = 50) -> list[GameRecord]:
+        clause, params = list_filters(_LIST_DIALECT, where, before)
         rows = self._query(
-            f"SELECT {_GAME_COLS} FROM games{where} ORDER BY created_at DESC, game_id DESC LIMIT ?",
+            f"SELECT {_GAME_COLS} FROM games{clause} ORDER BY created_at DESC, game_id DESC LIMIT ?",
             (*params, limit),
         ).fetchall()
         return [_game(r) for r in rows]
