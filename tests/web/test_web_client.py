@@ -436,3 +436,22 @@ def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str,
     page.wait_for_function("() => document.getElementById('at').textContent === 'version 2 of 2'")
     assert "verified" in page.inner_text("#verify")
     assert console.unexpected() == []
+
+
+def test_seats_carry_the_names_the_portal_gave_them(stack: dict[str, str], new_page: Any, console: Console,
+                                                   tmp_path: Path) -> None:
+    """Issue 29: a game created with display names shows them in the seat panel and the turn line (the text
+    comes from the page as a person reads it), and a seat without one keeps its number."""
+    service = {"X-API-Key": "web-test-service-key"}
+    created = httpx.post(f"{stack['game']}/v1/games", headers=service, json={
+        "seats": [{"kind": "human", "player_id": "alice", "display_name": "Alice (Köln)"},
+                  {"kind": "human", "player_id": "bob"}]}).json()
+    page = new_page()
+    page.goto(f"{stack['game']}/play/#game={created['game_id']}&token={created['seats'][1]['token']}")
+    page.wait_for_selector("svg.board")
+    settled(page)
+    heads = page.locator("ul.seats .seat-head strong").all_inner_texts()
+    assert heads[0].startswith("Alice (Köln) · ") and heads[1].startswith("Seat 1 · ") and "you" in heads[1]
+    assert "Alice (Köln)" in page.inner_text("main") and "to move" in page.inner_text("main")
+    shot(page, "seat-display-names", tmp_path)
+    assert console.unexpected() == []

@@ -4,10 +4,11 @@ import { SEATS, seatBadge } from './board.js';
 import { h } from './dom.js';
 import { cardName, stageWords } from './words.js';
 
+/** A seat's heading: the name the portal gave it (issue 29), else "Seat n"; its colour; who plays it. */
 export function seatTitle(seats, seat, mine) {
   const info = seats?.[seat] || {};
   const who = info.kind === 'ai' ? `AI, ${info.level || 'easy'}` : (info.player_id || 'human');
-  return `Seat ${seat} · ${SEATS[seat].name}${seat === mine ? ' · you' : ''} (${who})`;
+  return `${info.display_name || `Seat ${seat}`} · ${SEATS[seat].name}${seat === mine ? ' · you' : ''} (${who})`;
 }
 
 /** Each seat's score, stacks, knights in reserve, cards (the reader's face up, others' counts). */
