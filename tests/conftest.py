@@ -16,10 +16,12 @@ import re
 import uuid
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from private_redis import PrivateRedis
+
+if TYPE_CHECKING:  # imported where used: tests/test_skip_summary.py runs this file alone, in another folder
+    from private_redis import PrivateRedis
 
 #: The wording of every skip for a missing server or tool (the summary and TORRES_REQUIRE_SERVICES match it).
 MISSING = "not reachable"
@@ -140,6 +142,8 @@ def _throwaway_database(prefix: str) -> Iterator[str]:
 @pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     """A redis-server of the test's own, started (tests/private_redis.py); killed at the end."""
+    from private_redis import PrivateRedis
+
     server = PrivateRedis(tmp_path)
     server.start()
     yield server

@@ -10,8 +10,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from torres_game.ai_turns import AI_DELAY, BROKER_URL
 from torres_service.settings import Setting, setting, values
+from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
 from .bots import BOT_KINDS, Budget
 

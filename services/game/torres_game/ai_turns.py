@@ -41,10 +41,6 @@ from typing import Any
 import torres_rules as tr
 
 from .access import IN_PROCESS_AI
-
-# Settings the AI worker shares with the game service (declared once, in config.py), handed on through this door.
-from .config import AI_DELAY as AI_DELAY
-from .config import BROKER_URL as BROKER_URL
 from .config import Config
 from .errors import CommandIdReused, GameOver, NotYourTurn, VersionConflict
 from .service import AiDriver, Credentials, GameService

@@ -17,6 +17,7 @@ from pathlib import Path
 from torres_service.logs import LOG_LEVEL
 from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD
 from torres_service.settings import Setting, setting, values
+from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +30,6 @@ _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 #: Where the embedded SQLite database lives when no DATABASE_URL is set.
 DATA_DIR = Setting("TORRES_DATA_DIR", "where the embedded SQLite database lives when `DATABASE_URL` is unset",
                    kind=Path, shown="`./data`")
-#: Read by the game service (rate-limit counts, the AI drivers it runs) and the AI workers alike.
-BROKER_URL = Setting("CELERY_BROKER_URL", "the Redis that carries AI turns to Celery workers (unset: AI turns "
-                     "are played in-process); the game service also keeps its rate-limit counts there",
-                     default="", also=("REDIS_URL",))
-AI_DELAY = Setting("TORRES_AI_DELAY", "demo pacing: seconds an AI seat waits before each action (the in-process "
-                   "bot and the AI workers)", default=0.0)
 
 
 def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
