@@ -49,7 +49,9 @@ def settled(page: Any) -> None:
 
 
 def click_and_wait(page: Any, locator: Any) -> None:
-    """Click; if that submitted an action, wait until the page shows a newer version (or a refusal)."""
+    """Click on a settled page, as a person would (a click while the page redraws a refresh can land on a control
+    being replaced); if that submitted an action, wait until the page shows a newer version (or a refusal)."""
+    settled(page)
     before = page.evaluate("() => ({...document.querySelector('main').dataset})")
     locator.click()
     page.wait_for_function(
