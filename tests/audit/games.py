@@ -84,7 +84,9 @@ def play(svc: GameService, client: Any, clock: Clock, plan: Plan, seed: int, *, 
     gid = game["game_id"]
     tokens = {seat["seat"]: seat.get("token") for seat in game["seats"]}
     actions = 0
-    forced = {"timeout": plan.timeout_at, "resign": plan.resign_at}
+    # Each feature a plan asks for happens at least once, whatever the server's seed deals: the first undoable
+    # moment is undone when the plan undoes at all.
+    forced = {"timeout": plan.timeout_at, "resign": plan.resign_at, "undo": 0 if plan.p_undo else None}
     for _ in range(limit):
         folded = svc.current(gid)
         if folded.over:
@@ -135,6 +137,9 @@ def _choose(plan: Plan, rng: random.Random, forced: dict[str, int | None], actio
     if due is not None and actions >= due:
         forced["resign"] = None
         return "resign"
+    if forced["undo"] is not None and undoable:
+        forced["undo"] = None
+        return "undo"
     roll = rng.random()
     if clocked and roll < plan.p_timeout:
         return "timeout"
