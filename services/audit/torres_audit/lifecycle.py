@@ -19,17 +19,8 @@ from typing import Any
 
 import torres_rules as tr
 
+from . import events as ev
 from .chain import LoggedEvent, format_time
-from .events import (
-    ABANDONED,
-    ACTION_APPLIED,
-    ACTION_UNDONE,
-    GAME_CREATED,
-    GAME_ENDED,
-    RESIGNED,
-    TIMED_OUT,
-    initial_state,
-)
 
 #: Actions after which nothing before them may be undone: they reveal hidden information (a card drawn and
 #: looked at, a card from a hand shown) or take back nothing (keep_card follows a draw).
@@ -204,12 +195,12 @@ class Lifecycle:
 def step(state: tr.State | None, life: Lifecycle | None, type_: str, payload: dict[str, Any], version: int,
          at: str, initial: Callable[[dict[str, Any]], tr.State]) -> tuple[tr.State, Lifecycle]:
     """Fold one event. ``initial(payload)`` builds the state of ``game_created`` (it needs the secret seed)."""
-    if type_ == GAME_CREATED:
+    if type_ == ev.GAME_CREATED:
         state = initial(payload)
         return state, Lifecycle.start(payload, state, at)
     if state is None or life is None:
         raise ValueError(f"version {version}: {type_} before game_created")
-    if type_ == ACTION_APPLIED:
+    if type_ == ev.ACTION_APPLIED:
         action = payload["action"]
         before = state
         state = tr.apply(state, action)
@@ -218,24 +209,24 @@ def step(state: tr.State | None, life: Lifecycle | None, type_: str, payload: di
         life = replace(life, acted=life.acted or not payload.get("auto"),
                        undo=(*life.undo, (version, before)) if undoable else ())
         return state, life.after(state, at)
-    if type_ == ACTION_UNDONE:
+    if type_ == ev.ACTION_UNDONE:
         if not life.undo or life.undo[-1][0] != payload["undone_version"]:
             raise ValueError(f"version {version}: undo of {payload['undone_version']} is not the last undoable")
         return life.undo[-1][1], replace(life, undo=life.undo[:-1])
-    if type_ == TIMED_OUT:
+    if type_ == ev.TIMED_OUT:
         seat = payload["seat"]
         if payload["policy"] == "forfeit":
             life = replace(life, forfeited=tuple(sorted({*life.forfeited, seat})), undo=())
         else:
             life = replace(life, ai_control=(*life.ai_control, (seat, payload["scope"])), undo=())
         return state, life
-    if type_ == RESIGNED:
+    if type_ == ev.RESIGNED:
         seat = payload["seat"]
         control = tuple(c for c in life.ai_control if c[0] != seat)
         return state, replace(life, forfeited=tuple(sorted({*life.forfeited, seat})), ai_control=control, undo=())
-    if type_ == GAME_ENDED:
+    if type_ == ev.GAME_ENDED:
         return state, replace(life, over=True, undo=())
-    if type_ == ABANDONED:
+    if type_ == ev.ABANDONED:
         return state, life
     raise ValueError(f"version {version}: unknown event type {type_!r}")
 
@@ -335,7 +326,7 @@ def fold_game(
     state, life = base if base is not None else (None, None)
     for event in events:
         state, life = step(state, life, event.type, event.payload, event.version, event.created_at,
-                           lambda created: initial_state(created, seed))
+                           lambda created: ev.initial_state(created, seed))
     return None if state is None or life is None else (state, life)
 
 

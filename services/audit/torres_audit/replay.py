@@ -20,20 +20,9 @@ from typing import Any
 
 import torres_rules as tr
 
+from . import events as ev
 from . import lifecycle as lc
 from .chain import LoggedEvent, Problem, format_time
-from .events import (
-    ABANDONED,
-    ACTION_APPLIED,
-    ACTION_UNDONE,
-    GAME_CREATED,
-    GAME_ENDED,
-    RESIGNED,
-    SECRET_ACTION_TYPES,
-    TIMED_OUT,
-    initial_state,
-    seed_commitment,
-)
 from .lifecycle import parse_time
 
 #: The schema version every event of this specification carries.
@@ -42,14 +31,14 @@ SCHEMA_VERSION = 1
 #: Each event type's payload members: (required, optional). Anything else is refused, so a member a forger
 #: adds (or one a future schema adds) is never silently ignored by a verifier that does not know it.
 PAYLOAD_MEMBERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    GAME_CREATED: (frozenset({"edition", "master", "options", "players", "seats", "seed_commitment"}),
+    ev.GAME_CREATED: (frozenset({"edition", "master", "options", "players", "seats", "seed_commitment"}),
                    frozenset({"online"})),
-    ACTION_APPLIED: (frozenset({"seat", "action"}), frozenset({"auto", "salt"})),
-    ACTION_UNDONE: (frozenset({"seat", "undone_version"}), frozenset()),
-    TIMED_OUT: (frozenset({"seat", "deadline", "policy"}), frozenset({"scope", "level"})),
-    RESIGNED: (frozenset({"seat"}), frozenset()),
-    ABANDONED: (frozenset({"reason"}), frozenset()),
-    GAME_ENDED: (frozenset({"scores", "winner", "winners", "ranks", "forfeited", "reason", "rated", "seed"}),
+    ev.ACTION_APPLIED: (frozenset({"seat", "action"}), frozenset({"auto", "salt"})),
+    ev.ACTION_UNDONE: (frozenset({"seat", "undone_version"}), frozenset()),
+    ev.TIMED_OUT: (frozenset({"seat", "deadline", "policy"}), frozenset({"scope", "level"})),
+    ev.RESIGNED: (frozenset({"seat"}), frozenset()),
+    ev.ABANDONED: (frozenset({"reason"}), frozenset()),
+    ev.GAME_ENDED: (frozenset({"scores", "winner", "winners", "ranks", "forfeited", "reason", "rated", "seed"}),
                  frozenset()),
 }
 
@@ -108,7 +97,7 @@ def _check_in_time(seat: int, life: lc.Lifecycle, at: str, what: str) -> None:
 
 
 def _check_created(payload: dict[str, Any], seed: int) -> None:
-    if payload["seed_commitment"] != seed_commitment(seed):
+    if payload["seed_commitment"] != ev.seed_commitment(seed):
         raise _Refused("seed commitment does not match the game's seed")
     seats = payload["seats"]
     players = payload["players"]
@@ -129,7 +118,7 @@ def _check_action(event: LoggedEvent, state: tr.State, life: lc.Lifecycle, due: 
     action = payload["action"]
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise _Refused(f"illegal action: {action!r} is not an action in wire form")
-    secret = action["type"] in SECRET_ACTION_TYPES
+    secret = action["type"] in ev.SECRET_ACTION_TYPES
     if secret and not (isinstance(payload.get("salt"), str) and _SALT.fullmatch(payload["salt"])):
         raise _Refused(f"a {action['type']} event needs a salt of 32 hex digits (its action is hidden from readers)")
     if not secret and "salt" in payload:
@@ -205,9 +194,9 @@ def replay(
                 raise _Refused("event after game_ended")
             if event.type not in PAYLOAD_MEMBERS:
                 raise _Refused(f"unknown event type {event.type!r}")
-            if event.type == GAME_CREATED and version != 1:
+            if event.type == ev.GAME_CREATED and version != 1:
                 raise _Refused("game_created is not the first event")
-            if state is None and event.type != GAME_CREATED:
+            if state is None and event.type != ev.GAME_CREATED:
                 raise _Refused(f"{event.type} before game_created")
             if getattr(event, "schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
                 raise _Refused(f"schema_version {getattr(event, 'schema_version', None)!r}: this verifier knows "
@@ -216,8 +205,8 @@ def replay(
             _check_members(event)
             payload = event.payload
             if state is not None and life is not None:
-                auto_pass = event.type == ACTION_APPLIED and payload.get("auto") is not None
-                if due == lc.END and event.type != GAME_ENDED:
+                auto_pass = event.type == ev.ACTION_APPLIED and payload.get("auto") is not None
+                if due == lc.END and event.type != ev.GAME_ENDED:
                     raise _Refused(f"{_due_text(due, state, life, abandoned)} had to follow version {version - 1}, "
                                    f"but {event.type} follows")
                 if due == lc.PASS and not auto_pass:
@@ -225,32 +214,32 @@ def replay(
                                    f"but {event.type} follows")
                 if "seat" in payload and not _is_seat(payload["seat"], life):
                     raise _Refused(f"seat {payload['seat']!r} is not a seat of this game")
-            if event.type == GAME_CREATED:
+            if event.type == ev.GAME_CREATED:
                 _check_created(payload, seed)
             elif state is None or life is None:  # unreachable (checked above); keeps the types exact
                 raise _Refused(f"{event.type} before game_created")
-            elif event.type == ACTION_APPLIED:
+            elif event.type == ev.ACTION_APPLIED:
                 _check_action(event, state, life, due)
                 out.counts["automatic passes" if payload.get("auto") else "actions"] += 1
                 kind = payload["action"]["type"]
                 if kind == "buy_card":
                     out.counts["cards drawn"] += 1
-            elif event.type == ACTION_UNDONE:
+            elif event.type == ev.ACTION_UNDONE:
                 _check_undo(event, state, life)
                 out.counts["undos"] += 1
-            elif event.type == TIMED_OUT:
+            elif event.type == ev.TIMED_OUT:
                 _check_timeout(event, life)
                 out.counts["timeouts"] += 1
-            elif event.type == RESIGNED:
+            elif event.type == ev.RESIGNED:
                 if payload["seat"] in life.forfeited:
                     raise _Refused(f"seat {payload['seat']} resigned, but it had already left the game")
                 out.counts["resignations"] += 1
-            elif event.type == ABANDONED:
+            elif event.type == ev.ABANDONED:
                 if not isinstance(payload["reason"], str):
                     raise _Refused("an abandonment without a reason in words")
                 abandoned = True
                 out.counts["abandonments"] += 1
-            elif event.type == GAME_ENDED:
+            elif event.type == ev.GAME_ENDED:
                 if due != lc.END:
                     raise _Refused("game_ended but the folded game is not over")
                 expected = lc.ended_payload(state, seed, life, abandoned=abandoned)
@@ -259,9 +248,9 @@ def replay(
                 out.ended = True
             try:
                 state, life = lc.step(state, life, event.type, payload, version, event.created_at,
-                                      lambda created: initial_state(created, seed))
+                                      lambda created: ev.initial_state(created, seed))
             except (tr.IllegalAction, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-                if event.type == GAME_CREATED:
+                if event.type == ev.GAME_CREATED:
                     raise _Refused(f"the creation parameters are not a game of Torres: {exc}") from exc
                 raise _Refused(f"illegal action: {exc}") from exc
             due = lc.follow_up(state, life, abandoned=abandoned)

@@ -12,19 +12,9 @@ import secrets
 from typing import Any
 
 import torres_rules as tr
+from torres_audit import events as ev
 from torres_audit import lifecycle as lc
 from torres_audit.chain import format_time
-from torres_audit.events import (
-    ABANDONED,
-    ACTION_APPLIED,
-    ACTION_UNDONE,
-    GAME_CREATED,
-    GAME_ENDED,
-    RESIGNED,
-    SECRET_ACTION_TYPES,
-    TIMED_OUT,
-    seed_commitment,
-)
 from torres_audit.lifecycle import Lifecycle
 
 from .store.base import NewEvent
@@ -41,11 +31,11 @@ def game_created(
         "options": options,
         "players": len(seats),
         "seats": seats,
-        "seed_commitment": seed_commitment(seed),
+        "seed_commitment": ev.seed_commitment(seed),
     }
     if online is not None and online != lc.Settings():
         payload["online"] = online.to_json()
-    return NewEvent(GAME_CREATED, payload)
+    return NewEvent(ev.GAME_CREATED, payload)
 
 
 def action_applied(seat: int, action: dict[str, Any], *, auto: str | None = None) -> NewEvent:
@@ -53,37 +43,37 @@ def action_applied(seat: int, action: dict[str, Any], *, auto: str | None = None
     payload: dict[str, Any] = {"seat": seat, "action": action}
     if auto is not None:
         payload["auto"] = auto
-    if action.get("type") in SECRET_ACTION_TYPES:
+    if action.get("type") in ev.SECRET_ACTION_TYPES:
         payload["salt"] = secrets.token_hex(16)
-    return NewEvent(ACTION_APPLIED, payload)
+    return NewEvent(ev.ACTION_APPLIED, payload)
 
 
 def game_ended(state: tr.State, seed: int, life: Lifecycle, *, abandoned: bool = False) -> NewEvent:
     """The result: scores, ranks (forfeited seats last), whether it is rated, why it ended, and the seed
     (:func:`torres_audit.lifecycle.ended_payload`, which the verifier recomputes)."""
-    return NewEvent(GAME_ENDED, lc.ended_payload(state, seed, life, abandoned=abandoned))
+    return NewEvent(ev.GAME_ENDED, lc.ended_payload(state, seed, life, abandoned=abandoned))
 
 
 def timed_out(seat: int, life: Lifecycle, deadline: str) -> NewEvent:
-    return NewEvent(TIMED_OUT, lc.timeout_payload(seat, life, deadline))
+    return NewEvent(ev.TIMED_OUT, lc.timeout_payload(seat, life, deadline))
 
 
 def resigned(seat: int) -> NewEvent:
-    return NewEvent(RESIGNED, {"seat": seat})
+    return NewEvent(ev.RESIGNED, {"seat": seat})
 
 
 def abandoned(reason: str) -> NewEvent:
-    return NewEvent(ABANDONED, {"reason": reason})
+    return NewEvent(ev.ABANDONED, {"reason": reason})
 
 
 def action_undone(seat: int, undone_version: int) -> NewEvent:
-    return NewEvent(ACTION_UNDONE, {"seat": seat, "undone_version": undone_version})
+    return NewEvent(ev.ACTION_UNDONE, {"seat": seat, "undone_version": undone_version})
 
 
 def event_text(event_type: str, payload: dict[str, Any]) -> str:
     """The event in words for a move log, from the (possibly redacted) payload the reader gets, so the text
     never says more than the payload: actions through the engine's ``action_text``."""
-    if event_type == ACTION_APPLIED:
+    if event_type == ev.ACTION_APPLIED:
         action = payload.get("action")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             return event_type  # the store keeps any payload; a log reader must not fail on one
@@ -94,10 +84,10 @@ def event_text(event_type: str, payload: dict[str, Any]) -> str:
             return tr.action_text(action)
         except (KeyError, TypeError):
             return action["type"]
-    if event_type == GAME_CREATED:
+    if event_type == ev.GAME_CREATED:
         master = ", master version" if payload.get("master") else ""
         return f"game created: {payload.get('players')} players, {payload.get('edition')} edition{master}"
-    if event_type == GAME_ENDED:
+    if event_type == ev.GAME_ENDED:
         scores = ", ".join(str(s) for s in payload.get("scores", []))
         return f"game over: scores {scores}; {outcome_text(payload)}"
     return event_type
