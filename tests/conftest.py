@@ -50,6 +50,8 @@ HOW_TO_RUN = (
     ("kubectl", "kubectl on PATH (the manifests are rendered with `kubectl kustomize`)"),
     ("hadolint", "make install (it comes with requirements.lock)"),
     ("checkov", "make policy-tools (make test builds it)"),
+    ("node.js", "Node.js >= 18 with npm on PATH (apt-get install -y nodejs npm); `make test` then installs the "
+                "TypeScript SDK's packages from sdk/typescript/package-lock.json (`make sdk-tools`)"),
 )
 
 
