@@ -103,8 +103,9 @@ def generate_typescript(documents: Path, out: Path) -> None:
         raise SystemExit(f"{cli} is missing: run `npm ci --prefix {TYPESCRIPT.relative_to(ROOT)}` (make sdk does)")
     out.mkdir(parents=True, exist_ok=True)
     for service in PACKAGES:
-        subprocess.run(["node", str(cli), str(documents / f"{service}.json"), "--output",
-                        str(out / f"{service}.gen.ts")], check=True, capture_output=True, text=True,
+        # --default-non-nullable=false: a field with a default stays optional, so a request may leave it out
+        subprocess.run(["node", str(cli), str(documents / f"{service}.json"), "--default-non-nullable=false",
+                        "--output", str(out / f"{service}.gen.ts")], check=True, capture_output=True, text=True,
                        cwd=TYPESCRIPT)
 
 

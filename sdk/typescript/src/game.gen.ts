@@ -2208,9 +2208,9 @@ export interface components {
              * @default rio_grande
              * @enum {string}
              */
-            edition: "rio_grande" | "ravensburger" | "yucata";
+            edition?: "rio_grande" | "ravensburger" | "yucata";
             /** @default false */
-            master: boolean;
+            master?: boolean;
             /** @description single rule options overriding the edition's (RULES.md, docs/rules-engine.md) */
             options?: {
                 /** @enum {string} */
@@ -2239,7 +2239,7 @@ export interface components {
              * @default unlisted
              * @enum {string}
              */
-            visibility: "public" | "unlisted" | "private";
+            visibility?: "public" | "unlisted" | "private";
             /** @description the tenant the game is for: only with an internal service's key (the matcher), which belongs to no tenant; a tenant's key creates its own */
             tenant?: string;
             /** @description the portal's own id for the game, unique per tenant: a creation with an id used before answers that game again (as an Idempotency-Key does; with both, this decides) */
@@ -2495,7 +2495,7 @@ export interface components {
              * @description how long the token reads the game (default one hour)
              * @default 3600
              */
-            ttl_seconds: number;
+            ttl_seconds?: number;
         };
         SpectatorToken: {
             game_id?: string;

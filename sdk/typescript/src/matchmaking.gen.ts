@@ -824,9 +824,9 @@ export interface components {
              * @default rio_grande
              * @enum {string}
              */
-            edition: "rio_grande" | "ravensburger" | "yucata";
+            edition?: "rio_grande" | "ravensburger" | "yucata";
             /** @default false */
-            master: boolean;
+            master?: boolean;
             /** @description seconds before AI seats may complete the game; null = humans only (default: the server's MM_DEFAULT_MAX_WAIT); at most the ticket's lifetime (ttl_seconds, else the server's default), or 400 */
             max_wait_seconds?: number | null;
             /** @description the ticket expires if unmatched this long (default 300) */
