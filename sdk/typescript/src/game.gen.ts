@@ -960,7 +960,10 @@ export interface paths {
     "/v1/games/{game_id}/stream": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description resume after this version (EventSource sends it on reconnect); wins over `version` */
+                "Last-Event-ID"?: number;
+            };
             path: {
                 /** @description a game id is 1-64 characters: letters, digits and _.:@- (not first) */
                 game_id: string;
@@ -974,7 +977,13 @@ export interface paths {
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    version?: number;
+                    /** @description a single-use ticket from `POST .../stream-tickets`, for clients that cannot send headers (browsers' EventSource); the stream then carries the reader's redacted events */
+                    stream_ticket?: string;
+                    /** @description close the stream after this many seconds */
+                    timeout?: number;
+                };
                 header?: {
                     /** @description resume after this version (EventSource sends it on reconnect); wins over `version` */
                     "Last-Event-ID"?: number;

@@ -16,17 +16,31 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     game_id: str,
     *,
+    version: int | Unset = 0,
+    stream_ticket: str | Unset = UNSET,
+    timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(last_event_id, Unset):
         headers["Last-Event-ID"] = str(last_event_id)
 
+    params: dict[str, Any] = {}
+
+    params["version"] = version
+
+    params["stream_ticket"] = stream_ticket
+
+    params["timeout"] = timeout
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/v1/games/{game_id}/stream".format(
             game_id=quote(str(game_id), safe=""),
         ),
+        "params": params,
     }
 
     _kwargs["headers"] = headers
@@ -92,6 +106,9 @@ def sync_detailed(
     game_id: str,
     *,
     client: AuthenticatedClient,
+    version: int | Unset = 0,
+    stream_ticket: str | Unset = UNSET,
+    timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
 ) -> Response[GetV1GamesGameIdStreamResponse200 | Problem]:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
@@ -102,6 +119,9 @@ def sync_detailed(
 
     Args:
         game_id (str):
+        version (int | Unset):  Default: 0.
+        stream_ticket (str | Unset):
+        timeout (float | Unset):  Default: 300.0.
         last_event_id (int | Unset):
 
     Raises:
@@ -114,6 +134,9 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         game_id=game_id,
+        version=version,
+        stream_ticket=stream_ticket,
+        timeout=timeout,
         last_event_id=last_event_id,
     )
 
@@ -128,6 +151,9 @@ def sync(
     game_id: str,
     *,
     client: AuthenticatedClient,
+    version: int | Unset = 0,
+    stream_ticket: str | Unset = UNSET,
+    timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
 ) -> GetV1GamesGameIdStreamResponse200 | Problem | None:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
@@ -138,6 +164,9 @@ def sync(
 
     Args:
         game_id (str):
+        version (int | Unset):  Default: 0.
+        stream_ticket (str | Unset):
+        timeout (float | Unset):  Default: 300.0.
         last_event_id (int | Unset):
 
     Raises:
@@ -151,6 +180,9 @@ def sync(
     return sync_detailed(
         game_id=game_id,
         client=client,
+        version=version,
+        stream_ticket=stream_ticket,
+        timeout=timeout,
         last_event_id=last_event_id,
     ).parsed
 
@@ -159,6 +191,9 @@ async def asyncio_detailed(
     game_id: str,
     *,
     client: AuthenticatedClient,
+    version: int | Unset = 0,
+    stream_ticket: str | Unset = UNSET,
+    timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
 ) -> Response[GetV1GamesGameIdStreamResponse200 | Problem]:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
@@ -169,6 +204,9 @@ async def asyncio_detailed(
 
     Args:
         game_id (str):
+        version (int | Unset):  Default: 0.
+        stream_ticket (str | Unset):
+        timeout (float | Unset):  Default: 300.0.
         last_event_id (int | Unset):
 
     Raises:
@@ -181,6 +219,9 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         game_id=game_id,
+        version=version,
+        stream_ticket=stream_ticket,
+        timeout=timeout,
         last_event_id=last_event_id,
     )
 
@@ -193,6 +234,9 @@ async def asyncio(
     game_id: str,
     *,
     client: AuthenticatedClient,
+    version: int | Unset = 0,
+    stream_ticket: str | Unset = UNSET,
+    timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
 ) -> GetV1GamesGameIdStreamResponse200 | Problem | None:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
@@ -203,6 +247,9 @@ async def asyncio(
 
     Args:
         game_id (str):
+        version (int | Unset):  Default: 0.
+        stream_ticket (str | Unset):
+        timeout (float | Unset):  Default: 300.0.
         last_event_id (int | Unset):
 
     Raises:
@@ -217,6 +264,9 @@ async def asyncio(
         await asyncio_detailed(
             game_id=game_id,
             client=client,
+            version=version,
+            stream_ticket=stream_ticket,
+            timeout=timeout,
             last_event_id=last_event_id,
         )
     ).parsed
