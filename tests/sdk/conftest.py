@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import httpx
 import pytest
-from game.servers import gunicorn
+from game.conftest import API_KEY
+from game.servers import free_port, gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = ROOT / "sdk" / "typescript"
@@ -45,3 +52,46 @@ def game_server(tmp_path: Path) -> Iterator[str]:
     loopback port, with in-process AI seats; its base URL."""
     with gunicorn(f"sqlite:///{tmp_path / 'games.sqlite3'}", extra_env={"TORRES_AI_DRIVER": "thread"}) as server:
         yield f"http://127.0.0.1:{server.port}"
+
+
+#: The matchmaker's portal key and the secret its tenant signs player tokens with (HS256, at least 32 bytes).
+MATCHMAKING_KEY = "test-matchmaking-portal-key"
+PLAYER_TOKEN_SECRET = "sdk-test-player-token-secret-of-32-bytes-or-more"
+
+
+@pytest.fixture
+def matchmaker(game_server: str, tmp_path: Path) -> Iterator[str]:
+    """The matchmaker (``python -m torres_matchmaking serve``: embedded store, matcher and ratings consumer in
+    its threads) on a free loopback port, creating its games in ``game_server``; its base URL. Its output goes to
+    ``tmp_path/matchmaker.log``."""
+    port = free_port()
+    env = {**os.environ, "GAME_SERVICE_URL": game_server, "GAME_SERVICE_API_KEY": API_KEY,
+           "TORRES_API_KEY": MATCHMAKING_KEY, "TORRES_PLAYER_TOKEN_SECRET": PLAYER_TOKEN_SECRET,
+           "LOG_LEVEL": "WARNING", "MM_RATINGS_POLL_SECONDS": "0.2"}
+    for name in ("REDIS_URL", "TORRES_TENANTS_FILE", "MM_WEBHOOK_SECRET"):
+        env.pop(name, None)
+    log = (tmp_path / "matchmaker.log").open("wb")
+    process = subprocess.Popen([sys.executable, "-m", "torres_matchmaking", "serve", "--port", str(port)], env=env,
+                               cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the matchmaker exited with {process.returncode}: see {log.name}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the matchmaker did not become ready")
+            time.sleep(0.1)
+        yield base
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+        log.close()

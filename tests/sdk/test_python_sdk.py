@@ -1,13 +1,15 @@
-"""A complete game against a real game service (gunicorn, SQLite, a loopback port) through the generated Python
-SDK only (sdk/python/torres_game_client): the portal creates the game with its key, each seat plays with its
-seat token, choosing among the legal actions the API lists (no rules engine here), and every seat follows the
-game on its SSE stream, opened with a stream ticket as a browser would."""
+"""Complete games against real services (the game service under gunicorn on SQLite, the matchmaker embedded, each
+on a loopback port) through the generated Python SDKs only (sdk/python): the portal creates a game with its key,
+or two players are matched into one; each seat plays with its seat token, choosing among the legal actions the
+API lists (no rules engine here), and every seat follows the game on its SSE stream, opened with a stream ticket
+as a browser would."""
 
 from __future__ import annotations
 
 import json
 import random
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,6 +40,24 @@ from torres_game_client.models import (
     StreamTicket,
     Verify,
 )
+from torres_matchmaking_client import AuthenticatedClient as MatchmakingClient
+from torres_matchmaking_client.api.tickets import (
+    get_v1_players_player_id_rating,
+    get_v1_tickets_ticket_id_wait,
+    post_v1_tickets,
+)
+from torres_matchmaking_client.models import (
+    CreateTicket,
+    CreateTicketEdition,
+    CreateTicketPlayerCountsItem,
+    GetV1TicketsTicketIdWaitStatus,
+    Rating,
+    Ticket,
+    TicketStatus,
+)
+from torres_service.principals import DEV_ISSUER, PlayerTokens, issue_player_token
+
+from .conftest import PLAYER_TOKEN_SECRET
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -92,30 +112,21 @@ class Follower(threading.Thread):
             self.connected.set()
 
 
-def test_a_complete_game_through_the_python_sdk(game_server: str) -> None:
-    rng = random.Random(29)
-    portal = AuthenticatedClient(base_url=game_server, token=API_KEY, prefix="", auth_header_name="X-API-Key",
-                                 raise_on_unexpected_status=True)
-    created = post_v1_games.sync(client=portal, body=CreateGame(
-        edition=CreateGameEdition.YUCATA,
-        seats=[HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id="ada", display_name="Ada"),
-               HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id="bob", display_name="Bob")],
-        external_id="sdk-python-1", labels=["sdk"]))
-    assert isinstance(created, GameCreated) and isinstance(created.seats, list)
-    game_id = created.game_id
-    assert isinstance(game_id, str)
-    seats = {seat.seat: AuthenticatedClient(base_url=game_server, token=seat.token, raise_on_unexpected_status=True)
-             for seat in created.seats}
-    assert sorted(seats) == [0, 1] and all(isinstance(seat.token, str) for seat in created.seats)
-
-    followers = [Follower(client, game_server, game_id) for client in seats.values()]
+def play_to_the_end(base_url: str, game_id: str, tokens: dict[int, str], rng: random.Random,
+                    command_prefix: str) -> GameSummary:
+    """Every seat (``tokens``: seat -> seat token) follows the game on its stream and plays, whenever it is to
+    move, one of the legal actions the API lists, until the game is over; every stream must then have shown each
+    version once, in order, with its events, and closed with ``game-over``. Returns the final summary."""
+    seats = {seat: AuthenticatedClient(base_url=base_url, token=token, raise_on_unexpected_status=True)
+             for seat, token in tokens.items()}
+    followers = [Follower(client, base_url, game_id) for client in seats.values()]
     for follower in followers:
         follower.start()
         assert follower.connected.wait(30) and follower.error is None, follower.error
-
+    any_seat = next(iter(seats.values()))
     actions = 0
     while True:
-        summary = get_v1_games_game_id.sync(game_id, client=seats[0])
+        summary = get_v1_games_game_id.sync(game_id, client=any_seat)
         assert isinstance(summary, GameSummary)
         if summary.status == "over":
             break
@@ -126,22 +137,85 @@ def test_a_complete_game_through_the_python_sdk(game_server: str) -> None:
         chosen = rng.choice(legal.actions)
         result = post_v1_games_game_id_actions.sync(game_id, client=seats[seat], body=ActionRequest(
             seat=seat, action=ActionRequestAction.from_dict(chosen), expected_version=legal.version,
-            command_id=f"sdk-py-{actions}"))
+            command_id=f"{command_prefix}-{actions}"))
         assert isinstance(result, ActionResult) and isinstance(result.version, int) and result.version > legal.version
         actions += 1
         assert actions < 3000, "the game did not end"
-
-    assert summary.stage == "over" and isinstance(summary.scores, list) and len(summary.scores) == 2
+    assert summary.stage == "over" and isinstance(summary.scores, list) and len(summary.scores) == len(seats)
     assert summary.winners, summary
-    assert summary.external_id == "sdk-python-1"
-    verified = get_v1_games_game_id_verify.sync(game_id, client=portal)
-    assert isinstance(verified, Verify) and verified.ok is True and verified.version == summary.version
-
     for follower in followers:
         follower.join(60)
         assert follower.error is None, follower.error
         assert follower.closing == "game-over"
-        # every version once, in order, up to the last one the game reached
-        assert follower.versions == list(range(follower.versions[0], summary.version + 1))
+        assert follower.versions == list(range(follower.versions[0], summary.version + 1))  # once each, in order
         assert follower.events, "a seat's stream opened with a ticket carries the version's events"
     print(f"\n{actions} actions through the Python SDK; final scores {summary.scores}")
+    return summary
+
+
+def test_a_complete_game_through_the_python_sdk(game_server: str) -> None:
+    portal = AuthenticatedClient(base_url=game_server, token=API_KEY, prefix="", auth_header_name="X-API-Key",
+                                 raise_on_unexpected_status=True)
+    created = post_v1_games.sync(client=portal, body=CreateGame(
+        edition=CreateGameEdition.YUCATA,
+        seats=[HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id="ada", display_name="Ada"),
+               HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id="bob", display_name="Bob")],
+        external_id="sdk-python-1", labels=["sdk"]))
+    assert isinstance(created, GameCreated) and isinstance(created.seats, list)
+    game_id = created.game_id
+    assert isinstance(game_id, str)
+    tokens = {seat.seat: seat.token for seat in created.seats}
+    assert sorted(tokens) == [0, 1] and all(isinstance(token, str) for token in tokens.values())
+
+    summary = play_to_the_end(game_server, game_id, tokens, random.Random(29), "sdk-py")  # type: ignore[arg-type]
+
+    assert summary.external_id == "sdk-python-1"
+    verified = get_v1_games_game_id_verify.sync(game_id, client=portal)
+    assert isinstance(verified, Verify) and verified.ok is True and verified.version == summary.version
+
+
+def player_token(player_id: str) -> str:
+    """What a portal's server hands its logged-in player: a token signed with the tenant's secret (docs/security.md
+    shows the same in PyJWT)."""
+    return issue_player_token(PlayerTokens(DEV_ISSUER, hs256_secret=PLAYER_TOKEN_SECRET), player_id)
+
+
+def test_a_matchmade_game_through_both_python_sdks(matchmaker: str, game_server: str) -> None:
+    """Two players queue through the matchmaking SDK, are matched into a game on the game service, play it through
+    the game SDK, and their ratings change."""
+    players = {name: MatchmakingClient(base_url=matchmaker, token=player_token(name), raise_on_unexpected_status=True)
+               for name in ("ada", "bob")}
+    tickets = {}
+    for name, client in players.items():
+        ticket = post_v1_tickets.sync(client=client, body=CreateTicket(
+            player_counts=[CreateTicketPlayerCountsItem.VALUE_2], edition=CreateTicketEdition.YUCATA,
+            max_wait_seconds=None))
+        assert isinstance(ticket, Ticket) and ticket.status == TicketStatus.QUEUED and ticket.player_id == name
+        tickets[name] = ticket.ticket_id
+    matched: dict[str, Ticket] = {}
+    for name, client in players.items():
+        deadline = time.monotonic() + 60
+        while name not in matched:
+            ticket = get_v1_tickets_ticket_id_wait.sync(tickets[name], client=client,
+                                                        status=GetV1TicketsTicketIdWaitStatus.QUEUED, timeout=5)
+            assert isinstance(ticket, Ticket)
+            if ticket.status == TicketStatus.MATCHED:
+                matched[name] = ticket
+            assert time.monotonic() < deadline, "no match"
+    game_ids = {ticket.game_id for ticket in matched.values()}
+    assert len(game_ids) == 1 and sorted(ticket.seat for ticket in matched.values()) == [0, 1]  # type: ignore[type-var]
+    game_id = game_ids.pop()
+    assert isinstance(game_id, str)
+
+    play_to_the_end(game_server, game_id, {t.seat: t.seat_token for t in matched.values()},  # type: ignore[misc]
+                    random.Random(6), "sdk-mm")
+
+    deadline = time.monotonic() + 60
+    for name, client in players.items():
+        while True:
+            rating = get_v1_players_player_id_rating.sync(name, client=client)
+            assert isinstance(rating, Rating)
+            if rating.games == 1:
+                break
+            assert time.monotonic() < deadline, f"{name}'s rating did not take the game in"
+            time.sleep(0.2)
