@@ -47,7 +47,7 @@ $(NODE_STAMP): sdk/typescript/package-lock.json
 	touch $(NODE_STAMP)
 
 sdk-tools:
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NODE_STAMP); \
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) -s --no-print-directory $(NODE_STAMP); \
 	else echo "npm not found: the SDK tests (tests/sdk) will skip"; fi
 
 # Regenerate the typed SDKs (docs/sdk.md): the services' OpenAPI documents into sdk/openapi/, then the Python
