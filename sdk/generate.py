@@ -83,10 +83,11 @@ def generate_python(documents: Path, out: Path) -> None:
     for service, package in PACKAGES.items():
         with tempfile.TemporaryDirectory() as scratch:
             config = Path(scratch) / "config.json"
-            ruff = Path(sys.executable).with_name("ruff")  # the pinned ruff, on no configuration of ours
+            # the pinned ruff, on its defaults (--isolated: no pyproject.toml of ours, no user configuration)
+            ruff = f"{Path(sys.executable).with_name('ruff')} {{}} --isolated --no-cache"
             config.write_text(json.dumps({"project_name_override": package, "package_name_override": package,
-                                          "post_hooks": [f"{ruff} check --no-cache --fix-only .",
-                                                         f"{ruff} format --no-cache ."]}))
+                                          "post_hooks": [ruff.format("check --fix-only") + " .",
+                                                         ruff.format("format") + " ."]}))
             target = Path(scratch) / package
             subprocess.run([str(generator), "generate", "--path", str(documents / f"{service}.json"),
                             "--config", str(config), "--meta", "none", "--output-path", str(target)],
