@@ -65,19 +65,28 @@ sys.stdout.write(json.dumps(documents))
 """
 
 
+def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end, its output captured; its output and errors as the failure when it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command[:3])} ... failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+    return done  # type: ignore[no-any-return]
+
+
 def export_documents(out: Path) -> None:
     """Step 1: each service's OpenAPI document, as ``out/<service>.json``."""
     env = {name: os.environ[name] for name in ("PATH", "HOME", "LANG", "SYSTEMROOT") if name in os.environ}
     env["TORRES_RULES_PURE"] = "1"  # the documents do not depend on the engine's build; skip loading it
-    done = subprocess.run([sys.executable, "-c", _EXPORT, str(ROOT)], env=env, cwd=ROOT, check=True,
-                          capture_output=True, text=True)
+    exported = _run([sys.executable, "-c", _EXPORT, str(ROOT)], env=env, cwd=ROOT).stdout
     out.mkdir(parents=True, exist_ok=True)
-    for service, document in json.loads(done.stdout).items():
+    for service, document in json.loads(exported).items():
         (out / f"{service}.json").write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def generate_python(documents: Path, out: Path) -> None:
-    """Step 2: ``out/<package>/`` for each document, by openapi-python-client (formatted by its ruff run)."""
+    """Step 2: ``out/<package>/`` for each document, by openapi-python-client (formatted by its ruff run). A
+    warning of the generator fails the step: it means a part of the document (an endpoint, a schema) it skipped,
+    and an SDK silently missing an endpoint is worse than none."""
     out.mkdir(parents=True, exist_ok=True)
     generator = Path(sys.executable).with_name("openapi-python-client")
     for service, package in PACKAGES.items():
@@ -89,9 +98,11 @@ def generate_python(documents: Path, out: Path) -> None:
                                           "post_hooks": [ruff.format("check --fix-only") + " .",
                                                          ruff.format("format") + " ."]}))
             target = Path(scratch) / package
-            subprocess.run([str(generator), "generate", "--path", str(documents / f"{service}.json"),
-                            "--config", str(config), "--meta", "none", "--output-path", str(target)],
-                           check=True, capture_output=True, text=True, cwd=scratch)
+            done = _run([str(generator), "generate", "--path", str(documents / f"{service}.json"), "--config",
+                         str(config), "--meta", "none", "--output-path", str(target)], cwd=scratch)
+            said = done.stdout + done.stderr
+            if "warning" in said.lower():
+                raise SystemExit(f"openapi-python-client skipped part of {service}.json:\n{said}")
             shutil.rmtree(out / package, ignore_errors=True)
             shutil.copytree(target, out / package)
 
@@ -105,9 +116,8 @@ def generate_typescript(documents: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for service in PACKAGES:
         # --default-non-nullable=false: a field with a default stays optional, so a request may leave it out
-        subprocess.run(["node", str(cli), str(documents / f"{service}.json"), "--default-non-nullable=false",
-                        "--output", str(out / f"{service}.gen.ts")], check=True, capture_output=True, text=True,
-                       cwd=TYPESCRIPT)
+        _run(["node", str(cli), str(documents / f"{service}.json"), "--default-non-nullable=false",
+              "--output", str(out / f"{service}.gen.ts")], cwd=TYPESCRIPT)
 
 
 def generate(documents: Path, out: Path) -> None:
@@ -116,8 +126,8 @@ def generate(documents: Path, out: Path) -> None:
     generate_typescript(documents, out / "typescript" / "src")
 
 
-#: The generated files, relative to sdk/: every file of each Python package, and the TypeScript types.
 def generated_files(sdk: Path) -> set[str]:
+    """The generated files under ``sdk`` (relative): every file of each Python package, the TypeScript types."""
     files = {f"typescript/src/{service}.gen.ts" for service in PACKAGES}
     for package in PACKAGES.values():
         files |= {str(p.relative_to(sdk)) for p in (sdk / "python" / package).rglob("*")

@@ -69,3 +69,15 @@ def test_the_check_fails_when_a_service_changes_its_document_without_regeneratin
     (committed / "openapi" / "game.json").write_text(json.dumps(game, indent=2) + "\n")
     monkeypatch.setattr(generator, "SDK", committed)
     assert generator.stale_documents() == ["openapi/game.json"]
+
+
+def test_an_endpoint_the_generator_would_skip_fails_the_generation(generator: ModuleType, tmp_path: Path) -> None:
+    """openapi-python-client leaves out, with a mere warning, what it cannot express: here an endpoint whose path
+    parameter is not declared. The SDK would silently lack it, so the generation fails instead, quoting it."""
+    documents = tmp_path / "openapi"
+    shutil.copytree(generator.DOCUMENTS, documents)
+    game = json.loads((documents / "game.json").read_text())
+    game["paths"]["/v1/games/{game_id}/notes"] = {"get": {"responses": {"200": {"description": "OK"}}}}
+    (documents / "game.json").write_text(json.dumps(game))
+    with pytest.raises(SystemExit, match=r"(?s)skipped part of game\.json.*GET /v1/games/\{game_id\}/notes"):
+        generator.generate_python(documents, tmp_path / "python")
