@@ -4,14 +4,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
-COMPONENTS := shared services/audit services/common clients/terminal services/game services/ai-worker services/matchmaking
+COMPONENTS := shared services/audit services/common clients/terminal services/game services/ai-worker services/matchmaking \
+	sdk/python
 # The compiled (mypyc) rules engine, built into the package (torres_rules/_compiled) and rebuilt whenever one of
 # its sources changes; its digest file is written last. torres_rules loads it only while the digest matches
 # (shared/torres_rules/_loader.py).
 COMPILED_RULES := shared/torres_rules/_compiled/SOURCES.sha256
 RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
-.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -37,13 +38,31 @@ $(CHECKOV_STAMP): infra/tools/checkov.lock $(STAMP)
 
 policy-tools: $(CHECKOV_STAMP)
 
+# The TypeScript SDK's generator and test tools (openapi-typescript, openapi-fetch, typescript, tsx), installed
+# from sdk/typescript/package-lock.json. `make test` installs them where npm is found; without npm the SDK tests
+# skip (a failure under TORRES_REQUIRE_SERVICES=1: .ci/run installs Node.js).
+NODE_STAMP := sdk/typescript/node_modules/.installed
+$(NODE_STAMP): sdk/typescript/package-lock.json
+	npm ci --prefix sdk/typescript --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+sdk-tools:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) -s --no-print-directory $(NODE_STAMP); \
+	else echo "npm not found: the SDK tests (tests/sdk) will skip"; fi
+
+# Regenerate the typed SDKs (docs/sdk.md): the services' OpenAPI documents into sdk/openapi/, then the Python
+# packages in sdk/python/ and the TypeScript types in sdk/typescript/src/ from them. Commit what changed;
+# `make test` fails while they differ (tests/sdk/test_generation.py).
+sdk: $(STAMP) $(NODE_STAMP)
+	$(BIN)/python sdk/generate.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict shared/torres_rules
 	MYPYPATH=shared $(BIN)/mypy --strict services/audit/torres_audit
 
 # Everything on the compiled rules engine (where it could be built), then the rules suite again on the pure one.
-pytest: install $(CHECKOV_STAMP)
+pytest: install $(CHECKOV_STAMP) sdk-tools
 	$(BIN)/pytest
 	TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q
 
@@ -92,4 +111,4 @@ lock: $(STAMP)
 		infra/tools/checkov.in > infra/tools/checkov.lock
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build shared/torres_rules/_compiled
+	rm -rf $(VENV) .tools sdk/typescript/node_modules .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build shared/torres_rules/_compiled

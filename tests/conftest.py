@@ -50,6 +50,8 @@ HOW_TO_RUN = (
     ("kubectl", "kubectl on PATH (the manifests are rendered with `kubectl kustomize`)"),
     ("hadolint", "make install (it comes with requirements.lock)"),
     ("checkov", "make policy-tools (make test builds it)"),
+    ("node.js", "Node.js >= 18 with npm on PATH (apt-get install -y nodejs npm); `make test` then installs the "
+                "TypeScript SDK's packages from sdk/typescript/package-lock.json (`make sdk-tools`)"),
 )
 
 
@@ -104,8 +106,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         write(f"      to run: {_how_to_run(what)}")
     if other:
         write("Also skipped, for other reasons: " + "; ".join(f"{n} x {text}" for text, n in other.items()))
-    write("`.ci/run` starts PostgreSQL and Redis, installs Chromium and runs `TORRES_REQUIRE_SERVICES=1 make test`; "
-          "TORRES_REQUIRE_SERVICES=1 turns every skip above into a failure.", red=True, bold=True)
+    write("`.ci/run` starts PostgreSQL and Redis, installs Chromium and Node.js and runs "
+          "`TORRES_REQUIRE_SERVICES=1 make test`; TORRES_REQUIRE_SERVICES=1 turns every skip above into a failure.",
+          red=True, bold=True)
     return None
 
 

@@ -182,14 +182,16 @@ def _last_event_id() -> int | None:
     return version
 
 
-@blp.route("/games/<game_id>/stream", methods=["GET"])
+# Last-Event-ID is a parameter of the path, not of the operation's doc: a `parameters` list given to @blp.doc would
+# replace the one flask-smorest derives from StreamArgs (version, stream_ticket, timeout) instead of adding to it.
+@blp.route("/games/<game_id>/stream", methods=["GET"], parameters=[{
+    "in": "header", "name": "Last-Event-ID", "required": False,
+    "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
+    "description": "resume after this version (EventSource sends it on reconnect); wins over `version`"}])
 @blp.arguments(s.StreamArgs(), location="query")
 @_errors(400, 401, 403, 404, 503)
 @blp.doc(
     security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}, {"streamTicket": []}],
-    parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                 "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
-                 "description": "resume after this version (EventSource sends it on reconnect); wins over `version`"}],
     responses={"200": {"description": (
         "`text/event-stream`: a `: connected` comment and `retry:` at once; then one `version` event per version "
         "after `version` / `Last-Event-ID` (`id:` = the version; data `{\"version\"}`, the latest one also "

@@ -1,0 +1,238 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.wait import Wait
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    game_id: str,
+    *,
+    version: int,
+    timeout: float | Unset = 25.0,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["version"] = version
+
+    params["timeout"] = timeout
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/games/{game_id}/wait".format(
+            game_id=quote(str(game_id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | Wait | None:
+    if response.status_code == 200:
+        response_200 = Wait.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | Wait]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    game_id: str,
+    *,
+    client: AuthenticatedClient,
+    version: int,
+    timeout: float | Unset = 25.0,
+) -> Response[Problem | Wait]:
+    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
+
+     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
+    wait costs
+    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+
+    Args:
+        game_id (str):
+        version (int):
+        timeout (float | Unset):  Default: 25.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Wait]
+    """
+
+    kwargs = _get_kwargs(
+        game_id=game_id,
+        version=version,
+        timeout=timeout,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    game_id: str,
+    *,
+    client: AuthenticatedClient,
+    version: int,
+    timeout: float | Unset = 25.0,
+) -> Problem | Wait | None:
+    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
+
+     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
+    wait costs
+    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+
+    Args:
+        game_id (str):
+        version (int):
+        timeout (float | Unset):  Default: 25.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Wait
+    """
+
+    return sync_detailed(
+        game_id=game_id,
+        client=client,
+        version=version,
+        timeout=timeout,
+    ).parsed
+
+
+async def asyncio_detailed(
+    game_id: str,
+    *,
+    client: AuthenticatedClient,
+    version: int,
+    timeout: float | Unset = 25.0,
+) -> Response[Problem | Wait]:
+    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
+
+     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
+    wait costs
+    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+
+    Args:
+        game_id (str):
+        version (int):
+        timeout (float | Unset):  Default: 25.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Wait]
+    """
+
+    kwargs = _get_kwargs(
+        game_id=game_id,
+        version=version,
+        timeout=timeout,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    game_id: str,
+    *,
+    client: AuthenticatedClient,
+    version: int,
+    timeout: float | Unset = 25.0,
+) -> Problem | Wait | None:
+    """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
+
+     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
+    wait costs
+    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+
+    Args:
+        game_id (str):
+        version (int):
+        timeout (float | Unset):  Default: 25.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Wait
+    """
+
+    return (
+        await asyncio_detailed(
+            game_id=game_id,
+            client=client,
+            version=version,
+            timeout=timeout,
+        )
+    ).parsed

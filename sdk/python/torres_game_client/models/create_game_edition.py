@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class CreateGameEdition(StrEnum):
+    RAVENSBURGER = "ravensburger"
+    RIO_GRANDE = "rio_grande"
+    YUCATA = "yucata"
+
+    def __str__(self) -> str:
+        return str(self.value)

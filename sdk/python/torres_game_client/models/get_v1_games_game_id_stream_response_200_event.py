@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class GetV1GamesGameIdStreamResponse200Event(StrEnum):
+    GAME_OVER = "game-over"
+    SHUTDOWN = "shutdown"
+    TIMEOUT = "timeout"
+    VERSION = "version"
+
+    def __str__(self) -> str:
+        return str(self.value)

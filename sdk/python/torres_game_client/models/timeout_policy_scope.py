@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class TimeoutPolicyScope(StrEnum):
+    GAME = "game"
+    TURN = "turn"
+
+    def __str__(self) -> str:
+        return str(self.value)
