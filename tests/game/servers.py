@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -132,21 +132,33 @@ def gunicorn(database_url: str, *, workers: int = 1, extra_env: dict[str, str] |
     )
     server = Server(process, port)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {process.returncode}")
-            with contextlib.suppress(OSError):
-                if server.client.get("/readyz").status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("gunicorn did not become ready")
-            time.sleep(0.1)
+        wait_until_ready(process, lambda: server.client.get("/readyz").status_code == 200, "gunicorn")
         yield server
     finally:
         server.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
+        reap(process, 30)
+
+
+def wait_until_ready(process: subprocess.Popen[bytes], ready: Callable[[], bool], what: str,
+                     timeout: float = 60, errors: tuple[type[Exception], ...] = (OSError,)) -> None:
+    """Poll ``ready`` (``errors``, a refused connection, count as not yet) until it holds; an exit of the process
+    or ``timeout`` is an error."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        with contextlib.suppress(*errors):
+            if ready():
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not become ready")
+        time.sleep(0.1)
+
+
+def reap(process: subprocess.Popen[bytes], grace: float) -> None:
+    """Wait ``grace`` seconds for a process asked to stop, then SIGKILL its whole group."""
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)

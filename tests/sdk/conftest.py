@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -17,7 +15,7 @@ from types import ModuleType
 import httpx
 import pytest
 from game.conftest import API_KEY
-from game.servers import free_port, gunicorn
+from game.servers import free_port, gunicorn, reap, wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = ROOT / "sdk" / "typescript"
@@ -75,23 +73,11 @@ def matchmaker(game_server: str, tmp_path: Path) -> Iterator[str]:
                                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the matchmaker exited with {process.returncode}: see {log.name}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the matchmaker did not become ready")
-            time.sleep(0.1)
+        wait_until_ready(process, lambda: httpx.get(f"{base}/readyz", timeout=2).status_code == 200,
+                         f"the matchmaker (see {log.name})", errors=(httpx.HTTPError,))
         yield base
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
+        reap(process, 20)
         log.close()
