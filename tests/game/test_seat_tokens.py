@@ -255,6 +255,31 @@ def test_a_revocation_counts_in_another_process_within_the_recheck(pg_client: Fl
 
 
 @pytest.mark.postgres
+def test_a_revocation_reaches_every_process_by_its_notice(pg_client: FlaskClient, pg_url: str) -> None:
+    """The transaction that writes a seat-token row notifies ``torres_seat_tokens``; each process's listener
+    hears it and forgets the game's rows, so a read elsewhere refuses the revoked token without waiting for the
+    recheck (here an hour), and accepts a reissued one. Without the notice this test would fail for an hour."""
+    other_app = create_app(make_config(pg_url, pool_max=2, seat_token_recheck=3600))
+    try:
+        other = other_app.test_client()
+        listener = other_app.extensions["torres_game"].hub.listener
+        assert listener is not None and listener.connected.wait(10)
+        game = create_game(pg_client, visibility="private")
+        gid, token = game["game_id"], game["seats"][0]["token"]
+        assert other.get(f"/v1/games/{gid}/view", headers=bearer(token)).status_code == 200  # cached there
+        assert pg_client.delete(f"/v1/games/{gid}/seats/0/token", headers=SERVICE).status_code == 200
+        deadline = time.monotonic() + 5
+        while other.get(f"/v1/games/{gid}/view", headers=bearer(token)).status_code == 200:
+            assert time.monotonic() < deadline, "the revocation never reached the other instance"
+            time.sleep(0.02)
+        assert_problem(other.get(f"/v1/games/{gid}/view", headers=bearer(token)), 401, "seat_token_revoked")
+        fresh = pg_client.post(f"/v1/games/{gid}/seats/0/token", headers=SERVICE).get_json()["token"]
+        assert other.get(f"/v1/games/{gid}/view", headers=bearer(fresh)).status_code == 200
+    finally:
+        other_app.extensions["torres_game"].close()
+
+
+@pytest.mark.postgres
 def test_an_action_with_a_token_revoked_in_another_process_is_refused(pg_client: FlaskClient, pg_url: str) -> None:
     """An action is judged on the seat-token rows its process read last (no read per action); the append itself
     refuses a token revoked since, under its lock, and a refusal of any other kind (an illegal action) is still

@@ -168,6 +168,11 @@ class WakeHub:
             sub._offer(notice)
         self._tell_watchers(key, notice)
 
+    def announce(self, key: str, notice: Any) -> None:
+        """Hand ``notice`` to the watchers only: news about ``key`` that no waiter reads (a game's seat tokens
+        changed, say)."""
+        self._tell_watchers(key, notice)
+
     def recheck_all(self, keep: Callable[[str], bool] | None = None) -> None:
         """Tell every subscriber (of the keys ``keep`` accepts) to re-read its state: notices may have been
         missed."""

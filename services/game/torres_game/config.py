@@ -131,11 +131,12 @@ class Config:
     seat_token_grace: float = field(default=86400, metadata=setting(
         "TORRES_SEAT_TOKEN_GRACE", "seconds a seat token stays valid after its game ended (to read the full log "
         "and the record), whatever is left of its lifetime"))
-    # A read trusts the seat-token rows this process read at most this long ago (an action: its append checks
-    # them): a revocation counts for reads within it, like a revoked key within TORRES_TENANTS_RELOAD.
+    # A read trusts the seat-token rows this process read until a notice says they changed (a reissue, a
+    # revocation, the game's end); while the PostgreSQL listener is down, at most this long.
     seat_token_recheck: float = field(default=1.0, metadata=setting(
-        "TORRES_SEAT_TOKEN_RECHECK", "seconds a read trusts the seat-token rows its process read (a revocation "
-        "elsewhere counts for reads within it; for actions at once)"))
+        "TORRES_SEAT_TOKEN_RECHECK", "seconds a read trusts the seat-token rows its process read while no notice "
+        "can reach it (the PostgreSQL listener reconnecting; a revocation counts for reads at once otherwise, "
+        "for actions always)"))
     stream_ticket_ttl: float = field(default=60, metadata=setting(
         "TORRES_STREAM_TICKET_TTL", "seconds a stream ticket may wait before it opens its one stream"))
     extra: dict[str, str] = field(default_factory=dict)

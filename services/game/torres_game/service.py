@@ -86,7 +86,7 @@ from .store.base import (
 )
 from .translog import TransparencyLog
 from .verification import verify_log
-from .waiting import Notice, WakeHub, hub_for, release_hub, wait_for_version
+from .waiting import Notice, SeatTokensChanged, WakeHub, hub_for, release_hub, wait_for_version
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +187,9 @@ class GameService:
         listen_url = getattr(store, "url", None) if listen and store.backend == "postgres" else None
         self._hub_key = hub_key(store) + ("" if listen else ":quiet")  # not a listening service's
         self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams, listen_url=listen_url)
+        self._listening = listen
+        self._token_changes = 0  # bumped whenever a notice may have changed some game's seat tokens
+        self.hub.watch(self._forget_seat_tokens)
         self.now: Callable[[], datetime] = utcnow  # the clock every recorded event time comes from (tests set it)
         self._enforcer: threading.Thread | None = None
         self._stop = threading.Event()
@@ -219,6 +222,7 @@ class GameService:
             self._enforcer.join(timeout=10)
             self._enforcer = None
         self.driver.close()
+        self.hub.unwatch(self._forget_seat_tokens)
         release_hub(self._hub_key)
         self.store.close()
 
@@ -248,8 +252,8 @@ class GameService:
         was issued, and never later than its game's end plus ``seat_token_grace``."""
         game_id = info.record.game_id
         cached = self._token_books.get(game_id) if max_age > 0 else None
-        if cached is None or time.monotonic() - cached[2] > max_age:
-            read_at = time.monotonic()
+        if cached is None or (time.monotonic() - cached[2] > max_age and not self._seat_tokens_pushed()):
+            changes, read_at = self._token_changes, time.monotonic()
             book = self.store.seat_token_book(game_id)
             if book is None:
                 raise GameNotFound(f"no game {game_id}")
@@ -257,8 +261,31 @@ class GameService:
             with self._infos_lock:
                 if len(self._token_books) > 4 * self.config.state_cache_size:
                     self._token_books.clear()
-                self._token_books[game_id] = cached
+                if changes == self._token_changes:  # else a change was announced during the read: keep nothing
+                    self._token_books[game_id] = cached
         return SeatTokens(cached[0], cached[1], self.now())
+
+    def _seat_tokens_pushed(self) -> bool:
+        """Whether every change of seat tokens reaches :meth:`_forget_seat_tokens` now: on SQLite (one process,
+        announced in-process), or while the PostgreSQL listener is connected. Otherwise reads fall back to
+        ``seat_token_recheck``."""
+        if not self._listening:
+            return False
+        listener = self.hub.listener
+        return listener is None or listener.connected.is_set()
+
+    def _forget_seat_tokens(self, game_id: str | None, notice: Any) -> None:
+        """The hub's watcher: a game's seat tokens were reissued or revoked (in any process), or the game ended
+        (its end bounds every token's expiry), or notices may have been missed (``game_id`` None): the rows this
+        process read are no longer to be trusted."""
+        if game_id is None or isinstance(notice, SeatTokensChanged) or (
+                isinstance(notice, Notice) and notice.status == "over"):
+            with self._infos_lock:
+                self._token_changes += 1
+                if game_id is None:
+                    self._token_books.clear()
+                else:
+                    self._token_books.pop(game_id, None)
 
     def _credentials(self, info: GameInfo, book: SeatTokenBook
                      ) -> tuple[tuple[SeatCredential, ...], tuple[SeatCredential, ...]]:
@@ -687,7 +714,8 @@ class GameService:
         now = self.now()
         expires = now + timedelta(seconds=self.config.seat_token_ttl)
         generation = self.store.add_seat_token(game_id, seat, token_hash(token), issued_at=now, expires_at=expires)
-        current = next(c for c in self._seat_tokens(info).current if c.seat == seat)  # and the cache is current
+        self._announce_seat_tokens(game_id)
+        current = next(c for c in self._seat_tokens(info, 0).current if c.seat == seat)
         log.info("seat token reissued", extra={"game_id": game_id, "seat": seat, "generation": generation})
         return {"game_id": game_id, "seat": seat, "generation": generation, "token": token,
                 "expires_at": format_time(current.expires_at or expires)}
@@ -697,9 +725,17 @@ class GameService:
         the seat stays in the game, its clock runs as before."""
         self._token_seat(game_id, creds, seat)
         generation = self.store.add_seat_token(game_id, seat, None, issued_at=self.now(), expires_at=None)
-        self._token_books.pop(game_id, None)  # this process's reads see it at once; others' within the recheck
+        self._announce_seat_tokens(game_id)
         log.info("seat token revoked", extra={"game_id": game_id, "seat": seat, "generation": generation})
         return {"game_id": game_id, "seat": seat, "generation": generation, "revoked": True}
+
+    def _announce_seat_tokens(self, game_id: str) -> None:
+        """Every process forgets the game's seat-token rows it read: this one at once; on PostgreSQL the others
+        when the transaction's notice reaches their listeners (and this one's again)."""
+        if self.hub.listener is None:  # SQLite: announced in-process, to this service's watcher among others
+            self.hub.announce(game_id, SeatTokensChanged(game_id))
+        else:
+            self._forget_seat_tokens(game_id, SeatTokensChanged(game_id))
 
     def stream_ticket(self, game_id: str, creds: Credentials) -> dict[str, Any]:
         """A single-use ticket for ``/stream`` or ``/ws`` (``?stream_ticket=``) standing for the caller as a

@@ -15,6 +15,10 @@ Where notices come from:
   by that re-check, so no wake-up is lost for good.
 * SQLite (the embedded default, one process): the service publishes in-process after each append.
 
+A reissue or revocation of a seat token is announced the same way (``pg_notify('torres_seat_tokens', game_id)``
+in the transaction that writes the row; in-process on SQLite) to the hub's watchers, so every process forgets the
+rows it had read of that game at once (``GameService._seat_tokens``).
+
 Hubs are shared per database within a process (:func:`hub_for`), so several app instances in one process
 (tests; nothing in production) see each other's appends, and a process holds one listening connection.
 """
@@ -30,12 +34,21 @@ from dataclasses import dataclass
 from torres_service import wakeups
 from torres_service.wakeups import ShuttingDown, StreamLimit, Subscription, WakeHub, drain_all, release_hub
 
-__all__ = ["CHANNEL", "Notice", "PgListener", "ShuttingDown", "StreamLimit", "Subscription", "WakeHub", "drain_all",
-           "hub_for", "release_hub", "wait_for_version"]
+__all__ = ["CHANNEL", "SEAT_TOKENS_CHANNEL", "Notice", "PgListener", "SeatTokensChanged", "ShuttingDown",
+           "StreamLimit", "Subscription", "WakeHub", "drain_all", "hub_for", "release_hub", "wait_for_version"]
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "torres_games"
+#: A game's seat-token rows changed (a reissue or a revocation): its id, sent by the transaction that wrote them.
+SEAT_TOKENS_CHANNEL = "torres_seat_tokens"
+
+
+@dataclass(frozen=True)
+class SeatTokensChanged:
+    """What a hub's watchers hear when a game's seat tokens were reissued or revoked, in any process."""
+
+    game_id: str
 
 
 @dataclass(frozen=True)
@@ -96,12 +109,16 @@ class PgListener:
                     keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
                 ) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {SEAT_TOKENS_CHANNEL}")
                     self.connected.set()
                     delay = 0.05
                     self.hub.recheck_all()  # whatever committed while nobody listened is found by a re-read
                     while not self._stop.is_set():
                         # The timeout only bounds how long a stop() waits; it sends nothing to the server.
                         for item in conn.notifies(timeout=1.0):
+                            if item.channel == SEAT_TOKENS_CHANNEL:
+                                self.hub.announce(item.payload, SeatTokensChanged(item.payload))
+                                continue
                             notice = Notice.decode(item.payload)
                             if notice is not None:
                                 self.hub.publish(notice.game_id, notice)

@@ -32,6 +32,7 @@ from psycopg_pool import ConnectionPool
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
+from torres_game.waiting import SEAT_TOKENS_CHANNEL
 from torres_service.json_provider import dumps_bytes
 
 from .base import (
@@ -362,6 +363,8 @@ class PostgresEventStore:
                     " WHERE game_id = %s AND seat = %s ON CONFLICT DO NOTHING RETURNING generation",
                     (game_id, seat, token_hash, issued_at, expires_at, game_id, seat),
                 ).fetchone()
+                if row is not None:  # every process forgets the rows it read, once this commits
+                    conn.execute("SELECT pg_notify(%s, %s)", (SEAT_TOKENS_CHANNEL, game_id))
             if row is not None:
                 return int(row[0])
         raise RuntimeError(f"could not record a seat token for {game_id}/{seat}")
