@@ -52,6 +52,9 @@ from .base import (
     Snapshot,
     StoredEvent,
     StreamTicket,
+    WebhookDelivery,
+    WebhookOutcome,
+    WebhookRow,
     build_log_batch,
     content_hashes,
     list_filters,
@@ -70,6 +73,21 @@ _GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, st
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
 _SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log sequencer at a time
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
+_WEBHOOK_COLS = ("seq, delivery_id, tenant, game_id, type, payload, created_at, status, attempts, next_attempt_at,"
+                 " last_status, last_error, delivered_at")
+
+
+def _webhook(row: tuple[Any, ...]) -> WebhookDelivery:
+    return WebhookDelivery(
+        seq=row[0], delivery_id=row[1], tenant=row[2], game_id=row[3], type=row[4], payload=row[5],
+        created_at=format_time(row[6]), status=row[7], attempts=row[8], next_attempt_at=format_time(row[9]),
+        last_status=row[10], last_error=row[11], delivered_at=None if row[12] is None else format_time(row[12]),
+    )
+
+
+def _webhook_docs(webhooks: Sequence[WebhookRow]) -> list[dict[str, Any]]:
+    return [{"delivery_id": w.delivery_id, "tenant": w.tenant, "type": w.type, "payload": w.payload}
+            for w in webhooks]
 
 
 def _qualified(alias: str, columns: str) -> str:
@@ -175,7 +193,7 @@ class PostgresEventStore:
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None, webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         now = now or datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
@@ -198,6 +216,14 @@ class PostgresEventStore:
             stored = self._insert(conn, stamped, None, now)
             if ai_turn:
                 self._insert_ai_turn(conn, ai_turn, now)
+            if webhooks:  # after the events: their seq is drawn under the writers' lock the events took (0012)
+                conn.execute(
+                    "INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at,"
+                    " next_attempt_at) SELECT w ->> 'delivery_id', w ->> 'tenant', %s, w ->> 'type', w -> 'payload',"
+                    " %s, %s FROM jsonb_array_elements(%s) WITH ORDINALITY AS x(w, n) ORDER BY n"
+                    " ON CONFLICT (delivery_id) DO NOTHING",
+                    (game.game_id, now, now, _jsonb(_webhook_docs(webhooks))),
+                )
         return AppendResult(game.game_id, tuple(stored))
 
     def append(
@@ -214,6 +240,7 @@ class PostgresEventStore:
         close_ai_turns: bool = False,
         now: datetime | None = None,
         seat_token: tuple[int, int] | None = None,
+        webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         now = now or datetime.now(UTC)
         created_at = format_time(now)
@@ -226,10 +253,11 @@ class PostgresEventStore:
         try:
             with self.pool.connection() as conn:
                 row = conn.execute(
-                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (game_id, expected_version, command_id, fingerprint, now, _jsonb(contents), status,
                      _jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
-                     close_ai_turns, *(seat_token or (None, None))),
+                     close_ai_turns, *(seat_token or (None, None)),
+                     _jsonb(_webhook_docs(webhooks)) if webhooks else None),
                 ).fetchone()
         except psycopg.errors.IntegrityError as exc:  # belt and braces: a constraint or the chain trigger
             current = self.current_version(game_id) or 0
@@ -509,3 +537,55 @@ class PostgresEventStore:
                 "UPDATE ai_turns SET done_at = now() WHERE game_id = %s AND version = %s AND done_at IS NULL",
                 (game_id, version),
             )
+
+    # -- webhooks ---------------------------------------------------------------------------------------
+
+    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
+        now = now or datetime.now(UTC)
+        with self.pool.connection() as conn:
+            # SKIP LOCKED: concurrent claims pass over each other's rows instead of waiting; the lease (committed
+            # with the claim) keeps them off the next claims until the worker records the attempt or dies.
+            rows = conn.execute(
+                f"UPDATE webhook_outbox SET lease_until = %s + make_interval(secs => %s) WHERE seq IN ("
+                " SELECT seq FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= %s"
+                " AND (lease_until IS NULL OR lease_until <= %s) ORDER BY next_attempt_at, seq LIMIT %s"
+                f" FOR UPDATE SKIP LOCKED) RETURNING {_WEBHOOK_COLS}",
+                (now, lease, now, now, limit),
+            ).fetchall()
+        return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
+
+    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
+        if not outcomes:
+            return
+        now = now or datetime.now(UTC)
+        with self.pool.connection() as conn:
+            conn.execute(
+                "UPDATE webhook_outbox o SET attempts = o.attempts + 1, lease_until = NULL,"
+                " last_status = u.last_status, last_error = u.last_error,"
+                " status = CASE WHEN u.delivered THEN 'delivered' WHEN u.retry_at IS NULL THEN 'failed'"
+                " ELSE 'pending' END,"
+                " delivered_at = CASE WHEN u.delivered THEN %s ELSE o.delivered_at END,"
+                " next_attempt_at = coalesce(u.retry_at, o.next_attempt_at)"
+                " FROM unnest(%s::bigint[], %s::boolean[], %s::integer[], %s::text[], %s::timestamptz[])"
+                " AS u(seq, delivered, last_status, last_error, retry_at)"
+                " WHERE o.seq = u.seq AND o.status = 'pending'",
+                (now, [o.seq for o in outcomes], [o.delivered for o in outcomes], [o.status for o in outcomes],
+                 [o.error for o in outcomes], [o.retry_at for o in outcomes]),
+            )
+
+    def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
+                           ) -> list[WebhookDelivery]:
+        with self.pool.connection() as conn:
+            # Two statements: the page is read with a snapshot taken after the horizon's wait (0012).
+            horizon = conn.execute("SELECT torres_webhooks_horizon()").fetchone()[0]  # type: ignore[index]
+            rows = conn.execute(
+                f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE seq > %s AND seq <= %s"
+                " AND (%s::text IS NULL OR tenant = %s::text) ORDER BY seq LIMIT %s",
+                (after, horizon, tenant, tenant, limit),
+            ).fetchall()
+        return [_webhook(r) for r in rows]
+
+    def webhook_backlog(self) -> int:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT count(*) FROM webhook_outbox WHERE status = 'pending'").fetchone()
+        return int(row[0]) if row else 0
