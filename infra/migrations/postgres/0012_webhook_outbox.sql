@@ -37,7 +37,8 @@ BEGIN
 END
 $$;
 
--- torres_append as in 0009, plus p_webhooks: [{"delivery_id", "tenant", "type", "payload"}, ...], inserted after
+-- torres_append as in 0009, plus p_webhooks (and a NOTIFY on torres_webhooks when there are any, so a delivery
+-- worker process posts them at once instead of at its next poll): [{"delivery_id", "tenant", "type", "payload"}, ...], inserted after
 -- the events (their seq drawn under the writers' lock the events took) when the append goes through. It defaults
 -- to NULL, so the previous release, still calling with twelve arguments during a rolling update, appends as before.
 DROP FUNCTION torres_append(text, integer, text, text, timestamptz, jsonb, text, jsonb, integer, boolean, integer,
@@ -127,6 +128,7 @@ BEGIN
                    p_created_at
             FROM jsonb_array_elements(p_webhooks) WITH ORDINALITY AS x(w, n) ORDER BY n
             ON CONFLICT (delivery_id) DO NOTHING;
+        PERFORM pg_notify('torres_webhooks', p_game_id);  -- wakes the delivery workers that LISTEN (at commit)
     END IF;
     RETURN QUERY SELECT 'ok'::text, v_version, v_first, v_positions, v_hashes;
 END

@@ -112,7 +112,7 @@ def deliver_webhooks(config: Config) -> int:
 
     from torres_service.principals import Registries
 
-    from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker
+    from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker, wake_on_notify
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
     registries = Registries.from_env(
@@ -134,6 +134,9 @@ def deliver_webhooks(config: Config) -> int:
 
         start_http_server(port, addr=METRICS_HOST.read())
     interval = config.webhook_interval or 0.2
+    if store.backend == "postgres":  # woken at each commit that wrote webhooks, not only every interval
+        threading.Thread(target=wake_on_notify, args=(worker, config.database_url, stop), name="torres-webhooks-listen",
+                         daemon=True).start()
     print(f"webhook worker on {store.backend}, every {interval} s", flush=True)
     try:
         worker.run(stop, interval)
