@@ -9,8 +9,12 @@ throwaway PostgreSQL database, and the HTTP benchmark's load (``game_bench.py``:
 two-seat games as fast as the server answers), moved between them in short slices, ABBA
 (``game_bench.compare_worker_classes``, which says why). Server A has webhooks on: tenant ``default``'s endpoint
 (``TORRES_WEBHOOK_URL``) is a receiver process on a loopback port that checks every signature and records, per
-delivery, its arrival minus the payload's ``created_at`` (the time the append recorded); each server process
-delivers with its own worker thread, woken by its appends. Server B has no endpoint: no outbox rows, no deliveries.
+delivery, its arrival minus the payload's ``created_at`` (the time the append recorded). Deliveries are made by
+``--delivery process`` (the default): one ``python -m torres_game webhooks`` process, woken by the NOTIFY of each
+append that wrote webhooks, the servers' own delivery threads off (``TORRES_WEBHOOK_INTERVAL=0``); or by
+``--delivery thread``: each server process's own worker thread, woken by its appends (the embedded default), which
+under this load waits in the gevent loop behind the requests. Server B has no endpoint: no outbox rows, no
+deliveries.
 
 Prints the ratio on / off (target >= 0.95), the latency p50/p99 of the deliveries that arrived during the slices,
 and the accounting: webhooks written, delivered (those the servers left pending when they stopped are delivered
@@ -46,6 +50,8 @@ def receive(port: int, out: Path, secret: str) -> int:
     sink = out.open("a", encoding="utf-8")
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a portal's web server answers
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             arrived = time.time()
@@ -83,6 +89,19 @@ def receiver(out: Path) -> Iterator[str]:
         process.wait(10)
 
 
+@contextlib.contextmanager
+def delivery_process(url: str, hook_url: str) -> Iterator[None]:
+    env = {**os.environ, "DATABASE_URL": url, "TORRES_WEBHOOK_URL": hook_url, "TORRES_WEBHOOK_SECRET": SECRET,
+           "TORRES_API_KEY": "bench-key", "TORRES_ADMIN_KEY": "bench-admin", "LOG_LEVEL": "WARNING",
+           "TORRES_MIGRATIONS_DIR": str(MIGRATIONS)}
+    process = subprocess.Popen([sys.executable, "-m", "torres_game", "webhooks"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+
+
 def drain(url: str, hook_url: str) -> int:
     """Deliver what the servers left pending when they stopped; returns how many rows that was."""
     from torres_game.config import Config
@@ -109,6 +128,8 @@ def main() -> int:
     parser.add_argument("--slice-seconds", type=float, default=6.0)
     parser.add_argument("--games", type=int, default=50, help="concurrent games (the HTTP benchmark's load)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--delivery", choices=("process", "thread"), default="process",
+                        help="who posts: a webhook worker process (default), or each server's own thread")
     parser.add_argument("--receive", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -128,6 +149,10 @@ def main() -> int:
         hook_url = stack.enter_context(receiver(log))
         print(f"{'figure':<58} {'value':>10} unit       target")
         on = {"TORRES_WEBHOOK_URL": hook_url, "TORRES_WEBHOOK_SECRET": SECRET}
+        if args.delivery == "process":
+            on["TORRES_WEBHOOK_INTERVAL"] = "0"
+            stack.enter_context(delivery_process(url, hook_url))
+        print(f"# delivery: {args.delivery}")
         ratio = compare_worker_classes(url, args.pairs, args.slice_seconds, args.games, args.workers, 8,
                                        ("gevent", "gevent"), (on, {}))
         in_run = log.read_text().splitlines()
