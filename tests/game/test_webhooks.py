@@ -460,3 +460,49 @@ def test_every_webhook_type_is_documented() -> None:
     text = (ROOT / "docs" / "integration.md").read_text()
     for kind in TYPES:
         assert f"`{kind}`" in text, kind
+
+
+@pytest.mark.postgres
+def test_the_re_read_never_skips_a_webhook_that_commits_later(pg_url: str, tmp_path: Path,
+                                                              receiver: Receiver) -> None:
+    """A reader at the cursor waits for the appends in flight (the events' horizon, 0006/0012): a webhook whose seq
+    was drawn first but commits last is never passed over by a page that already holds a later one."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    tenants = tmp_path / "tenants.json"
+    name = f"cursor{uuid.uuid4().hex[:6]}"
+    cli(tenants, "add-tenant", name)
+    key = add_key(tenants, name, "games")
+    cli(tenants, "set-webhook", name, "--url", receiver.url, "--secret", SECRET)
+    app = create_app(make_config(pg_url, tenants_file=str(tenants), webhook_interval=0))
+    svc: GameService = app.extensions["torres_game"]
+    client = app.test_client()
+    try:
+        first, second = (client.post("/v1/games", headers={"X-API-Key": key}, json={"seats": HUMANS}).get_json()
+                         for _ in range(2))
+        after = outbox(svc.store, name)[-1].seq
+        conn = psycopg.connect(pg_url)  # an append whose transaction stays open, holding the lower seq
+        row = conn.execute(
+            "SELECT outcome FROM torres_append(%s, 1, 'open', NULL, now(), %s, NULL, NULL, NULL, false, NULL, NULL,"
+            " %s)",
+            (first["game_id"], Jsonb([{"type": "action_applied", "payload": {"seat": 0}, "schema_version": 1,
+                                       "content_hash": "c" * 64}]),
+             Jsonb([{"delivery_id": "open-hook", "tenant": name, "type": "turn.started", "payload": {}}])),
+        ).fetchone()
+        assert row == ("ok",)
+        resigned = client.post(f"/v1/games/{second['game_id']}/resign", json={"seat": 0},
+                               headers=bearer(second["seats"][0]["token"]))
+        assert resigned.status_code == 201  # commits after the open one drew its seq
+        page: list[WebhookDelivery] = []
+        reader = threading.Thread(target=lambda: page.extend(svc.store.webhook_deliveries(after=after, tenant=name)))
+        reader.start()
+        time.sleep(0.5)
+        assert reader.is_alive(), "the reader did not wait for the append in flight"
+        conn.commit()
+        conn.close()
+        reader.join(10)
+        assert page and page[0].delivery_id == "open-hook"
+        assert [w.type for w in page[1:]] == ["seat.resigned", "game.ended"]
+    finally:
+        svc.close()
