@@ -506,3 +506,33 @@ def test_the_re_read_never_skips_a_webhook_that_commits_later(pg_url: str, tmp_p
         assert [w.type for w in page[1:]] == ["seat.resigned", "game.ended"]
     finally:
         svc.close()
+
+
+def test_a_process_without_the_tenants_file_writes_the_webhooks_of_a_game_that_has_them(
+        database_url: str, tmp_path: Path, receiver: Receiver) -> None:
+    """Whether a game's events cause webhooks is decided at its creation and stored: an AI worker or an enforcer,
+    which read no tenants file, append its webhooks too; a game created while its tenant had no endpoint has none."""
+    tenants = tmp_path / "tenants.json"
+    name = f"stored{uuid.uuid4().hex[:6]}"
+    cli(tenants, "add-tenant", name)
+    key = add_key(tenants, name, "games")
+    app = create_app(make_config(database_url, tenants_file=str(tenants), webhook_interval=0))
+    worker_like = create_app(make_config(database_url, webhook_interval=0))  # no tenants file, no webhook settings
+    svc, other = app.extensions["torres_game"], worker_like.extensions["torres_game"]
+    client = app.test_client()
+    try:
+        before = client.post("/v1/games", headers={"X-API-Key": key}, json={"seats": HUMANS}).get_json()
+        cli(tenants, "set-webhook", name, "--url", receiver.url, "--secret", SECRET)
+        time.sleep(svc.config.tenants_reload + 0.1)
+        game = client.post("/v1/games", headers={"X-API-Key": key}, json={"seats": HUMANS}).get_json()
+        rng = random.Random(3)
+        for g in (before, game):
+            for _ in range(3):
+                act(other, g, rng.choice(tr.legal_actions(other.current(g["game_id"]).state)))
+        rows = outbox(svc.store, name)
+        assert {w.game_id for w in rows} == {game["game_id"]}
+        versions = {w.payload["version"] for w in rows if w.type == "turn.started"}
+        assert versions - {1}, "the other process's appends wrote no turn.started"
+    finally:
+        svc.close()
+        other.close()

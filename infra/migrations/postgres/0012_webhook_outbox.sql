@@ -7,6 +7,11 @@
 -- after the events' positions, so under the writers' shared lock of 0006: torres_webhooks_horizon() takes that
 -- lock alone, which waits for every append in flight, and a reader never skips a row committed later with a
 -- lower seq, exactly as for the notification log.
+-- Whether a game's events cause webhooks: decided at its creation by its tenant's configuration (an endpoint in the
+-- tenants file), and stored, so that every process appending to the game writes them alike, whether or not it
+-- reads the tenants file (the AI workers and enforcers do not). The previous release inserts false.
+ALTER TABLE games ADD COLUMN webhooks boolean NOT NULL DEFAULT false;
+
 CREATE TABLE webhook_outbox (
     seq             bigserial PRIMARY KEY,
     delivery_id     text NOT NULL UNIQUE,        -- <game>.<version>.<type>: the same on every attempt

@@ -1,5 +1,6 @@
 -- Webhooks (issue 29): the outbox and delivery log, written in the append's transaction (postgres/0012 says why).
 -- SQLite has one writer, so the autoincrement seq is already in commit order: the re-read cursor needs no horizon.
+ALTER TABLE games ADD COLUMN webhooks INTEGER NOT NULL DEFAULT 0;  -- the game's events cause webhooks
 CREATE TABLE webhook_outbox (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
     delivery_id     TEXT NOT NULL UNIQUE,

@@ -479,10 +479,11 @@ class GameService:
         now = self.now()
         folded = Folded.of(1, *lc.step(None, None, created.type, created.payload, 1, format_time(now),
                                        lambda _: state))
+        tenant = self.access.registries.current.tenant(owner)
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
             seats=public_seats, status="active", summary=folded.summary, tenant=owner, visibility=visibility,
-            external_id=external_id, labels=labels,
+            external_id=external_id, labels=labels, webhooks=tenant is not None and tenant.webhook is not None,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
         ai_turn = self._ai_turn_due(game_id, folded)
@@ -1004,10 +1005,10 @@ class GameService:
 
     def _webhooks(self, record: GameRecord, events: Sequence[NewEvent], first_version: int, now: datetime,
                   before: Folded | None, after: Folded) -> list[WebhookRow]:
-        """The outbox rows these events cause (:func:`webhooks.webhooks_for`), when the game's tenant has an
-        endpoint (none: nothing is written, so webhooks cost nothing to a tenant that does not use them)."""
-        tenant = self.access.registries.current.tenant(record.tenant)
-        if tenant is None or tenant.webhook is None:
+        """The outbox rows these events cause (:func:`webhooks.webhooks_for`), for a game whose tenant had an
+        endpoint when it was created (the games row says so, whichever process appends; otherwise nothing is
+        written, so webhooks cost nothing to a tenant that does not use them)."""
+        if not record.webhooks:
             return []
         return webhooks_for(record, events, first_version, format_time(now), None if before is None else before.life,
                             after.life, after.summary)

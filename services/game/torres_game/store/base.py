@@ -151,6 +151,10 @@ class GameRecord:
     visibility: str = "public"  # one of VISIBILITIES; never changes
     external_id: str | None = None  # the portal's own id for the game (issue 29; postgres 0011 / sqlite 0007)
     labels: list[str] = field(default_factory=list)  # what the portal files the game under
+    #: Whether its events cause webhooks: its tenant had an endpoint when it was created (issue 29; postgres 0012 /
+    #: sqlite 0008). Stored, so every process that appends to it (an AI worker, an enforcer: no tenants file there)
+    #: writes them alike.
+    webhooks: bool = False
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def _as_given(queued_at: datetime) -> datetime:
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility,"
-              " external_id, labels")
+              " external_id, labels, webhooks")
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
 _SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log sequencer at a time
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
@@ -121,7 +121,7 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=format_time(row[1]), edition=row[2], master=row[3], options=row[4],
         seats=row[5], version=row[6], status=row[7], summary=row[8], tenant=row[9], visibility=row[10],
-        external_id=row[11], labels=row[12],
+        external_id=row[11], labels=row[12], webhooks=row[13],
     )
 
 
@@ -211,11 +211,11 @@ class PostgresEventStore:
             # A concurrent insert of the same id waits for the other transaction, then inserts nothing.
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary, tenant, visibility, external_id, labels) VALUES (%s, %s, %s, %s, %s,"
-                " %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility, external_id, labels, webhooks) VALUES (%s, %s, %s,"
+                " %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, now, now, game.edition, game.master, _jsonb(game.options), _jsonb(game.seats),
                  stamped[-1].version, game.status, _jsonb(game.summary), game.tenant, game.visibility,
-                 game.external_id, _jsonb(game.labels)),
+                 game.external_id, _jsonb(game.labels), game.webhooks),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # the transaction rolls back: nothing written

@@ -54,7 +54,7 @@ from .base import (
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
 _GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility,"
-              " external_id, labels")
+              " external_id, labels, webhooks")
 
 
 def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -80,7 +80,7 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=row[1], edition=row[2], master=bool(row[3]), options=json.loads(row[4]),
         seats=json.loads(row[5]), version=row[6], status=row[7], summary=json.loads(row[8]), tenant=row[9],
-        visibility=row[10], external_id=row[11], labels=json.loads(row[12]),
+        visibility=row[10], external_id=row[11], labels=json.loads(row[12]), webhooks=bool(row[13]),
     )
 
 
@@ -191,12 +191,12 @@ class SqliteEventStore:
         with self._write() as conn:
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary, tenant, visibility, external_id, labels)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility, external_id, labels, webhooks)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, format_time(now), format_time(now), game.edition, int(game.master),
                  canonical_json(game.options), canonical_json(game.seats), stamped[-1].version, game.status,
                  canonical_json(game.summary), game.tenant, game.visibility, game.external_id,
-                 canonical_json(game.labels)),
+                 canonical_json(game.labels), int(game.webhooks)),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # _write rolls back: nothing written
