@@ -55,8 +55,10 @@ def enforce(config: Config) -> int:
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir,
                        pool_min=config.pool_min, pool_max=config.pool_max)
-    # The sweep runs in this thread (below), not in the service's own enforcer thread.
-    service = GameService(store, config.with_(enforcer_interval=0), make_driver(config.ai_driver, config.ai_delay))
+    # The sweep runs in this thread (below), not in the service's own enforcer thread; webhooks are posted by the
+    # service processes or `python -m torres_game webhooks`, not here.
+    service = GameService(store, config.with_(enforcer_interval=0, webhook_interval=0),
+                          make_driver(config.ai_driver, config.ai_delay))
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
