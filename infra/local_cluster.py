@@ -5,6 +5,7 @@ On the local PostgreSQL and Redis it starts, each on a free loopback port:
 * the migrations (``python -m torres_game migrate``), once, before anything else;
 * 2 game-service replicas (``gunicorn -c infra/gunicorn.conf.py torres_game.wsgi:app``);
 * 2 AI workers (``celery -A torres_ai.celery_app worker``) and the outbox sweeper (``python -m torres_ai.sweeper``);
+* the webhook worker (``python -m torres_game webhooks``; the replicas' own delivery threads off, as in production);
 * the matchmaking API (gunicorn, ``torres_matchmaking.wsgi:app``), 2 matchers and the ratings consumer.
 
 There is no load balancer: matcher *i* and the consumer talk to game replica *i* (mod 2), so killing one replica
@@ -208,13 +209,17 @@ class Cluster:
             metrics_dir = self.run_dir / f"metrics-game-{i}"
             self._add(f"game-{i}", [*gunicorn, "torres_game.wsgi:app"], port=port,
                       health=f"http://127.0.0.1:{port}/readyz", PORT=str(port),
-                      PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+                      PROMETHEUS_MULTIPROC_DIR=str(metrics_dir), TORRES_WEBHOOK_INTERVAL="0")
         for i in range(1, self.ai_workers + 1):
             self._add(f"ai-{i}", [str(BIN / "celery"), "-A", "torres_ai.celery_app", "worker", "--loglevel=WARNING",
                                   "--pool=prefork", "--concurrency=1", "-Q", f"{self.queue},{self.queue}-bulk",
                                   "-n", f"ai-{i}-{self.namespace}@%h", "--without-gossip", "--without-mingle",
                                   "--without-heartbeat"], TORRES_AI_METRICS_PORT="0")
         self._add("sweeper", [str(BIN / "python"), "-m", "torres_ai.sweeper", "--interval", "2"])
+        port = free_port()
+        self._add("webhooks", [str(BIN / "python"), "-m", "torres_game", "webhooks"], port=port,
+                  health=f"http://127.0.0.1:{port}/metrics", TORRES_WEBHOOK_METRICS_PORT=str(port),
+                  TORRES_WEBHOOK_METRICS_HOST="127.0.0.1")
         game_urls = self.game_urls
         port = free_port()
         # its /readyz asks the game service too (matching cannot work without it)
@@ -240,7 +245,7 @@ class Cluster:
     def stop(self) -> dict[str, int | None]:
         """SIGTERM everything (HTTP front first, workers last) and report each exit code."""
         order = ["matchmaking", *[n for n in self.procs if n.startswith(("matcher", "ratings"))],
-                 *[n for n in self.procs if n.startswith("game")], "sweeper",
+                 *[n for n in self.procs if n.startswith("game")], "webhooks", "sweeper",
                  *[n for n in self.procs if n.startswith("ai-")]]
         return {name: self.procs[name].stop() for name in dict.fromkeys(order) if name in self.procs}
 

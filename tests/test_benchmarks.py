@@ -46,6 +46,8 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class (i
      "ratio rate limits on (memory://, shared: address,tenant,player) / off", [POSTGRES]),
     ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
     ("audit_bench.py", ["--runs", "1", "--players", "2"], "verify (in process), 1 runs: median", []),
+    ("webhook_bench.py", ["--pairs", "1", "--slice-seconds", "1", "--games", "2"],
+     "ratio webhooks on / off (accepted actions/s)", [POSTGRES]),
     ("translog_bench.py", ["--rounds", "1", "--games", "2", "--actions", "1", "--leaves", "10",
                            "--proof-leaves", "100"], "ratio log on / off", [POSTGRES]),
     ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),

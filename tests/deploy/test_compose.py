@@ -37,12 +37,12 @@ def test_the_schema_does_reject_a_mistake() -> None:
 
 def test_the_whole_stack_is_there() -> None:
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "game", "ai-worker", "ai-sweeper", "matchmaking",
-                             "matcher", "ratings"}
+    assert set(services) == {"postgres", "redis", "migrate", "game", "ai-worker", "ai-sweeper", "webhooks",
+                             "matchmaking", "matcher", "ratings"}
     assert services["game"]["deploy"]["replicas"] == 2
     assert services["ai-worker"]["deploy"]["replicas"] >= 2
     assert services["migrate"]["restart"] == "no"
-    for name in ("game", "ai-worker", "ai-sweeper"):
+    for name in ("game", "ai-worker", "ai-sweeper", "webhooks"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
     for name, service in services.items():
@@ -87,7 +87,7 @@ def test_the_tenants_overlay_is_valid_and_wired() -> None:
             if key in service:
                 base[key] = service[key]
     validate(merged)
-    for name in ("game", "matchmaking"):
+    for name in ("game", "matchmaking", "webhooks"):
         service = merged["services"][name]
         (mount,) = service["volumes"]
         assert mount["read_only"] is True and mount["source"] == "../tenants"

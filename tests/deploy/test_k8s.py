@@ -22,7 +22,7 @@ K8S_VERSION = "1.33"  # the oldest Kubernetes minor the manifests are written fo
 _CRD = yaml.safe_load((ROOT / "k8s" / "schemas" / "keda.sh_scaledobjects.yaml").read_text())
 SCALED_OBJECT_SCHEMA = next(v for v in _CRD["spec"]["versions"] if v["name"] == "v1alpha1")["schema"]["openAPIV3Schema"]
 GRACEFUL_TIMEOUT: int = serving.GRACEFUL_TIMEOUT.default  # infra/gunicorn.conf.py's graceful_timeout
-WORKLOADS = {"game", "matchmaking", "matcher", "ratings", "ai-worker", "ai-sweeper"}
+WORKLOADS = {"game", "matchmaking", "matcher", "ratings", "ai-worker", "ai-sweeper", "webhooks"}
 Objects = tuple[str, list[dict[str, Any]]]
 
 
@@ -168,12 +168,13 @@ def test_every_command_names_a_real_entry_point() -> None:
 
 
 def test_tenants_file_and_internal_keys_are_wired(rendered: Objects) -> None:
-    """Issue 26: the HTTP services read the tenants file from the Secret torres-tenants (a file, re-read on change);
-    the matcher and the ratings consumer present their own internal keys; no other workload names a tenants file
-    (the AI workers act in-process and need none)."""
+    """Issue 26: the HTTP services read the tenants file from the Secret torres-tenants (a file, re-read on change),
+    and so does the webhook worker (issue 29: the tenants' endpoints and secrets); the matcher and the ratings
+    consumer present their own internal keys; no other workload names a tenants file (the AI workers act
+    in-process and need none)."""
     _, objects = rendered
     deployments = by_kind(objects, "Deployment")
-    for name in ("game", "matchmaking"):
+    for name in ("game", "matchmaking", "webhooks"):
         pod = deployments[name]["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         path = next(e["value"] for e in container["env"] if e["name"] == "TORRES_TENANTS_FILE")
@@ -189,7 +190,7 @@ def test_tenants_file_and_internal_keys_are_wired(rendered: Objects) -> None:
         keys[name] = ref["key"]
     assert keys["matcher"] != keys["ratings"]  # each its own credential
     for name, deployment in deployments.items():
-        if name not in ("game", "matchmaking"):
+        if name not in ("game", "matchmaking", "webhooks"):
             env = deployment["spec"]["template"]["spec"]["containers"][0].get("env", [])
             assert all(e["name"] != "TORRES_TENANTS_FILE" for e in env), name
 

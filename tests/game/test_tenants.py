@@ -81,10 +81,12 @@ GAME_OPERATIONS: dict[tuple[str, str], Request] = {
 }
 #: The operations that would change what the other tests use (end the game, replace its seat-0 token).
 CHANGES_THE_GAME = ("/abandon", "/resign", "/token")
-#: The operations on collections, each with its own test below (create, list, notifications), and the ones that
+#: The operations on collections, each with its own test below (create, list, notifications; the webhook deliveries'
+#: tenant scoping: tests/game/test_webhooks.py, their refusals here), and the ones that
 #: are deliberately open (health, readiness, metrics: no game data; the transparency log: hashes only, no answer
 #: names a game, and a game's proof by id is its record's, behind the game's gate: test_the_log_names_no_game).
-COLLECTION_OPERATIONS = {("post", "/v1/games"), ("get", "/v1/games"), ("get", "/v1/notifications")}
+COLLECTION_OPERATIONS = {("post", "/v1/games"), ("get", "/v1/games"), ("get", "/v1/notifications"),
+                         ("get", "/v1/webhooks/deliveries")}
 OPEN_OPERATIONS = {("get", "/healthz"), ("get", "/readyz"), ("get", "/metrics"),
                    ("get", "/v1/audit/checkpoint"), ("get", "/v1/audit/proof/inclusion"),
                    ("get", "/v1/audit/proof/consistency"), ("get", "/.well-known/torres-audit-key")}
@@ -245,6 +247,7 @@ def test_a_key_nobody_holds_is_401_whether_the_game_exists_or_not(world: World) 
     assert_problem(world.client.post("/v1/games", headers=unknown, json={"seats": SEATS}), 401, "invalid_credentials")
     assert_problem(world.client.get("/v1/games", headers=unknown), 401, "invalid_credentials")
     assert_problem(world.client.get("/v1/notifications", headers=unknown), 401, "invalid_credentials")
+    assert_problem(world.client.get("/v1/webhooks/deliveries", headers=unknown), 401, "invalid_credentials")
     assert world.snapshot() == before
 
 
@@ -256,6 +259,7 @@ def test_a_key_without_the_scope_is_403_insufficient_scope_and_changes_nothing(w
                    "insufficient_scope")
     assert_problem(world.client.get("/v1/games", headers=no_scope), 403, "insufficient_scope")
     assert_problem(world.client.get("/v1/notifications", headers=no_scope), 403, "insufficient_scope")
+    assert_problem(world.client.get("/v1/webhooks/deliveries", headers=no_scope), 403, "insufficient_scope")
     for op in (("post", "/v1/games/{game_id}/abandon"), ("post", "/v1/games/{game_id}/spectator-tokens"),
                ("post", "/v1/games/{game_id}/seats/{seat}/token"),
                ("delete", "/v1/games/{game_id}/seats/{seat}/token"), ("post", "/v1/games/{game_id}/stream-tickets"),
@@ -274,6 +278,8 @@ def test_a_key_without_the_scope_is_403_insufficient_scope_and_changes_nothing(w
                                                                                         "alpha"}),
                    403, "insufficient_scope")
     assert_problem(world.client.get("/v1/notifications", headers=world.key("matcher")), 403, "insufficient_scope")
+    assert_problem(world.client.get("/v1/webhooks/deliveries", headers=world.key("ratings")), 403,
+                   "insufficient_scope")  # webhooks are tenants': no internal key reads them
     assert_problem(GAME_OPERATIONS[("post", "/v1/games/{game_id}/actions")](world.client, public,
                                                                            world.key("matcher")),
                    403, "insufficient_scope")

@@ -4,6 +4,8 @@ A new key is printed once and stored only as its SHA-256 digest. The file is rep
 beside it, then renamed), so a service re-reading it sees the old document or the new one, never half of one.
 Rotation without downtime: ``add-key`` (both keys work), switch the portal over, ``revoke-key`` the old one;
 for a player-token secret, ``rotate-secret`` (both verify), switch the portal's signing over, ``drop-old-secrets``.
+A tenant's game webhooks (issue 29): ``set-webhook NAME --url URL`` (a secret is generated and printed once unless
+``--secret`` gives the portal's own), ``remove-webhook NAME``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .principals import (
     PlayerTokens,
     Registry,
     Tenant,
+    Webhook,
     key_digest,
     new_key,
 )
@@ -121,11 +124,29 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out = {"tenant": args.name, "dropped_secrets": len(tokens.previous_hs256_secrets)}
             tokens = replace(tokens, previous_hs256_secrets=())
         tenants[args.name] = replace(tenant, player_tokens=tokens)
+    elif args.command in ("set-webhook", "remove-webhook"):
+        tenant = tenants.get(args.name)
+        if tenant is None:
+            raise SystemExit(f"no tenant {args.name!r}: add-tenant first")
+        if args.command == "set-webhook":
+            secret = args.secret or secrets.token_urlsafe(32)
+            try:
+                webhook = Webhook.from_json({"url": args.url, "secret": secret})
+            except ValueError as exc:
+                raise SystemExit(str(exc)) from None
+            tenants[args.name] = replace(tenant, webhook=webhook)
+            out = {"tenant": args.name, "url": webhook.url}
+            if not args.secret:
+                out["secret"] = secret  # the portal verifies its webhooks with it
+        else:
+            tenants[args.name] = replace(tenant, webhook=None)
+            out = {"tenant": args.name, "webhook": None}
     elif args.command == "list":
         doc = registry.to_json()
         for tenant in doc["tenants"].values():  # never print a signing secret back
             tenant.get("player_tokens", {}).pop("hs256_secret", None)
             tenant.get("player_tokens", {}).pop("previous_hs256_secrets", None)
+            tenant.get("webhook", {}).pop("secret", None)
         return doc
     save(args.file, Registry(tenants, internal))
     return out
@@ -156,6 +177,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("name")
     d = sub.add_parser("drop-old-secrets", help="tokens signed with a secret rotate-secret replaced are refused")
     d.add_argument("name")
+    w = sub.add_parser("set-webhook", help="where the game service posts the tenant's game webhooks; prints the "
+                                           "signing secret once unless --secret gives the portal's own")
+    w.add_argument("name")
+    w.add_argument("--url", required=True, help="the portal's endpoint (https:// in production)")
+    w.add_argument("--secret", help="the HMAC secret to sign with (at least 16 bytes; default: a new random one)")
+    n = sub.add_parser("remove-webhook", help="no more webhooks for the tenant (pending ones are not delivered)")
+    n.add_argument("name")
     sub.add_parser("list", help="tenants, key ids and scopes (no secrets)")
     return p
 

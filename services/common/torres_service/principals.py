@@ -165,11 +165,33 @@ class ApiKey:
 
 
 @dataclass(frozen=True)
+class Webhook:
+    """Where the game service posts a tenant's game webhooks, and the secret it signs them with (issue 29): the
+    portal chose the secret and verifies with it, so it is stored as given (``torres_service.webhooks.verify``)."""
+
+    url: str
+    secret: str
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Webhook:
+        webhook = cls(url=data["url"], secret=data["secret"])
+        if not webhook.url.startswith(("https://", "http://")):
+            raise ValueError(f"webhook url {webhook.url!r}: an http(s) URL")
+        if len(webhook.secret.encode()) < 16:
+            raise ValueError("a webhook secret needs at least 16 bytes")
+        return webhook
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": self.url, "secret": self.secret}
+
+
+@dataclass(frozen=True)
 class Tenant:
     name: str
     keys: tuple[ApiKey, ...] = ()
     player_tokens: PlayerTokens | None = None
     shared_pool: bool = False  # matchmaking: pair this tenant's players with other opted-in tenants' players
+    webhook: Webhook | None = None  # the game service's webhooks for this tenant's games (issue 29)
 
 
 @dataclass(frozen=True)
@@ -201,7 +223,8 @@ class Registry:
         tenants = {
             name: Tenant(name, tuple(ApiKey.from_json(k, TENANT_SCOPES) for k in t.get("keys", [])),
                          PlayerTokens.from_json(t["player_tokens"]) if t.get("player_tokens") else None,
-                         bool(t.get("shared_pool", False)))
+                         bool(t.get("shared_pool", False)),
+                         Webhook.from_json(t["webhook"]) if t.get("webhook") else None)
             for name, t in data.get("tenants", {}).items()
         }
         internal = {name: tuple(ApiKey.from_json(k, INTERNAL_SCOPES) for k in keys)
@@ -213,21 +236,24 @@ class Registry:
             "tenants": {
                 t.name: {"keys": [k.to_json() for k in t.keys],
                          **({"player_tokens": t.player_tokens.to_json()} if t.player_tokens else {}),
-                         **({"shared_pool": True} if t.shared_pool else {})}
+                         **({"shared_pool": True} if t.shared_pool else {}),
+                         **({"webhook": t.webhook.to_json()} if t.webhook else {})}
                 for t in self.tenants.values()
             },
             "internal": {name: [k.to_json() for k in keys] for name, keys in self.internal.items()},
         }
 
     @classmethod
-    def single_key(cls, api_key: str, player_token_secret: str | None = None) -> Registry:
+    def single_key(cls, api_key: str, player_token_secret: str | None = None,
+                   webhook: Webhook | None = None) -> Registry:
         """The embedded default: one tenant whose one key may do what a key did before tenants, tenant and
         internal scopes alike (the matcher and the AI workers present the same key), and the dev issuer's secret.
         Not ``admin``: reading hidden information before the end stays the operator's admin key's alone, as it
-        was, because this key also sits in portals' lobbies (``make run`` hands it to the browser)."""
+        was, because this key also sits in portals' lobbies (``make run`` hands it to the browser). ``webhook``:
+        where its game webhooks go (``TORRES_WEBHOOK_URL``), if anywhere."""
         key = ApiKey("env", key_digest(api_key), (TENANT_SCOPES - {"admin"}) | INTERNAL_SCOPES)
         tokens = PlayerTokens(DEV_ISSUER, hs256_secret=player_token_secret) if player_token_secret else None
-        return cls({DEFAULT_TENANT: Tenant(DEFAULT_TENANT, (key,), tokens)})
+        return cls({DEFAULT_TENANT: Tenant(DEFAULT_TENANT, (key,), tokens, webhook=webhook)})
 
     # -- questions -------------------------------------------------------------------------------------
 
@@ -319,6 +345,10 @@ TENANTS_RELOAD = Setting("TORRES_TENANTS_RELOAD", "seconds within which a change
 API_KEY = Setting("TORRES_API_KEY", "without a tenants file, the one API key (`X-API-Key`), of tenant `default` "
                   "with every scope but `admin`; generated and logged at start when unset (under gunicorn set it: "
                   "each worker would generate its own)", default="")
+WEBHOOK_URL = Setting("TORRES_WEBHOOK_URL", "without a tenants file, where the game service posts tenant "
+                      "`default`'s game webhooks (docs/integration.md); unset: none are written", default="")
+WEBHOOK_SECRET = Setting("TORRES_WEBHOOK_SECRET", "without a tenants file, the secret (at least 16 bytes) tenant "
+                         "`default`'s webhooks are signed with (`TORRES_WEBHOOK_URL` needs it)", default="")
 PLAYER_TOKEN_SECRET = Setting("TORRES_PLAYER_TOKEN_SECRET", "without a tenants file, the HS256 secret (at least 32 "
                               "bytes) tenant `default`'s player tokens are signed with; unset: none verifies",
                               default="")
@@ -342,12 +372,15 @@ class Registries:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, api_key: str = "") -> Registries:
         """``TORRES_TENANTS_FILE`` when set, else the single-key default built from ``api_key`` (the service's
-        own setting, generated when unset) and ``TORRES_PLAYER_TOKEN_SECRET``."""
+        own setting, generated when unset), ``TORRES_PLAYER_TOKEN_SECRET`` and ``TORRES_WEBHOOK_URL`` with
+        ``TORRES_WEBHOOK_SECRET``."""
         env = os.environ if env is None else env
         path = TENANTS_FILE.read(env)
         if path:
             return cls(path=path, reload=TENANTS_RELOAD.read(env))
-        return cls(Registry.single_key(api_key, PLAYER_TOKEN_SECRET.read(env) or None))
+        url = WEBHOOK_URL.read(env)
+        webhook = Webhook.from_json({"url": url, "secret": WEBHOOK_SECRET.read(env)}) if url else None
+        return cls(Registry.single_key(api_key, PLAYER_TOKEN_SECRET.read(env) or None, webhook))
 
     def _read(self) -> Registry:
         assert self.path is not None

@@ -188,7 +188,8 @@ def default_of(f: dataclasses.Field[Any]) -> Any:
 _HTTP = ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimits:Settings:VARIABLES",
          "torres_service.cors:ORIGINS")
 SOURCES: dict[str, tuple[str, ...]] = {
-    "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", *_HTTP),
+    "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", "torres_game.webhooks:METRICS_PORT",
+             "torres_game.webhooks:METRICS_HOST", *_HTTP),
     "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS", *_HTTP),
     "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS", "torres_service.logs:LOG_LEVEL"),
     "gunicorn": ("torres_service.serving:SETTINGS",),

@@ -1,4 +1,4 @@
-"""Command line: ``python -m torres_game migrate``, ``serve``, ``enforce`` and ``sequence``."""
+"""Command line: ``python -m torres_game migrate``, ``serve``, ``enforce``, ``sequence`` and ``webhooks``."""
 
 from __future__ import annotations
 
@@ -55,8 +55,10 @@ def enforce(config: Config) -> int:
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir,
                        pool_min=config.pool_min, pool_max=config.pool_max)
-    # The sweep runs in this thread (below), not in the service's own enforcer thread.
-    service = GameService(store, config.with_(enforcer_interval=0), make_driver(config.ai_driver, config.ai_delay))
+    # The sweep runs in this thread (below), not in the service's own enforcer thread; webhooks are posted by the
+    # service processes or `python -m torres_game webhooks`, not here.
+    service = GameService(store, config.with_(enforcer_interval=0, webhook_interval=0),
+                          make_driver(config.ai_driver, config.ai_delay))
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -102,6 +104,50 @@ def sequence(config: Config) -> int:
     return 0
 
 
+def deliver_webhooks(config: Config) -> int:
+    """A dedicated webhook delivery worker (the service processes run one each as well, unless
+    ``TORRES_WEBHOOK_INTERVAL=0``): posts the outbox's due webhooks until SIGTERM/SIGINT. Any number may run at
+    once (each claims its rows under a lease); killed mid-batch, it loses nothing: its rows are claimed again when
+    their lease ends and posted with the same delivery id. Metrics on ``TORRES_WEBHOOK_METRICS_PORT``."""
+    import signal
+    import threading
+
+    from torres_service.principals import Registries
+
+    from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker, wake_on_notify
+
+    store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
+    registries = Registries.from_env(
+        {"TORRES_TENANTS_FILE": config.tenants_file, "TORRES_TENANTS_RELOAD": str(config.tenants_reload),
+         "TORRES_WEBHOOK_URL": config.webhook_url, "TORRES_WEBHOOK_SECRET": config.webhook_secret},
+        api_key=config.api_key)
+    worker = WebhookWorker(store, registries, config)
+    stop = threading.Event()
+
+    def halt(*_: object) -> None:
+        stop.set()
+        worker.wake()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, halt)
+    port = METRICS_PORT.read()
+    if port:  # Prometheus scrapes this process here; 0 = off
+        from prometheus_client import start_http_server
+
+        start_http_server(port, addr=METRICS_HOST.read())
+    interval = config.webhook_interval or 0.2
+    if store.backend == "postgres":  # woken at each commit that wrote webhooks, not only every interval
+        threading.Thread(target=wake_on_notify, args=(worker, config.database_url, stop), name="torres-webhooks-listen",
+                         daemon=True).start()
+    print(f"webhook worker on {store.backend}, every {interval} s", flush=True)
+    try:
+        worker.run(stop, interval)
+    finally:
+        worker.close()
+        store.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torres_game", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--port", type=int, default=8000)
     sub.add_parser("enforce", help="sweep clock deadlines (TORRES_ENFORCER_INTERVAL seconds apart) until stopped")
     sub.add_parser("sequence", help="integrate finished games into the transparency log and sign checkpoints")
+    sub.add_parser("webhooks", help="deliver the webhook outbox (TORRES_WEBHOOK_INTERVAL seconds apart) until stopped")
     args = parser.parse_args(argv)
     configure_logging("torres_game")
     config = Config.from_env()
@@ -120,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         return enforce(config)
     if args.command == "sequence":
         return sequence(config)
+    if args.command == "webhooks":
+        return deliver_webhooks(config)
     return serve(config, args.host, args.port)
 
 

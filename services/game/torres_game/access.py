@@ -34,7 +34,15 @@ from datetime import UTC, datetime
 
 import jwt
 
-from torres_service.principals import TENANTS_FILE, TENANTS_RELOAD, MissingScope, Principal, Registries
+from torres_service.principals import (
+    TENANTS_FILE,
+    TENANTS_RELOAD,
+    WEBHOOK_SECRET,
+    WEBHOOK_URL,
+    MissingScope,
+    Principal,
+    Registries,
+)
 
 from .config import Config
 from .errors import (
@@ -161,7 +169,8 @@ class Access:
         #: rows; 0: now): ``seat_token_recheck`` for reads, any age for an action (its append checks again).
         self.seat_tokens: Callable[[GameInfo, float], SeatTokens] = seat_tokens or SeatTokens.created
         self.registries = registries or Registries.from_env(
-            {TENANTS_FILE.var: config.tenants_file, TENANTS_RELOAD.var: str(config.tenants_reload)},
+            {TENANTS_FILE.var: config.tenants_file, TENANTS_RELOAD.var: str(config.tenants_reload),
+             WEBHOOK_URL.var: config.webhook_url, WEBHOOK_SECRET.var: config.webhook_secret},
             api_key=config.api_key)
         # Spectator tokens are signed with a key derived from the operator's admin key: every replica of a
         # deployment already shares it, so no further secret is needed; changing it revokes them all.

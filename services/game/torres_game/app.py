@@ -31,6 +31,7 @@ from .http.games import blp as games_blp
 from .http.online import blp as online_blp
 from .http.ops import notifications as notifications_blp
 from .http.ops import ops as ops_blp
+from .http.ops import webhooks as webhooks_blp
 from .http.play import play as play_blp
 from .http.push import init_push
 from .http.push import push as push_blp
@@ -77,8 +78,8 @@ def create_app(
     # An action's body: declared by its schema, documented as a component, and checked against that document.
     api.spec.components.schema(schemas.ACTION_REQUEST, schema=schemas.ActionRequestSchema)
     app.extensions[ACTION_BODY] = DocumentedBody(api.spec.components.schemas[schemas.ACTION_REQUEST])
-    for blueprint in (ops_blp, games_blp, online_blp, notifications_blp, push_blp, metrics_blp, audit_blp,
-                      well_known_blp):
+    for blueprint in (ops_blp, games_blp, online_blp, notifications_blp, webhooks_blp, push_blp, metrics_blp,
+                      audit_blp, well_known_blp):
         api.register_blueprint(blueprint)
     init_push(app, ping_interval=config.stream_heartbeat)
     app.register_blueprint(play_blp)  # static files: outside the OpenAPI document

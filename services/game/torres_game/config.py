@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from torres_service.logs import LOG_LEVEL
-from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD
+from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD, WEBHOOK_SECRET, WEBHOOK_URL
 from torres_service.settings import Setting, setting, values
 from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
@@ -139,6 +139,29 @@ class Config:
         "for actions always)"))
     stream_ticket_ttl: float = field(default=60, metadata=setting(
         "TORRES_STREAM_TICKET_TTL", "seconds a stream ticket may wait before it opens its one stream"))
+    # Webhooks (issue 29, docs/integration.md): each tenant's endpoint and secret are in the tenants file (`python -m
+    # torres_service.keys set-webhook`); without one, these two give tenant "default" its endpoint. The rows are
+    # written to the outbox with the events that cause them; a delivery worker (a thread of each process every
+    # `webhook_interval` seconds, or `python -m torres_game webhooks`) posts them, at least once.
+    webhook_url: str = WEBHOOK_URL.field()
+    webhook_secret: str = WEBHOOK_SECRET.field()
+    webhook_interval: float = field(default=0.2, metadata=setting(
+        "TORRES_WEBHOOK_INTERVAL", "seconds between the webhook delivery worker's looks at the outbox in each "
+        "process (it is also woken by this process's own appends); `0`: none, for deployments that run `python -m "
+        "torres_game webhooks`"))
+    webhook_timeout: float = field(default=5.0, metadata=setting(
+        "TORRES_WEBHOOK_TIMEOUT", "seconds a webhook endpoint may take to answer before the attempt counts as "
+        "failed"))
+    webhook_attempts: int = field(default=12, metadata=setting(
+        "TORRES_WEBHOOK_ATTEMPTS", "attempts of one webhook delivery (1 s, 2 s, 4 s … up to 300 s apart) before "
+        "it is marked `failed` (still re-readable from `GET /v1/webhooks/deliveries`)"))
+    webhook_batch: int = field(default=100, metadata=setting(
+        "TORRES_WEBHOOK_BATCH", "webhook deliveries a worker claims at once"))
+    webhook_concurrency: int = field(default=8, metadata=setting(
+        "TORRES_WEBHOOK_CONCURRENCY", "webhook deliveries a worker has in flight at once"))
+    webhook_lease: float = field(default=60.0, metadata=setting(
+        "TORRES_WEBHOOK_LEASE", "seconds a claimed webhook delivery is a worker's; a worker that died holding it "
+        "leaves it to another after this"))
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod

@@ -29,7 +29,7 @@ from torres_audit.chain import canonical_json, format_time
 from torres_audit.events import GAME_ENDED
 from torres_audit.note import Signer, Verifier
 from torres_service.lru import LockedLru
-from torres_service.principals import DEFAULT_TENANT
+from torres_service.principals import DEFAULT_TENANT, MissingScope
 
 from . import events as ev
 from . import metrics
@@ -83,10 +83,12 @@ from .store.base import (
     Snapshot,
     StoredEvent,
     StreamTicket,
+    WebhookRow,
 )
 from .translog import TransparencyLog
 from .verification import verify_log
 from .waiting import Notice, SeatTokensChanged, WakeHub, hub_for, release_hub, wait_for_version
+from .webhooks import WRITTEN, WebhookWorker, webhooks_for
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +194,9 @@ class GameService:
         self.hub.watch(self._forget_seat_tokens)
         self.now: Callable[[], datetime] = utcnow  # the clock every recorded event time comes from (tests set it)
         self._enforcer: threading.Thread | None = None
+        #: The webhook delivery worker of this process (``webhook_interval`` > 0), woken by its appends.
+        self.webhook_worker: WebhookWorker | None = None
+        self._webhook_thread: threading.Thread | None = None
         self._stop = threading.Event()
 
     def start(self) -> None:
@@ -212,6 +217,11 @@ class GameService:
             self._sequencer = threading.Thread(target=self.translog.run, args=(self._stop, self.config.log_interval),
                                                name="torres-sequencer", daemon=True)
             self._sequencer.start()
+        if self.config.webhook_interval > 0:
+            self.webhook_worker = WebhookWorker(self.store, self.access.registries, self.config)
+            self._webhook_thread = threading.Thread(target=self.webhook_worker.run, args=(self._stop,),
+                                                    name="torres-webhooks", daemon=True)
+            self._webhook_thread.start()
 
     def close(self) -> None:
         self._stop.set()
@@ -221,6 +231,11 @@ class GameService:
         if self._enforcer is not None:
             self._enforcer.join(timeout=10)
             self._enforcer = None
+        if self.webhook_worker is not None and self._webhook_thread is not None:
+            self.webhook_worker.wake()
+            self._webhook_thread.join(timeout=10)
+            self.webhook_worker.close()
+            self.webhook_worker, self._webhook_thread = None, None
         self.driver.close()
         self.hub.unwatch(self._forget_seat_tokens)
         release_hub(self._hub_key)
@@ -491,16 +506,19 @@ class GameService:
         now = self.now()
         folded = Folded.of(1, *lc.step(None, None, created.type, created.payload, 1, format_time(now),
                                        lambda _: state))
+        tenant = self.access.registries.current.tenant(owner)
         record = GameRecord(
             game_id=game_id, created_at="", edition=edition, master=master, options=options,
             seats=public_seats, status="active", summary=folded.summary, tenant=owner, visibility=visibility,
-            external_id=external_id, labels=labels,
+            external_id=external_id, labels=labels, webhooks=tenant is not None and tenant.webhook is not None,
         )
         secret = GameSecret(seed, [token_hash(t) if t else None for t in tokens])
         ai_turn = self._ai_turn_due(game_id, folded)
-        result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn, now=now)
+        hooks = self._webhooks(record, [created], 1, now, None, folded)
+        result = self.store.create_game(record, secret, [created], f"create:{game_id}", ai_turn=ai_turn, now=now,
+                                        webhooks=hooks)
         self._states.put(game_id, folded)
-        self._after_append(game_id, folded, ai_turn)
+        self._after_append(game_id, folded, ai_turn, hooks)
         return self._created_body(game_id, result.version, created.payload["seed_commitment"], public_seats, tokens,
                                   record)
 
@@ -661,6 +679,22 @@ class GameService:
             for doc in redact_events(page, reader)
         ]
         return {"notifications": items, "next_after": page[-1].position if page else after}
+
+    def webhook_deliveries(self, creds: Credentials, *, after: int, limit: int) -> dict[str, Any]:
+        """The outbox of the caller's tenant after the cursor ``after`` (issue 29): a tenant's key with ``games``
+        reads its own webhooks, the admin key every tenant's; an internal service none."""
+        caller = self.access.caller(creds)
+        tenant: str | None = None
+        if not caller.operator:
+            principal = caller.principal
+            if principal is None:
+                raise Unauthenticated("send an API key in X-API-Key")
+            if principal.internal:
+                raise MissingScope("webhooks belong to tenants: an internal service's key reads none", scope="games")
+            principal.require("games")
+            tenant = principal.name
+        page = self.store.webhook_deliveries(after=after, limit=limit, tenant=tenant)
+        return {"deliveries": [d.to_json() for d in page], "next_after": page[-1].seq if page else after}
 
     def wait(self, game_id: str, creds: Credentials = ANONYMOUS, *, version: int, timeout: float) -> dict[str, Any]:
         """Long-poll: one read of the games row, then sleep on the game's notices (no further query unless
@@ -972,12 +1006,14 @@ class GameService:
         game_id = info.record.game_id
         new_events, after = plan
         ai_turn = self._ai_turn_due(game_id, after)
+        hooks = self._webhooks(info.record, new_events, folded.version + 1, now, folded, after)
         try:
             result = self.store.append(
                 game_id, folded.version, new_events, command_id, fingerprint=fingerprint,
                 status="over" if after.over else None, summary=after.summary, ai_turn=ai_turn,
                 close_ai_turns="ai" in after.life.kinds or after.life.settings.timeout_policy == "ai", now=now,
                 seat_token=None if seat_token is None else (seat_token.seat, seat_token.generation),
+                webhooks=hooks,
             )
         except VersionConflict:
             metrics.VERSION_CONFLICTS.inc()
@@ -993,7 +1029,7 @@ class GameService:
         if every > 0 and result.version // every > folded.version // every:
             self.store.save_snapshot(Snapshot(game_id, result.version, after.state.to_position(),
                                               lifecycle=after.life.to_json()))
-        self._after_append(game_id, after, ai_turn)
+        self._after_append(game_id, after, ai_turn, hooks)
         return result, after
 
     @staticmethod
@@ -1003,12 +1039,28 @@ class GameService:
             return AiTurn(game_id, to_move, folded.version)
         return None
 
-    def _after_append(self, game_id: str, folded: Folded, ai_turn: AiTurn | None) -> None:
+    def _webhooks(self, record: GameRecord, events: Sequence[NewEvent], first_version: int, now: datetime,
+                  before: Folded | None, after: Folded) -> list[WebhookRow]:
+        """The outbox rows these events cause (:func:`webhooks.webhooks_for`), for a game whose tenant had an
+        endpoint when it was created (the games row says so, whichever process appends; otherwise nothing is
+        written, so webhooks cost nothing to a tenant that does not use them)."""
+        if not record.webhooks:
+            return []
+        return webhooks_for(record, events, first_version, format_time(now), None if before is None else before.life,
+                            after.life, after.summary)
+
+    def _after_append(self, game_id: str, folded: Folded, ai_turn: AiTurn | None,
+                      hooks: Sequence[WebhookRow] = ()) -> None:
         if self.hub.listener is None:  # SQLite: in-process wake-ups; PostgreSQL's come from the database
             notice = Notice(game_id, folded.version, "over" if folded.over else "active", folded.to_move)
             self.hub.publish(game_id, notice)
         if ai_turn is not None:
             self.driver.turn_due(ai_turn.game_id, ai_turn.seat, ai_turn.version)
+        if hooks:
+            for hook in hooks:
+                WRITTEN.labels(hook.type).inc()
+            if self.webhook_worker is not None:
+                self.webhook_worker.wake()
 
     # -- use cases: online play (clocks, leaving, undo) -----------------------------------
 

@@ -6,13 +6,12 @@ step), so no callback is lost to a crash; the matcher holding the pool delivers 
 at least once: a receiver deduplicates by the ``X-Torres-Delivery`` header.
 
 Signature: ``X-Torres-Signature: sha256=<hex HMAC-SHA256 of "<X-Torres-Timestamp>.<body>" keyed with
-MM_WEBHOOK_SECRET>``; the receiver recomputes it and rejects stale timestamps.
+MM_WEBHOOK_SECRET>``; the receiver recomputes it and rejects stale timestamps. Signing, the headers, the attempt
+and the back-off are :mod:`torres_service.webhooks`, shared with the game service's webhooks.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
 import time
@@ -20,16 +19,13 @@ from collections.abc import Callable
 
 import httpx
 
+from torres_service import webhooks
+
 from .config import Config
 from .store import Pool, Redis
 from .tickets import public_ticket
 
 log = logging.getLogger(__name__)
-MAX_BACKOFF = 300.0
-
-
-def sign(secret: str, timestamp: str, body: bytes) -> str:
-    return "sha256=" + hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
 class CallbackSender:
@@ -61,22 +57,16 @@ class CallbackSender:
                 log.error("ticket callback given up", extra={"ticket_id": ticket_id, "attempts": attempts})
                 client.zrem(keys.hooks(pool), ticket_id)
             else:
-                client.zadd(keys.hooks(pool), {ticket_id: now + min(MAX_BACKOFF, 2.0 ** (attempts - 1))}, xx=True)
+                client.zadd(keys.hooks(pool), {ticket_id: now + webhooks.backoff(attempts)}, xx=True)
         return delivered
 
     def _post(self, fields: dict[str, str], now: float) -> bool:
         doc = public_ticket(fields, now)
         body = json.dumps({"type": f"ticket.{doc['status']}", "ticket": doc}, sort_keys=True).encode()
-        timestamp = str(int(time.time()))
-        headers = {"Content-Type": "application/json", "X-Torres-Timestamp": timestamp,
-                   "X-Torres-Signature": sign(self.config.webhook_secret, timestamp, body),
-                   "X-Torres-Delivery": f"{doc['ticket_id']}.{doc['status']}"}
-        try:
-            response = self._http.post(fields["callback_url"], content=body, headers=headers)
-        except httpx.HTTPError as exc:
-            log.warning("ticket callback failed", extra={"ticket_id": doc["ticket_id"], "error": type(exc).__name__})
-            return False
-        if not 200 <= response.status_code < 300:
-            log.warning("ticket callback refused", extra={"ticket_id": doc["ticket_id"],
-                                                           "status": response.status_code})
-        return 200 <= response.status_code < 300
+        attempt = webhooks.post(self._http, fields["callback_url"], self.config.webhook_secret, body,
+                                f"{doc['ticket_id']}.{doc['status']}")
+        if attempt.error is not None and attempt.status is None:
+            log.warning("ticket callback failed", extra={"ticket_id": doc["ticket_id"], "error": attempt.error})
+        elif not attempt.ok:
+            log.warning("ticket callback refused", extra={"ticket_id": doc["ticket_id"], "status": attempt.status})
+        return attempt.ok

@@ -17,6 +17,9 @@ from .games import service
 
 notifications = Blueprint("notifications", __name__, url_prefix="/v1", description="The global event log")
 _notification_errors = problem_responses(notifications, s.ProblemSchema)
+webhooks = Blueprint("webhooks", __name__, url_prefix="/v1/webhooks",
+                     description="A tenant's webhooks and their delivery log (docs/integration.md)")
+_webhook_errors = problem_responses(webhooks, s.ProblemSchema)
 
 
 def readyz() -> dict[str, Any]:
@@ -48,3 +51,16 @@ def read_notifications(args: dict[str, Any]) -> dict[str, Any]:
     ``admin``); an internal key with ``notifications`` (the ratings consumer) every game's, redacted; the admin key
     every game's, full."""
     return service().notifications(credentials(), after=args["after"], limit=args["limit"])
+
+
+@webhooks.route("/deliveries", methods=["GET"])
+@webhooks.arguments(s.PageArgs(), location="query")
+@webhooks.response(200, s.WebhookDeliveryPageSchema)
+@_webhook_errors(401, 403)
+@webhooks.doc(security=[{"apiKey": []}, {"adminKey": []}])
+def read_webhook_deliveries(args: dict[str, Any]) -> dict[str, Any]:
+    """The webhooks of the caller's games in the order they were written, after the cursor ``after``, whatever
+    their delivery status (pending, delivered, failed), each with its payload: a portal that missed deliveries
+    re-reads them from the last cursor it processed. A tenant's key (``games``) reads its own; the admin key every
+    tenant's."""
+    return service().webhook_deliveries(credentials(), after=args["after"], limit=args["limit"])

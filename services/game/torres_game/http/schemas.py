@@ -471,6 +471,28 @@ class NotificationPageSchema(Schema):
     next_after = fields.Integer()
 
 
+class WebhookDeliverySchema(Schema):
+    """A webhook in the outbox with its delivery log (issue 29, docs/integration.md)."""
+
+    cursor = fields.Integer(metadata={"description": "pass as `after` to read the deliveries after this one"})
+    delivery_id = fields.String(metadata={"description": "the X-Torres-Delivery id every attempt carries"})
+    type = fields.String(metadata={"enum": ["game.created", "turn.started", "game.ended", "seat.timed_out",
+                                            "seat.resigned", "game.abandoned"]})
+    game_id = fields.String()
+    created_at = fields.String(metadata={"description": "when the event that caused it was recorded"})
+    status = fields.String(metadata={"enum": ["pending", "delivered", "failed"]})
+    attempts = fields.Integer()
+    last_status = fields.Integer(allow_none=True, metadata={"description": "the endpoint's last HTTP status"})
+    last_error = fields.String(allow_none=True)
+    delivered_at = fields.String(allow_none=True)
+    payload = fields.Dict(metadata={"description": "the body that was (or will be) posted, as JSON"})
+
+
+class WebhookDeliveryPageSchema(Schema):
+    deliveries = fields.List(fields.Nested(WebhookDeliverySchema))
+    next_after = fields.Integer()
+
+
 class HealthSchema(Schema):
     status = fields.String(metadata={"enum": ["ok"]})
 

@@ -13,7 +13,9 @@ per-game streams the store keeps what must change *in the same transaction* as a
 * ``stream_tickets``: single-use stream tickets (hashes), deleted when redeemed;
 * ``log_leaves``: a finished game's head, queued for the transparency log by a trigger on its ``game_ended``
   event (issue 28); the sequencer later gives it its leaf index, stores the tree's ``log_nodes`` and signs a
-  ``log_checkpoints`` row, all in one transaction of its own (:meth:`EventStore.integrate_log`).
+  ``log_checkpoints`` row, all in one transaction of its own (:meth:`EventStore.integrate_log`);
+* ``webhook_outbox``: the webhooks the appended events cause for their tenant (issue 29), delivered at least once
+  by a worker that claims due rows under a lease and records every attempt on the row (the delivery log).
 
 Snapshots are a rebuildable cache and are written outside append transactions.
 """
@@ -52,6 +54,9 @@ __all__ = [
     "StoredEvent",
     "StreamTicket",
     "VersionConflict",
+    "WebhookDelivery",
+    "WebhookOutcome",
+    "WebhookRow",
     "list_filters",
 ]
 
@@ -146,6 +151,10 @@ class GameRecord:
     visibility: str = "public"  # one of VISIBILITIES; never changes
     external_id: str | None = None  # the portal's own id for the game (issue 29; postgres 0011 / sqlite 0007)
     labels: list[str] = field(default_factory=list)  # what the portal files the game under
+    #: Whether its events cause webhooks: its tenant had an endpoint when it was created (issue 29; postgres 0012 /
+    #: sqlite 0008). Stored, so every process that appends to it (an AI worker, an enforcer: no tenants file there)
+    #: writes them alike.
+    webhooks: bool = False
 
 
 @dataclass(frozen=True)
@@ -265,6 +274,52 @@ class LogIntegration:
     checkpoint: LogCheckpoint
 
 
+@dataclass(frozen=True)
+class WebhookRow:
+    """A webhook to write to the outbox with the append that causes it: ``payload`` is the whole body posted."""
+
+    delivery_id: str
+    tenant: str
+    type: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WebhookDelivery:
+    """An outbox row: the webhook and its delivery log (status, attempts, the endpoint's last answer)."""
+
+    seq: int
+    delivery_id: str
+    tenant: str
+    game_id: str
+    type: str
+    payload: dict[str, Any]
+    created_at: str
+    status: str  # "pending" | "delivered" | "failed"
+    attempts: int
+    next_attempt_at: str
+    last_status: int | None = None
+    last_error: str | None = None
+    delivered_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cursor": self.seq, "delivery_id": self.delivery_id, "type": self.type, "game_id": self.game_id,
+                "created_at": self.created_at, "status": self.status, "attempts": self.attempts,
+                "last_status": self.last_status, "last_error": self.last_error, "delivered_at": self.delivered_at,
+                "payload": self.payload}
+
+
+@dataclass(frozen=True)
+class WebhookOutcome:
+    """What a worker records after an attempt: ``delivered``; else ``retry_at`` (None: given up, ``failed``)."""
+
+    seq: int
+    delivered: bool
+    status: int | None = None
+    error: str | None = None
+    retry_at: datetime | None = None
+
+
 #: The sequencer's pure part: (tree size, frontier hashes, pending leaves) -> what to write.
 LogBuild = Callable[[int, list[bytes], list[PendingLeaf]], LogIntegration]
 
@@ -276,10 +331,11 @@ class EventStore(Protocol):
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None, webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         """Insert the game row, its secrets and its first events (versions 1..n) atomically; raise
-        :class:`GameExists`, writing nothing, when the game id is taken. ``now``: the events' time."""
+        :class:`GameExists`, writing nothing, when the game id is taken. ``now``: the events' time;
+        ``webhooks``: outbox rows written in the same transaction."""
         ...
 
     def append(
@@ -296,8 +352,12 @@ class EventStore(Protocol):
         close_ai_turns: bool = False,
         now: datetime | None = None,
         seat_token: tuple[int, int] | None = None,
+        webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`.
+
+        ``webhooks``: the outbox rows the events cause, written in the same transaction (a duplicate or a refused
+        append writes none; a delivery id already in the outbox is kept as it is).
 
         ``seat_token`` (seat, generation): the seat token the actor presented, which the service decided on from
         rows it read earlier; the append raises :class:`SeatTokenRevoked` instead when a later generation of
@@ -369,6 +429,29 @@ class EventStore(Protocol):
         ...
 
     def complete_ai_turn(self, game_id: str, version: int) -> None: ...
+
+    # -- webhooks (issue 29) -----------------------------------------------------------------------------
+
+    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
+        """Up to ``limit`` due pending rows (``next_attempt_at`` passed, no live lease), oldest due first, each
+        leased to the caller for ``lease`` seconds: no other worker claims them until the lease ends (a worker that
+        died holding them leaves them to the next one then)."""
+        ...
+
+    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
+        """Record attempts: one more attempt each, its answer, the lease released, and the row ``delivered``,
+        ``pending`` again from ``retry_at``, or ``failed``."""
+        ...
+
+    def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
+                           ) -> list[WebhookDelivery]:
+        """The outbox in ``seq`` order after the cursor ``after`` (every status), a tenant's only with ``tenant``;
+        like :meth:`notifications`, a row committed later never has a lower seq than one already read."""
+        ...
+
+    def webhook_backlog(self) -> int:
+        """How many webhook deliveries are pending."""
+        ...
 
     # -- the transparency log (issue 28) ---------------------------------------------------------------
 

@@ -53,6 +53,9 @@ from .base import (
     Snapshot,
     StoredEvent,
     StreamTicket,
+    WebhookDelivery,
+    WebhookOutcome,
+    WebhookRow,
     build_log_batch,
     content_hashes,
     list_filters,
@@ -67,10 +70,35 @@ def _as_given(queued_at: datetime) -> datetime:
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility,"
-              " external_id, labels")
+              " external_id, labels, webhooks")
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
 _SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log sequencer at a time
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
+#: NOTIFY channel of appends that wrote webhooks (0012): delivery workers LISTEN on it.
+WEBHOOKS_CHANNEL = "torres_webhooks"
+_WEBHOOK_COLS = ("seq, delivery_id, tenant, game_id, type, payload, created_at, status, attempts, next_attempt_at,"
+                 " last_status, last_error, delivered_at")
+
+
+def _webhook(row: tuple[Any, ...]) -> WebhookDelivery:
+    return WebhookDelivery(
+        seq=row[0], delivery_id=row[1], tenant=row[2], game_id=row[3], type=row[4], payload=row[5],
+        created_at=format_time(row[6]), status=row[7], attempts=row[8], next_attempt_at=format_time(row[9]),
+        last_status=row[10], last_error=row[11], delivered_at=None if row[12] is None else format_time(row[12]),
+    )
+
+
+def _without_flush(conn: psycopg.Connection) -> None:
+    """This transaction commits without waiting for its WAL flush (``synchronous_commit``): fine for the webhook
+    worker's claims and attempt records, and only for them. A crash can lose the last of them, which delivery at
+    least once already allows for: a lost claim is claimed again, a lost record posted again (the same delivery id).
+    Waiting for the disk twice per delivery, at the HTTP benchmark's load, cost the appends around them."""
+    conn.execute("SET LOCAL synchronous_commit TO off")
+
+
+def _webhook_docs(webhooks: Sequence[WebhookRow]) -> list[dict[str, Any]]:
+    return [{"delivery_id": w.delivery_id, "tenant": w.tenant, "type": w.type, "payload": w.payload}
+            for w in webhooks]
 
 
 def _qualified(alias: str, columns: str) -> str:
@@ -94,7 +122,7 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=format_time(row[1]), edition=row[2], master=row[3], options=row[4],
         seats=row[5], version=row[6], status=row[7], summary=row[8], tenant=row[9], visibility=row[10],
-        external_id=row[11], labels=row[12],
+        external_id=row[11], labels=row[12], webhooks=row[13],
     )
 
 
@@ -176,7 +204,7 @@ class PostgresEventStore:
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None, webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         now = now or datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
@@ -184,11 +212,11 @@ class PostgresEventStore:
             # A concurrent insert of the same id waits for the other transaction, then inserts nothing.
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary, tenant, visibility, external_id, labels) VALUES (%s, %s, %s, %s, %s,"
-                " %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility, external_id, labels, webhooks) VALUES (%s, %s, %s,"
+                " %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, now, now, game.edition, game.master, _jsonb(game.options), _jsonb(game.seats),
                  stamped[-1].version, game.status, _jsonb(game.summary), game.tenant, game.visibility,
-                 game.external_id, _jsonb(game.labels)),
+                 game.external_id, _jsonb(game.labels), game.webhooks),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # the transaction rolls back: nothing written
@@ -199,6 +227,15 @@ class PostgresEventStore:
             stored = self._insert(conn, stamped, None, now)
             if ai_turn:
                 self._insert_ai_turn(conn, ai_turn, now)
+            if webhooks:  # after the events: their seq is drawn under the writers' lock the events took (0012)
+                conn.execute(
+                    "INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at,"
+                    " next_attempt_at) SELECT w ->> 'delivery_id', w ->> 'tenant', %s, w ->> 'type', w -> 'payload',"
+                    " %s, %s FROM jsonb_array_elements(%s) WITH ORDINALITY AS x(w, n) ORDER BY n"
+                    " ON CONFLICT (delivery_id) DO NOTHING",
+                    (game.game_id, now, now, _jsonb(_webhook_docs(webhooks))),
+                )
+                conn.execute("SELECT pg_notify(%s, %s)", (WEBHOOKS_CHANNEL, game.game_id))
         return AppendResult(game.game_id, tuple(stored))
 
     def append(
@@ -215,6 +252,7 @@ class PostgresEventStore:
         close_ai_turns: bool = False,
         now: datetime | None = None,
         seat_token: tuple[int, int] | None = None,
+        webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         now = now or datetime.now(UTC)
         created_at = format_time(now)
@@ -227,10 +265,11 @@ class PostgresEventStore:
         try:
             with self.pool.connection() as conn:
                 row = conn.execute(
-                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (game_id, expected_version, command_id, fingerprint, now, _jsonb(contents), status,
                      _jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
-                     close_ai_turns, *(seat_token or (None, None))),
+                     close_ai_turns, *(seat_token or (None, None)),
+                     _jsonb(_webhook_docs(webhooks)) if webhooks else None),
                 ).fetchone()
         except psycopg.errors.IntegrityError as exc:  # belt and braces: a constraint or the chain trigger
             current = self.current_version(game_id) or 0
@@ -512,3 +551,57 @@ class PostgresEventStore:
                 "UPDATE ai_turns SET done_at = now() WHERE game_id = %s AND version = %s AND done_at IS NULL",
                 (game_id, version),
             )
+
+    # -- webhooks ---------------------------------------------------------------------------------------
+
+    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
+        now = now or datetime.now(UTC)
+        with self.pool.connection() as conn, conn.transaction():
+            _without_flush(conn)
+            # SKIP LOCKED: concurrent claims pass over each other's rows instead of waiting; the lease (committed
+            # with the claim) keeps them off the next claims until the worker records the attempt or dies.
+            rows = conn.execute(
+                f"UPDATE webhook_outbox SET lease_until = %s + make_interval(secs => %s) WHERE seq IN ("
+                " SELECT seq FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= %s"
+                " AND (lease_until IS NULL OR lease_until <= %s) ORDER BY next_attempt_at, seq LIMIT %s"
+                f" FOR UPDATE SKIP LOCKED) RETURNING {_WEBHOOK_COLS}",
+                (now, lease, now, now, limit),
+            ).fetchall()
+        return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
+
+    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
+        if not outcomes:
+            return
+        now = now or datetime.now(UTC)
+        with self.pool.connection() as conn, conn.transaction():
+            _without_flush(conn)
+            conn.execute(
+                "UPDATE webhook_outbox o SET attempts = o.attempts + 1, lease_until = NULL,"
+                " last_status = u.last_status, last_error = u.last_error,"
+                " status = CASE WHEN u.delivered THEN 'delivered' WHEN u.retry_at IS NULL THEN 'failed'"
+                " ELSE 'pending' END,"
+                " delivered_at = CASE WHEN u.delivered THEN %s ELSE o.delivered_at END,"
+                " next_attempt_at = coalesce(u.retry_at, o.next_attempt_at)"
+                " FROM unnest(%s::bigint[], %s::boolean[], %s::integer[], %s::text[], %s::timestamptz[])"
+                " AS u(seq, delivered, last_status, last_error, retry_at)"
+                " WHERE o.seq = u.seq AND o.status = 'pending'",
+                (now, [o.seq for o in outcomes], [o.delivered for o in outcomes], [o.status for o in outcomes],
+                 [o.error for o in outcomes], [o.retry_at for o in outcomes]),
+            )
+
+    def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
+                           ) -> list[WebhookDelivery]:
+        with self.pool.connection() as conn:
+            # Two statements: the page is read with a snapshot taken after the horizon's wait (0012).
+            horizon = conn.execute("SELECT torres_webhooks_horizon()").fetchone()[0]  # type: ignore[index]
+            rows = conn.execute(
+                f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE seq > %s AND seq <= %s"
+                " AND (%s::text IS NULL OR tenant = %s::text) ORDER BY seq LIMIT %s",
+                (after, horizon, tenant, tenant, limit),
+            ).fetchall()
+        return [_webhook(r) for r in rows]
+
+    def webhook_backlog(self) -> int:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT count(*) FROM webhook_outbox WHERE status = 'pending'").fetchone()
+        return int(row[0]) if row else 0

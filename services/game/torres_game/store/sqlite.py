@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,9 @@ from .base import (
     Snapshot,
     StoredEvent,
     StreamTicket,
+    WebhookDelivery,
+    WebhookOutcome,
+    WebhookRow,
     build_log_batch,
     list_filters,
     stamp,
@@ -51,7 +54,7 @@ from .base import (
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
 _GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, status, summary, tenant, visibility,"
-              " external_id, labels")
+              " external_id, labels, webhooks")
 
 
 def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -61,11 +64,23 @@ def _event(row: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
     )
 
 
+_WEBHOOK_COLS = ("seq, delivery_id, tenant, game_id, type, payload, created_at, status, attempts, next_attempt_at,"
+                 " last_status, last_error, delivered_at")
+
+
+def _webhook(row: tuple[Any, ...]) -> WebhookDelivery:
+    return WebhookDelivery(
+        seq=row[0], delivery_id=row[1], tenant=row[2], game_id=row[3], type=row[4], payload=json.loads(row[5]),
+        created_at=row[6], status=row[7], attempts=row[8], next_attempt_at=row[9], last_status=row[10],
+        last_error=row[11], delivered_at=row[12],
+    )
+
+
 def _game(row: tuple[Any, ...]) -> GameRecord:
     return GameRecord(
         game_id=row[0], created_at=row[1], edition=row[2], master=bool(row[3]), options=json.loads(row[4]),
         seats=json.loads(row[5]), version=row[6], status=row[7], summary=json.loads(row[8]), tenant=row[9],
-        visibility=row[10], external_id=row[11], labels=json.loads(row[12]),
+        visibility=row[10], external_id=row[11], labels=json.loads(row[12]), webhooks=bool(row[13]),
     )
 
 
@@ -169,19 +184,19 @@ class SqliteEventStore:
 
     def create_game(
         self, game: GameRecord, secret: GameSecret, events: Sequence[NewEvent], command_id: str,
-        *, ai_turn: AiTurn | None = None, now: datetime | None = None,
+        *, ai_turn: AiTurn | None = None, now: datetime | None = None, webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         now = now or datetime.now(UTC)
         stamped = stamp(game.game_id, 1, GENESIS_HASH, events, command_id, now)
         with self._write() as conn:
             inserted = conn.execute(
                 "INSERT INTO games (game_id, created_at, updated_at, edition, master, options, seats,"
-                " version, status, summary, tenant, visibility, external_id, labels)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                " version, status, summary, tenant, visibility, external_id, labels, webhooks)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (game.game_id, format_time(now), format_time(now), game.edition, int(game.master),
                  canonical_json(game.options), canonical_json(game.seats), stamped[-1].version, game.status,
                  canonical_json(game.summary), game.tenant, game.visibility, game.external_id,
-                 canonical_json(game.labels)),
+                 canonical_json(game.labels), int(game.webhooks)),
             ).rowcount
             if not inserted:
                 raise GameExists(game.game_id)  # _write rolls back: nothing written
@@ -192,6 +207,7 @@ class SqliteEventStore:
             stored = self._insert(conn, stamped, None)
             if ai_turn:
                 self._insert_ai_turn(conn, ai_turn)
+            self._insert_webhooks(conn, game.game_id, webhooks, format_time(now))
         return AppendResult(game.game_id, tuple(stored))
 
     def append(
@@ -208,6 +224,7 @@ class SqliteEventStore:
         close_ai_turns: bool = False,
         now: datetime | None = None,
         seat_token: tuple[int, int] | None = None,
+        webhooks: Sequence[WebhookRow] = (),
     ) -> AppendResult:
         stamp_at = now
         try:
@@ -247,6 +264,7 @@ class SqliteEventStore:
                     )
                 if ai_turn:
                     self._insert_ai_turn(conn, ai_turn)
+                self._insert_webhooks(conn, game_id, webhooks, stored[0].created_at)
             return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
         except sqlite3.IntegrityError as exc:
             current = self.current_version(game_id) or 0
@@ -276,6 +294,15 @@ class SqliteEventStore:
             "INSERT OR IGNORE INTO ai_turns (game_id, version, seat, created_at) VALUES (?, ?, ?, ?)",
             (turn.game_id, turn.version, turn.seat, format_time(datetime.now(UTC))),
         )
+
+    @staticmethod
+    def _insert_webhooks(conn: sqlite3.Connection, game_id: str, webhooks: Sequence[WebhookRow], at: str) -> None:
+        if webhooks:
+            conn.executemany(
+                "INSERT OR IGNORE INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at,"
+                " next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(w.delivery_id, w.tenant, game_id, w.type, canonical_json(w.payload), at, at) for w in webhooks],
+            )
 
     @staticmethod
     def _find_command(conn: sqlite3.Connection, game_id: str, command_id: str) -> AppendResult | None:
@@ -485,6 +512,50 @@ class SqliteEventStore:
                 "UPDATE ai_turns SET done_at = ? WHERE game_id = ? AND version = ? AND done_at IS NULL",
                 (format_time(datetime.now(UTC)), game_id, version),
             )
+
+    # -- webhooks ---------------------------------------------------------------------------------------
+
+    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
+        now = now or datetime.now(UTC)
+        at = format_time(now)
+        if self._query("SELECT 1 FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1",
+                       (at,)).fetchone() is None:
+            return []  # nothing due: no write transaction (it would hold SQLite's one writer lock)
+        with self._write() as conn:  # BEGIN IMMEDIATE: the one writer claims, so two claims never share a row
+            rows = conn.execute(
+                f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ?"
+                " AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, seq LIMIT ?",
+                (at, at, limit),
+            ).fetchall()
+            conn.executemany("UPDATE webhook_outbox SET lease_until = ? WHERE seq = ?",
+                             [(format_time(now + timedelta(seconds=lease)), r[0]) for r in rows])
+        return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
+
+    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
+        if not outcomes:
+            return
+        at = format_time(now or datetime.now(UTC))
+        with self._write() as conn:
+            conn.executemany(
+                "UPDATE webhook_outbox SET attempts = attempts + 1, lease_until = NULL, last_status = ?,"
+                " last_error = ?, status = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END,"
+                " next_attempt_at = coalesce(?, next_attempt_at) WHERE seq = ? AND status = 'pending'",
+                [(o.status, o.error,
+                  "delivered" if o.delivered else "failed" if o.retry_at is None else "pending",
+                  int(o.delivered), at, None if o.retry_at is None else format_time(o.retry_at), o.seq)
+                 for o in outcomes],
+            )
+
+    def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
+                           ) -> list[WebhookDelivery]:
+        rows = self._query(
+            f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE seq > ? AND (? IS NULL OR tenant = ?)"
+            " ORDER BY seq LIMIT ?", (after, tenant, tenant, limit)).fetchall()
+        return [_webhook(r) for r in rows]
+
+    def webhook_backlog(self) -> int:
+        row = self._query("SELECT count(*) FROM webhook_outbox WHERE status = 'pending'").fetchone()
+        return int(row[0]) if row else 0
 
 
 class _Result:
