@@ -97,9 +97,11 @@ def english_fragments(frame: Any) -> list[str]:
 
 
 def assert_no_english(frame: Any) -> None:
+    """Neither the visible text nor what a screen reader says (aria-label, the square names) holds English."""
     shown = frame.locator("body").inner_text()
-    found = [words for words in english_fragments(frame) if words in shown]
-    assert found == [], f"English on the German page: {found}\n{shown}"
+    labels = "\n".join(frame.eval_on_selector_all("[aria-label]", "els => els.map(e => e.getAttribute('aria-label'))"))
+    found = [words for words in english_fragments(frame) if words in shown or words in labels]
+    assert found == [], f"English on the German page: {found}\n{shown}\n{labels}"
 
 
 def test_every_string_has_english_and_german_and_covers_the_game(stack: dict[str, str], new_page: Any,
@@ -218,6 +220,8 @@ def test_the_host_chooses_english_and_a_theme(stack: dict[str, str], portal: str
     frame = open_host(page, portal, embed_url(stack, game, 0, f"&lang=en&theme={theme}"))
     assert frame.evaluate("() => document.documentElement.lang") == "en"
     assert "Moves" in frame.inner_text("main") and "Score track" in frame.inner_text("main")
+    shown = frame.inner_text("body")  # the German page's check would see this one (it is no empty test)
+    assert len([words for words in english_fragments(frame) if words in shown]) >= 5
     fill = frame.evaluate("() => getComputedStyle(document.querySelector('svg.board rect.cell.h0')).fill")
     assert fill == "rgb(10, 20, 30)"
     assert frame.evaluate("() => getComputedStyle(document.querySelector('.controls')).borderTopLeftRadius") == "0px"

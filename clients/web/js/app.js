@@ -18,6 +18,10 @@ let current = null;
 const main = document.getElementById('main');
 
 async function boot() {
+  if (params().embed === '1') {  // before anything is fetched: the lobby's header never shows in a portal's frame
+    document.querySelector('header.top')?.remove();
+    main.replaceChildren();
+  }
   try {
     const response = await fetch('config.json', { cache: 'no-store' });
     if (response.ok) config = { ...config, ...(await response.json()) };
