@@ -123,6 +123,12 @@ def test_every_string_has_english_and_german_and_covers_the_game(stack: dict[str
     for action in ACTION_TYPES:
         assert f"do.{action}" in table and f"log.{action}" in table, action
     assert {f"stage.{s}" for s in STAGES} <= set(table)
+    # embedded without a game: it says so (in German when asked) and shows no lobby, nor after the fragment changes
+    page.goto(stack["play"].split("#")[0] + "#embed=1&lang=de")
+    page.wait_for_function("() => document.getElementById('alert').textContent.startsWith('Kein Spiel zu zeigen')")
+    page.evaluate("() => { location.hash = ''; }")
+    page.wait_for_timeout(300)
+    assert page.locator("header, nav, .lobby, #new-game, a").count() == 0
     # a refusal in German: the code's own words (the server's detail is English), with status and code
     said = page.evaluate("""async () => {
         const { setLanguage } = await import('./js/strings.js');
@@ -184,7 +190,8 @@ def test_a_portal_embeds_the_game_in_german_and_hears_turns_moves_and_the_end(
     assert [m["data"]["action"]["type"] for m in moves[-2:]] == ["build", "end_turn"]
     assert moves[-1]["data"]["text"] == "beendet den Zug"
     settled(frame)
-    assert "Platz 0: " in frame.inner_text("#log") and "Ritter" in frame.inner_text("#log")
+    assert "Alice: setzt den ersten Ritter auf" in frame.inner_text("#log")  # the portal's names in the log
+    assert "Bob: setzt den ersten Ritter auf" in frame.inner_text("#log")
     assert_no_english(frame)
     folder = Path(SHOTS) if SHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
@@ -207,6 +214,89 @@ def test_a_portal_embeds_the_game_in_german_and_hears_turns_moves_and_the_end(
         assert m["origin"] == stack["game"] and m["data"]["source"] == "torres" and m["data"]["game_id"] == gid
         assert "seed" not in m["data"] and "salt" not in str(m["data"])
     assert len(messages(page, "game-over")) == 1
+    assert console.unexpected() == []
+
+
+def click_and_wait(frame: Any, locator: Any) -> None:
+    """As test_web_client's: click on a settled page; wait for a new version, a refusal or a selection."""
+    settled(frame)
+    before = frame.evaluate("() => ({...document.querySelector('main').dataset})")
+    locator.click()
+    frame.wait_for_function(
+        """b => { const m = document.querySelector('main');
+                  return m.dataset.busy === '0' && (m.dataset.version !== b.version || m.dataset.refusals !== b.refusals
+                    || document.querySelector('.square.selected, .chooser, button.card.selected')); }""",
+        arg=before)
+
+
+def test_a_whole_game_embedded_in_german_against_the_ai(stack: dict[str, str], portal: str, new_page: Any,
+                                                        console: Console) -> None:
+    """Every stage of a game in the German view (setup, turns, keeping a card, playing one, the king's move,
+    the scorings, the end) by clicks on German buttons, no English string of the table on the page at any new
+    stage; then the portal's `game-over` message says the final scores, `completed`."""
+    created = httpx.post(f"{stack['game']}/v1/games", headers=SERVICE, json={"seats": [
+        {"kind": "human", "player_id": "alice", "display_name": "Alice"}, {"kind": "ai", "level": "easy"}]})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    page = new_page()
+    frame = open_host(page, portal, embed_url(stack, game, 0, f"&lang=de&origin={quote(portal, safe='')}"))
+    checked: set[tuple[str, ...]] = set()
+    acted, bought = 0, 0
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        frame.wait_for_function("""() => { const m = document.querySelector('main');
+            return m.dataset.busy === '0' && (m.dataset.turn === 'mine' || m.dataset.turn === 'over'); }""",
+                                timeout=60_000)
+        state = frame.evaluate("() => ({...document.querySelector('main').dataset})")
+        chooser = frame.locator(".chooser button:not(.secondary)")
+        moment = (state["stage"], state["phase"], str(chooser.count() > 0),
+                  str(frame.locator("#seats button.card.selected").count() > 0))
+        if moment not in checked:
+            checked.add(moment)
+            assert_no_english(frame)
+        if state["turn"] == "over":
+            break
+        special = frame.locator(".controls .buttons button", has_text=re.compile(r"behalten|^Den König stehen lassen"))
+        targets = frame.locator("svg.board g.square.target")
+        buy = frame.locator(".controls .buttons button", has_text="Eine Aktionskarte kaufen")
+        card = frame.locator("#seats button.card:not(.selected)")
+        if chooser.count():
+            click_and_wait(frame, chooser.first)
+        elif special.count():
+            click_and_wait(frame, special.first)
+        elif card.count() and not frame.locator("#seats button.card.selected").count():
+            click_and_wait(frame, card.first)
+        elif buy.count() and acted == 0 and bought < 2 and state["phase"] != "3":
+            bought += 1
+            acted += 1
+            click_and_wait(frame, buy.first)
+        elif state["stage"] != "turn" and targets.count():
+            click_and_wait(frame, targets.first)
+        elif frame.locator("#seats button.card.selected").count():
+            click_and_wait(frame, targets.first)
+            if frame.locator(".square.selected").count():
+                click_and_wait(frame, frame.locator("svg.board g.square.target").first)
+        elif acted < 2 and targets.count():
+            click_and_wait(frame, targets.first)
+            if frame.locator(".square.selected").count():
+                click_and_wait(frame, frame.locator("svg.board g.square.target").first)
+            acted += 1
+        else:
+            click_and_wait(frame, frame.locator("#end-turn"))
+            acted = 0
+        assert frame.locator("#alert").is_hidden(), frame.inner_text("#alert")
+    else:
+        raise AssertionError("the game did not end in time")
+    assert {m[0] for m in checked} >= {"setup", "turn", "keep_card", "over"}, checked
+    log = frame.inner_text("#log")
+    assert re.search(r"(zieht den König auf|lässt den König stehen)", log) and "Spielende: Punkte" in log, log
+    over = wait_for_message(page, "game-over", 1)[0]["data"]
+    summary = httpx.get(f"{stack['game']}/v1/games/{game['game_id']}").json()
+    assert over["reason"] == "completed" and over["scores"] == summary["scores"] and over["rated"] is True
+    assert "Endwertung" in frame.inner_text("#final")
+    kept = [m["data"] for m in messages(page, "move") if m["data"]["action"]["type"] == "keep_card"]
+    assert kept and all(m["action"] == {"type": "keep_card"} for m in kept)  # her own kept cards stay unnamed
+    assert all(m["text"] == "behält eine Aktionskarte" for m in kept)
     assert console.unexpected() == []
 
 

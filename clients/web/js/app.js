@@ -15,6 +15,7 @@ import { forgetGame, keys, myGames, rememberGame, tokenFor } from './store.js';
 let config = { api_base: '', matchmaking_url: '' };
 let api;
 let current = null;
+let embeddedOnce = false;  // a page that was embedded stays so, whatever its fragment becomes
 const main = document.getElementById('main');
 
 async function boot() {
@@ -37,7 +38,8 @@ async function route() {
   showAlert('');
   for (const key of Object.keys(main.dataset)) delete main.dataset[key];
   const p = params();
-  const embed = p.embed === '1';
+  const embed = embeddedOnce || p.embed === '1';
+  embeddedOnce = embed;
   setLanguage(chooseLanguage(p.lang, embed));  // embedded: the host's language, else the browser's
   document.title = t('page.title');
   if (embed) {

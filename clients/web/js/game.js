@@ -113,7 +113,7 @@ export class LiveGame {
     this.changed = old ? diffSquares(old, this.pos) : new Set();
     const fresh = events.filter((e) => !this.events.length || e.version > this.events[this.events.length - 1].version);
     this.events.push(...fresh);
-    if (fresh.length && old) announce(fresh.map(eventWords).join('. '));
+    if (fresh.length && old) announce(fresh.map((e) => eventWords(e, this.summary.seats)).join('. '));
     this.newEvents = old ? fresh.length : 0;
     if (old && old.version !== this.version) { this.sel = { from: null, card: null }; this.chooser = null; }
   }
@@ -375,7 +375,7 @@ export class LiveGame {
   renderLog() {
     const have = this.logList.childNodes.length;
     this.events.slice(have).forEach((e, i, fresh) => {
-      const li = logEntry(e);
+      const li = logEntry(e, null, this.summary.seats);
       if (this.newEvents && i >= fresh.length - this.newEvents) li.classList.add('new');
       this.logList.append(li);
     });

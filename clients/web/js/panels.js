@@ -52,12 +52,12 @@ export function turnLine(pos, seats, mine) {
   return parts.join(' · ');
 }
 
-export function logEntry(event, onClick = null) {
+export function logEntry(event, onClick = null, seats = null) {
   const seat = event.payload?.seat;
   const body = [
     h('span', { class: 'v' }, `v${event.version}`),
     seat !== undefined ? seatBadge(seat, 14) : null,
-    eventWords(event),
+    eventWords(event, seats),
   ];
   return h('li', { 'data-version': event.version, title: event.text || '' },
     onClick ? h('button', { class: 'linklike', onclick: () => onClick(event.version) }, ...body) : body);

@@ -136,7 +136,7 @@ export const STRINGS = {
   'do.leave_king': { en: 'Leave the king where it is', de: 'Den König stehen lassen' },
 
   // the move log: what happened, in public words (a kept card of another seat stays unnamed)
-  'log.seat': { en: 'Seat {n}: ', de: 'Platz {n}: ' },
+  'log.seat': { en: '{name}: ', de: '{name}: ' },
   'log.place_foundation': { en: 'places a foundation block on {at}', de: 'setzt einen Grundstein auf {at}' },
   'log.place_start_knight': { en: 'places a first knight on {at}', de: 'setzt den ersten Ritter auf {at}' },
   'log.place_king': { en: 'places the king on {at}', de: 'setzt den König auf {at}' },

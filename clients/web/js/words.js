@@ -52,10 +52,12 @@ export function moveWords(a) {
   }
 }
 
-/** A log event in words: "Seat 0: places a first knight on D1". Unknown events keep the server's `text`. */
-export function eventWords(event) {
+/** A log event in words: "Seat 0: places a first knight on D1", or the seat's display name from `seats` (the
+ * game summary's) when the portal gave one. Unknown events keep the server's `text`. */
+export function eventWords(event, seats = null) {
   const p = event.payload || {};
-  const seat = p.seat !== undefined ? t('log.seat', { n: p.seat }) : '';
+  const name = p.seat !== undefined ? (seats?.[p.seat]?.display_name || t('seat.name', { n: p.seat })) : '';
+  const seat = p.seat !== undefined ? t('log.seat', { name }) : '';
   switch (event.type) {
     case 'action_applied':
       return p.action && p.action.type ? seat + moveWords(p.action) + (p.auto ? t('log.auto') : '') : event.text || event.type;
