@@ -104,7 +104,8 @@ def test_every_field_setting_is_read_from_its_variable(cls: Any) -> None:
         text, expected = _another(kind, settings.default_of(f))
         if s.parse is not None:  # a parser of its own: a value it takes
             text, expected = {"MM_BAND_EDGES": ("29, 21", (21.0, 29.0)),
-                              "GAME_SERVICE_URL": ("http://game:8000/", "http://game:8000")}[s.var]
+                              "GAME_SERVICE_URL": ("http://game:8000/", "http://game:8000"),
+                              "TORRES_FRAME_ANCESTORS": ("https://portal.example/", ("https://portal.example",))}[s.var]
         env = {"TORRES_API_KEY": "k", "TORRES_ADMIN_KEY": "a", s.var: text}
         read = cls.from_env(env)
         assert getattr(read, f.name) == expected, s.var

@@ -8,10 +8,15 @@ skip is a failure (tests/conftest.py): CI never passes without having run them.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import os
 import re
 import shutil
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,10 +37,55 @@ def chromium_path() -> str:
     return path
 
 
+#: A portal's page that embeds the client (issue 29): the iframe's address comes in its own fragment
+#: (`host.html#<url>`), and it keeps every message the client posts, with the sender's origin.
+HOST_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>A portal</title>
+<link rel="icon" href="data:,"></head>
+<body style="margin:0;font-family:sans-serif;background:#f3f0ff">
+<p style="margin:.4rem .8rem">example-portal.test: your game</p>
+<iframe id="game" title="Torres" style="width:100%;height:1100px;border:0"></iframe>
+<script>
+  window.messages = [];
+  const frame = document.getElementById('game');
+  window.addEventListener('message', (e) => {
+    if (e.source === frame.contentWindow) window.messages.push({ origin: e.origin, data: e.data });
+  });
+  frame.src = decodeURIComponent(location.hash.slice(1));
+</script></body></html>"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def host_server(folder: Path) -> Iterator[str]:
+    """A static web server on a free loopback port (another origin than the services'): its origin."""
+    (folder / "host.html").write_text(HOST_PAGE)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[dict[str, str]]:
-    """`make run` itself (embedded SQLite, in-process AI and matchmaking store), on free ports."""
-    keys = {"TORRES_API_KEY": "web-test-service-key", "TORRES_ADMIN_KEY": "web-test-admin-key"}
+def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The origin of a portal's pages, listed in the stack's TORRES_FRAME_ANCESTORS."""
+    with host_server(tmp_path_factory.mktemp("portal")) as origin:
+        yield origin
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, chromium_path: str, portal: str) -> Iterator[dict[str, str]]:
+    """`make run` itself (embedded SQLite, in-process AI and matchmaking store), on free ports; the portal's
+    origin may frame its `/play/`."""
+    keys = {"TORRES_API_KEY": "web-test-service-key", "TORRES_ADMIN_KEY": "web-test-admin-key",
+            "TORRES_FRAME_ANCESTORS": portal}
     with local_stack(tmp_path_factory.mktemp("web-stack"), TORRES_AI_DELAY="0", **keys) as running:
         play_url = re.search(r"web client\s+(\S+)", running["banner"])
         assert play_url, f"make run did not print the web client's address:\n{running['banner']}"

@@ -90,3 +90,28 @@ def test_event_text_says_no_more_than_the_redacted_payload() -> None:
     assert event_text("action_applied", {"action": owner}) == "keep_card jump rest top"
     assert event_text("action_applied", {"action": {"type": "keep_card"}}) == "keep_card"  # everyone else's
     assert event_text("action_applied", {"action": {}}) == "action_applied"  # odd payloads never fail a read
+
+
+def test_play_may_be_framed_only_by_itself_and_the_listed_portals(client: FlaskClient, tmp_path: Path) -> None:
+    """Issue 29: the embeddable client. Unconfigured, no other origin may frame `/play/` (clickjacking); a portal
+    listed in TORRES_FRAME_ANCESTORS may, and nothing that is not an origin gets into the header."""
+    for path in ("/play/", "/play/js/app.js", "/play/config.json"):
+        headers = client.get(path).headers
+        assert headers["Content-Security-Policy"] == "frame-ancestors 'self'", path
+        assert headers["X-Frame-Options"] == "SAMEORIGIN", path
+    portal = make_config(f"sqlite:///{tmp_path / 'framed.sqlite3'}", ai_driver="none",
+                         frame_ancestors=("https://portal.example.org", "http://127.0.0.1:9001"))
+    app = create_app(portal)
+    try:
+        headers = app.test_client().get("/play/").headers
+        assert headers["Content-Security-Policy"] == \
+            "frame-ancestors 'self' https://portal.example.org http://127.0.0.1:9001"
+        assert "X-Frame-Options" not in headers  # it could name no portal; CSP browsers ignore it anyway
+    finally:
+        app.extensions["torres_game"].close()
+    from torres_game.config import Config
+    from torres_service.settings import SettingError
+    with pytest.raises(SettingError, match="TORRES_FRAME_ANCESTORS"):
+        Config.from_env({"TORRES_FRAME_ANCESTORS": "https://portal.example.org; script-src *"})
+    assert Config.from_env({"TORRES_FRAME_ANCESTORS": "https://a.example, http://127.0.0.1:9001/"}).frame_ancestors \
+        == ("https://a.example", "http://127.0.0.1:9001")

@@ -192,10 +192,10 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     counts = play_to_the_end(page, tmp_path)
     assert counts["turns"] >= 10  # 2 players: 12 turns each, the first one ended above
     assert counts["bought"] == 2
-    assert page.locator("#log li", has_text="Seat 0: keep_card").count() == 2  # both kept through the buttons
+    assert page.locator("#log li", has_text="Seat 0: keeps").count() == 2  # both kept through the buttons
     # cards chosen in the hand are played on targets the page offered (a card may be picked more than once
     # before its play goes through, so the two counts need not be equal)
-    plays = page.locator("#log li", has_text="Seat 0: play_card").count()
+    plays = page.locator("#log li", has_text="Seat 0: plays").count()
     assert 1 <= plays <= counts["played"] if counts["played"] else plays == 0, counts
     final = page.locator("#final")
     assert "Final score" in final.inner_text()
@@ -281,7 +281,7 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     # Bob, who did nothing, sees it through the push channel: the square's name and the move log
     bob.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
-    bob.wait_for_selector("#log li:has-text('place_start_knight D1')")
+    bob.wait_for_selector("#log li:has-text('Seat 0: places a first knight on D1')")
     assert bob.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
     click_and_wait(bob, bob.locator("svg.board g.square.target").first)
     placed = [sq for sq, label in board(bob).items() if label.endswith("orange knight")]

@@ -1,18 +1,28 @@
 // The router and the lobby. Routes live in the URL fragment, which never reaches a server (seat tokens and
 // keys stay out of access logs): #game=<id>&token=<seat token> plays, #game=<id>&replay=1 replays, # is the lobby.
+// `&embed=1` is the embedded client of a portal (issue 29, embed.js): the game only, no lobby, no link out, no
+// storage, postMessage to the host; `&lang=de|en` the language of the game view (strings.js).
 
 import { Api } from './api.js';
 import { LiveGame } from './game.js';
 import { h, params, showAlert } from './dom.js';
+import { Host, applyTheme } from './embed.js';
+import { chooseLanguage, language, setLanguage, t } from './strings.js';
+import { refusalWords } from './words.js';
 import { Replay } from './replay.js';
 import { forgetGame, keys, myGames, rememberGame, tokenFor } from './store.js';
 
 let config = { api_base: '', matchmaking_url: '' };
 let api;
 let current = null;
+let embeddedOnce = false;  // a page that was embedded stays so, whatever its fragment becomes
 const main = document.getElementById('main');
 
 async function boot() {
+  if (params().embed === '1') {  // before anything is fetched: the lobby's header never shows in a portal's frame
+    document.querySelector('header.top')?.remove();
+    main.replaceChildren();
+  }
   try {
     const response = await fetch('config.json', { cache: 'no-store' });
     if (response.ok) config = { ...config, ...(await response.json()) };
@@ -28,6 +38,17 @@ async function route() {
   showAlert('');
   for (const key of Object.keys(main.dataset)) delete main.dataset[key];
   const p = params();
+  const embed = embeddedOnce || p.embed === '1';
+  embeddedOnce = embed;
+  setLanguage(chooseLanguage(p.lang, embed));  // embedded: the host's language, else the browser's
+  document.title = t('page.title');
+  if (embed) {
+    document.body.classList.add('embed');
+    document.querySelector('header.top')?.remove();  // no way back to a lobby, no link out of the game
+    applyTheme(p.theme);
+    await embedded(p);
+    return;
+  }
   if (p.key) {  // `make run` prints /play/#key=...: keep it for this tab, then drop it from the address bar
     keys.service = p.key;
     history.replaceState(null, '', location.pathname);
@@ -291,6 +312,21 @@ function gamesList() {
     }).catch((err) => { status.textContent = err.status === 404 ? 'not on this server' : 'unavailable'; });
   }
   return box;
+}
+
+/** The embedded game: a portal's link with the game and its seat (or spectator) token; nothing else. */
+async function embedded(p) {
+  if (!p.game) {
+    main.replaceChildren();
+    showAlert(t('embed.no-game'));
+    return;
+  }
+  try {
+    current = new LiveGame(api, main, { id: p.game, token: p.token || null, embed: true, host: new Host(p.game, { origin: p.origin }) });
+    await current.start();
+  } catch (err) {
+    showAlert(refusalWords(err, language()));
+  }
 }
 
 boot();

@@ -2,31 +2,35 @@
 // in a double gold line, knights as seat-coloured shapes (colour-blind-safe Okabe-Ito colours AND a distinct
 // shape per seat) carrying their level. Every square is a focusable button with a spoken name.
 
+import { t } from './strings.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 export const COLUMNS = 'ABCDEFGH';
 export const SEATS = [
-  { name: 'blue', color: '#0072B2', shape: 'circle' },
-  { name: 'orange', color: '#E69F00', shape: 'square' },
-  { name: 'green', color: '#009E73', shape: 'triangle' },
-  { name: 'purple', color: '#CC79A7', shape: 'diamond' },
+  { color: '#0072B2', shape: 'circle' },
+  { color: '#E69F00', shape: 'square' },
+  { color: '#009E73', shape: 'triangle' },
+  { color: '#CC79A7', shape: 'diamond' },
 ];
-const HEIGHT_FILL = ['#f4f1ea', '#d8ccb4', '#bca98a', '#9c8663', '#7b6646', '#5c4a30', '#43351f', '#2e2414'];
 const CELL = 64;
 const MARGIN = 26;
+
+/** A seat's colour in words (blue, orange, green, purple). */
+export const colourName = (seat) => t(`colour.${seat}`);
 
 export const squareName = (x, y) => `${COLUMNS[x]}${y + 1}`;
 export const squareXY = (name) => [COLUMNS.indexOf(name[0]), Number(name.slice(1)) - 1];
 
 export function figureWords(pos, sq) {
   const seat = pos.knights[sq];
-  if (seat !== undefined) return `${SEATS[seat].name} knight`;
-  if (pos.king === sq) return 'the king';
+  if (seat !== undefined) return t('square.knight', { colour: colourName(seat) });
+  if (pos.king === sq) return t('square.king');
   return null;
 }
 
 /** The spoken name of a square, e.g. "C3, height 2, blue knight". */
 export function squareLabel(pos, sq, extra) {
-  const parts = [sq, `height ${pos.heights[sq] || 0}`];
+  const parts = [sq, t('square.height', { n: pos.heights[sq] || 0 })];
   const figure = figureWords(pos, sq);
   if (figure) parts.push(figure);
   if (extra) parts.push(extra);
@@ -70,7 +74,7 @@ export function renderBoard(container, pos, opts = {}) {
   const previousFocus = document.activeElement?.dataset?.square;
   container.textContent = '';
   const size = MARGIN + 8 * CELL + 4;
-  const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'group', 'aria-label': 'Board, 8 by 8 squares' });
+  const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'group', 'aria-label': t('board.label') });
   container.appendChild(svg);
   const of = {};  // square -> index of its castle
   castles.forEach((castle, id) => { for (const sq of castle.squares) of[sq] = id; });
@@ -92,10 +96,10 @@ export function renderBoard(container, pos, opts = {}) {
       if (changed.has(sq)) cls.push('changed');
       const g = el('g', {
         class: cls.join(' '), role: 'button', tabindex: '0', 'data-square': sq,
-        'aria-label': squareLabel(pos, sq, selected === sq ? 'selected' : target ? target : null),
+        'aria-label': squareLabel(pos, sq, selected === sq ? t('square.selected') : target ? target : null),
       }, svg);
       if (!target && selected !== sq) g.setAttribute('aria-disabled', 'true');
-      el('rect', { x: px, y: py, width: CELL, height: CELL, fill: HEIGHT_FILL[Math.min(h, 7)], class: 'cell' }, g);
+      el('rect', { x: px, y: py, width: CELL, height: CELL, class: `cell h${Math.min(h, 7)}` }, g);  // style.css: --height-n
       for (let b = 0; b < h; b += 1) {  // the stack, drawn as blocks at the right edge
         el('rect', { x: px + CELL - 13, y: py + CELL - 8 - b * 7, width: 9, height: 5.5, class: 'block' }, g);
       }
@@ -112,7 +116,7 @@ export function renderBoard(container, pos, opts = {}) {
           points: `${cx - 16},${cy + 10} ${cx - 16},${cy - 8} ${cx - 8},${cy} ${cx},${cy - 14} ${cx + 8},${cy} ${cx + 16},${cy - 8} ${cx + 16},${cy + 10}`,
           class: 'king',
         }, g);
-        el('text', { x: cx, y: cy + 7, class: 'king-text', 'text-anchor': 'middle' }, g).textContent = 'K';
+        el('text', { x: cx, y: cy + 7, class: 'king-text', 'text-anchor': 'middle' }, g).textContent = t('king.letter');
       }
       if (target) el('circle', { cx: px + CELL / 2, cy: py + CELL - 10, r: 5, class: 'target-dot' }, g);
       el('rect', { x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, class: 'focus-ring', rx: 4 }, g);
@@ -164,7 +168,7 @@ export function renderTrack(container, scores) {
   const mid = top0 + ((scores.length - 1) * lane) / 2;
   const height = top0 + scores.length * lane + 14;
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, class: 'track', role: 'img',
-    'aria-label': `Score track: ${scores.map((s, i) => `${SEATS[i].name} ${s}`).join(', ')}` }, container);
+    'aria-label': t('track.label', { list: scores.map((s, i) => `${colourName(i)} ${s}`).join(', ') }) }, container);
   const x = (v) => 20 + (v / top) * (width - 40);
   el('line', { x1: x(0), y1: mid, x2: x(top), y2: mid, class: 'track-line' }, svg);
   for (let v = 0; v <= top; v += 10) {

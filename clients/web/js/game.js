@@ -5,13 +5,16 @@ import { commandId } from './api.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
 import { clockLine, logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
-import { actionWords, cardName, outcomeWords } from './words.js';
+import { language, t } from './strings.js';
+import { actionWords, cardName, eventWords, outcomeWords, refusalWords } from './words.js';
 
 const AT_TYPES = new Set(['place_foundation', 'place_start_knight', 'place_king', 'place_knight', 'build']);
 
 export class LiveGame {
-  constructor(api, main, { id, token }) {
+  constructor(api, main, { id, token, embed = false, host = null }) {
     this.api = api;
+    this.embed = embed;  // no way out of the game: no replay link (issue 29)
+    this.host = host;  // the embedding page, told of turns, moves and the end (embed.js)
     this.main = main;
     this.id = id;
     this.token = token || null;
@@ -38,7 +41,7 @@ export class LiveGame {
       if (e.key === 'Escape' && (this.sel.from || this.sel.card || this.chooser)) {
         this.sel = { from: null, card: null };
         this.chooser = null;
-        announce('Selection cancelled');
+        announce(t('say.cancelled'));
         this.render();
       }
     };
@@ -61,13 +64,15 @@ export class LiveGame {
     this.turnBox = h('p', { class: 'turn', role: 'status', 'aria-live': 'polite', id: 'turn' });
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
-    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': 'Moves' });
-    this.main.replaceChildren(h('section', { class: 'game', 'aria-label': 'Game' },
-      h('div', { class: 'col-board' }, this.boardBox, h('h2', {}, 'Score track'), this.trackBox),
+    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading') });
+    const replay = this.embed ? null : h('p', {}, h('a', {
+      href: `#game=${encodeURIComponent(this.id)}${this.token ? `&token=${encodeURIComponent(this.token)}` : ''}&replay=1`,
+    }, t('replay.link')));
+    this.main.replaceChildren(h('section', { class: 'game', 'aria-label': t('game.label') },
+      h('div', { class: 'col-board' }, this.boardBox, h('h2', {}, t('track.heading')), this.trackBox),
       h('div', { class: 'col-side' },
-        h('h2', {}, `Game ${this.id.slice(0, 8)}`), this.turnBox, this.controls, this.seatsBox,
-        h('h2', {}, 'Moves'), this.logList,
-        h('p', {}, h('a', { href: `#game=${encodeURIComponent(this.id)}${this.token ? `&token=${encodeURIComponent(this.token)}` : ''}&replay=1` }, 'Replay and audit this game')))));
+        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.controls, this.seatsBox,
+        h('h2', {}, t('moves.heading')), this.logList, replay)));
   }
 
   // -- reading ---------------------------------------------------------------------------------------------
@@ -80,9 +85,10 @@ export class LiveGame {
       try {
         await this.load();
       } catch (err) {
-        showAlert(err.message);
+        showAlert(refusalWords(err, language()));
       }
       this.render();
+      if (this.pos) this.host?.update(this);
     });
     return this.pendingRefresh;
   }
@@ -107,7 +113,7 @@ export class LiveGame {
     this.changed = old ? diffSquares(old, this.pos) : new Set();
     const fresh = events.filter((e) => !this.events.length || e.version > this.events[this.events.length - 1].version);
     this.events.push(...fresh);
-    if (fresh.length && old) announce(fresh.map((e) => (e.payload?.seat !== undefined ? `Seat ${e.payload.seat}: ` : '') + e.text).join('. '));
+    if (fresh.length && old) announce(fresh.map((e) => eventWords(e, this.summary.seats)).join('. '));
     this.newEvents = old ? fresh.length : 0;
     if (old && old.version !== this.version) { this.sel = { from: null, card: null }; this.chooser = null; }
   }
@@ -185,7 +191,7 @@ export class LiveGame {
         seat: this.seat, action, expected_version: this.version, command_id: `web-${commandId()}`,
       }, this.creds);
     } catch (err) {
-      showAlert(`The server refused “${actionWords(action)}”: ${err.message}`);
+      showAlert(t('error.refused', { action: actionWords(action), reason: refusalWords(err, language()) }));
       this.refusals = (this.refusals || 0) + 1;
     } finally {
       this.busy = false;
@@ -236,13 +242,13 @@ export class LiveGame {
   clickSquare(sq, targets) {
     if (this.busy) return;
     if (this.sel.from === sq) { this.sel.from = null; this.render(); return; }
-    const t = targets.get(sq);
-    if (!t) { announce(this.myTurn() ? `No legal action on ${sq}` : `${sq}: not your turn`); return; }
+    const target = targets.get(sq);
+    if (!target) { announce(this.myTurn() ? t('say.no-action', { sq }) : t('say.not-your-turn', { sq })); return; }
     showAlert('');  // a new choice: the last refusal is past
-    const options = [...t.actions];
-    if (t.select && options.length === 0) { this.sel.from = sq; announce(`Knight on ${sq} selected`); this.render(); return; }
-    if (options.length === 1 && !t.select) { this.submit(options[0]); return; }
-    this.chooser = { sq, options, select: t.select };
+    const options = [...target.actions];
+    if (target.select && options.length === 0) { this.sel.from = sq; announce(t('say.knight-selected', { sq })); this.render(); return; }
+    if (options.length === 1 && !target.select) { this.submit(options[0]); return; }
+    this.chooser = { sq, options, select: target.select };
     this.render();
   }
 
@@ -256,9 +262,9 @@ export class LiveGame {
       turn: this.pos.stage === 'over' ? 'over' : this.myTurn() ? 'mine' : 'other',
     });
     const targets = this.targets();
-    const labels = new Map([...targets].map(([sq, t]) => [sq, t.select
-      ? (this.sel.card ? `choose this knight for ${cardName(this.sel.card)}` : 'your knight: select to move')
-      : t.actions.length === 1 ? actionWords(t.actions[0]) : `${t.actions.length} choices`]));
+    const labels = new Map([...targets].map(([sq, target]) => [sq, target.select
+      ? (this.sel.card ? t('square.choose-knight-for', { card: cardName(this.sel.card) }) : t('square.your-knight'))
+      : target.actions.length === 1 ? actionWords(target.actions[0]) : t('square.choices', { n: target.actions.length })]));
     renderBoard(this.boardBox, this.pos, {
       castles: this.castles, targets: labels, selected: this.sel.from, changed: this.changed, onSquare: (sq) => this.clickSquare(sq, targets),
     });
@@ -281,7 +287,7 @@ export class LiveGame {
     const acts = this.legal.filter((a) => a.type === 'play_card' && a.card === card);
     if (acts.length === 1 && !('from' in acts[0]) && !('at' in acts[0])) { this.submit(acts[0]); return; }
     this.sel = { from: null, card };
-    announce(`${cardName(card)} chosen: pick its target on the board`);
+    announce(t('say.card-chosen', { card: cardName(card) }));
     this.render();
   }
 
@@ -290,41 +296,41 @@ export class LiveGame {
     box.replaceChildren();
     if (this.over()) {
       box.append(h('div', { class: 'final', id: 'final' },
-        h('h3', {}, 'Final score'),
+        h('h3', {}, t('final.heading')),
         h('ol', {}, ...this.pos.scores.map((s, seat) => ({ s, seat })).sort((a, b) => b.s - a.s)
           .map(({ s, seat }) => h('li', {}, seatBadge(seat), ` ${seatTitle(this.summary.seats, seat, this.seat)}: ${s}`))),
         h('p', {}, outcomeWords(this.summary.winners || [], this.pos.scores, this.seat))));
       return;
     }
-    if (this.seat === null) { box.append(h('p', { class: 'muted' }, 'Watching as a spectator.')); return; }
+    if (this.seat === null) { box.append(h('p', { class: 'muted' }, t('controls.spectator'))); return; }
     if (!this.myTurn()) {
-      box.append(h('p', { class: 'waiting' }, `Waiting for ${seatTitle(this.summary.seats, this.pos.to_move, this.seat)}…`));
+      box.append(h('p', { class: 'waiting' }, t('controls.waiting', { seat: seatTitle(this.summary.seats, this.pos.to_move, this.seat) })));
       return;
     }
     if (this.chooser) {
-      box.append(h('div', { class: 'chooser', role: 'group', 'aria-label': `Choices on ${this.chooser.sq}` },
-        h('p', {}, `What to do on ${this.chooser.sq}?`),
+      box.append(h('div', { class: 'chooser', role: 'group', 'aria-label': t('chooser.label', { sq: this.chooser.sq }) },
+        h('p', {}, t('chooser.question', { sq: this.chooser.sq })),
         this.chooser.select ? h('button', { onclick: () => { this.sel.from = this.chooser.sq; this.chooser = null; this.render(); } },
-          `Select the knight on ${this.chooser.sq} to move it`) : null,
+          t('chooser.select-knight', { sq: this.chooser.sq })) : null,
         ...this.chooser.options.map((a) => h('button', { onclick: () => this.submit(a) }, actionWords(a))),
-        h('button', { class: 'secondary', onclick: () => { this.chooser = null; this.render(); } }, 'Cancel')));
+        h('button', { class: 'secondary', onclick: () => { this.chooser = null; this.render(); } }, t('cancel'))));
     }
-    const hint = this.sel.card ? `Playing ${cardName(this.sel.card)}: ${this.sel.from ? 'now its destination' : 'choose on the board'}.`
-      : this.sel.from ? `Knight on ${this.sel.from}: choose a highlighted destination.`
-        : targets.size ? 'Highlighted squares are your legal choices.' : '';
+    const hint = this.sel.card ? t(this.sel.from ? 'hint.card-destination' : 'hint.card-board', { card: cardName(this.sel.card) })
+      : this.sel.from ? t('hint.knight', { sq: this.sel.from })
+        : targets.size ? t('hint.targets') : '';
     if (hint) box.append(h('p', { class: 'hint' }, hint));
     if (this.sel.from || this.sel.card) {
-      box.append(h('button', { class: 'secondary', onclick: () => { this.sel = { from: null, card: null }; this.render(); } }, 'Cancel selection'));
+      box.append(h('button', { class: 'secondary', onclick: () => { this.sel = { from: null, card: null }; this.render(); } }, t('cancel.selection')));
     }
     const relevant = this.sel.card ? this.legal.filter((a) => a.type === 'play_card' && a.card === this.sel.card && 'at' in a)
       : this.legal.filter((a) => a.type === 'build');
     const stacks = this.stackChoices(relevant);
     if (stacks.length > 1 && !this.sel.from) {
-      box.append(h('fieldset', { class: 'stacks' }, h('legend', {}, 'Blocks from stack'),
+      box.append(h('fieldset', { class: 'stacks' }, h('legend', {}, t('stacks.legend')),
         ...stacks.map((i) => h('label', {}, h('input', {
           type: 'radio', name: 'stack', checked: this.stackPick === i,
           onchange: () => { this.stackPick = i; this.render(); },
-        }), ` stack ${i + 1} (${this.pos.stacks[this.seat][i]} blocks)`))));
+        }), ` ${t('stacks.option', { n: i + 1, blocks: this.pos.stacks[this.seat][i] })}`))));
     }
     const buttons = h('div', { class: 'buttons' });
     for (const a of this.legal) {
@@ -340,22 +346,22 @@ export class LiveGame {
   /** End turn with the choice of stack (if none chosen yet) and the spread of leftover blocks. */
   endTurnForm(action) {
     const stackOptions = this.stackChoices(this.legal.filter((a) => a.type === 'end_turn'));
-    const form = h('form', { class: 'end-turn', 'aria-label': 'End the turn' });
+    const form = h('form', { class: 'end-turn', 'aria-label': t('end.label') });
     let stackSelect = null;
     if ('stack' in action && this.pos.stack_chosen === null && stackOptions.length > 1) {
-      stackSelect = h('select', { name: 'stack', 'aria-label': 'Stack used this turn' },
-        ...stackOptions.map((i) => h('option', { value: String(i) }, `stack ${i + 1} (${this.pos.stacks[this.seat][i]} blocks)`)));
-      form.append(h('label', {}, 'Use up ', stackSelect));
+      stackSelect = h('select', { name: 'stack', 'aria-label': t('end.stack-label') },
+        ...stackOptions.map((i) => h('option', { value: String(i) }, t('stacks.option', { n: i + 1, blocks: this.pos.stacks[this.seat][i] }))));
+      form.append(h('label', {}, t('end.use-up'), stackSelect));
     }
     // what the player typed survives a re-render of the same version (a push, say)
     if (this.draft?.version !== this.version) this.draft = { version: this.version, spread: [...(action.spread || [])] };
     const spreadInputs = (action.spread || []).map((n, i) => h('input', {
       type: 'number', min: '0', max: '3', value: String(this.draft.spread[i] ?? n), class: 'spread',
-      'aria-label': `Leftover blocks onto remaining stack ${i + 1}`,
+      'aria-label': t('end.spread-label', { n: i + 1 }),
       oninput: (e) => { this.draft.spread[i] = Number(e.target.value) || 0; },
     }));
-    if (spreadInputs.length) form.append(h('span', { class: 'spread-label' }, 'Leftover blocks onto the remaining stacks: '), ...spreadInputs);
-    form.append(h('button', { type: 'submit', id: 'end-turn' }, 'End turn'));
+    if (spreadInputs.length) form.append(h('span', { class: 'spread-label' }, t('end.spread')), ...spreadInputs);
+    form.append(h('button', { type: 'submit', id: 'end-turn' }, t('end.button')));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       const chosen = { type: 'end_turn' };
@@ -369,7 +375,7 @@ export class LiveGame {
   renderLog() {
     const have = this.logList.childNodes.length;
     this.events.slice(have).forEach((e, i, fresh) => {
-      const li = logEntry(e);
+      const li = logEntry(e, null, this.summary.seats);
       if (this.newEvents && i >= fresh.length - this.newEvents) li.classList.add('new');
       this.logList.append(li);
     });

@@ -54,7 +54,7 @@ export class Replay {
       ? h('span', { class: 'badge-ok', id: 'verify' }, `✔ verified: ${this.verify.events} events, hash chain and re-fold consistent`)
       : h('span', { class: 'badge-bad', id: 'verify' }, `✘ verification failed at version ${this.verify.first_inconsistency?.version}: ${this.verify.first_inconsistency?.reason}`);
     this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': 'Moves' },
-      ...this.events.map((e) => logEntry(e, (v) => this.go(v))));
+      ...this.events.map((e) => logEntry(e, (v) => this.go(v), this.summary.seats)));
     const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
       h('button', { onclick: () => this.go(1), id: 'first', 'aria-label': 'First version' }, '◀◀ first'),
       h('button', { onclick: () => this.go(this.want - 1), id: 'back', 'aria-label': 'Step back' }, '◀ back'),

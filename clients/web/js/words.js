@@ -1,53 +1,80 @@
-// Actions, cards and stages in words, for buttons, choosers and screen readers.
+// Actions, cards, stages and moves in words (strings.js: English or German), for buttons, choosers, the move
+// log and screen readers.
 
-export const CARDS = {
-  climb_two: ['Climb two', 'a knight climbs onto an adjacent square exactly 2 levels higher'],
-  block_under_knight: ['Block under knight', 'slide a block from one of your stacks under one of your knights'],
-  extra_block: ['Extra block', 'build one extra block from the supply'],
-  castle_gate: ['Castle gate', 'a gate move through an adjacent castle, climbing allowed'],
-  diagonal: ['Diagonal', 'move a knight one square diagonally'],
-  six_ap: ['Six AP', 'this turn has 6 action points'],
-  seven_ap: ['Seven AP', 'this turn has 7 action points'],
-  move_block: ['Move a block', 'move a free block to another legal place'],
-  reposition_knight: ['Reposition knight', 'take one of your knights and place it again'],
-  jump: ['Jump', 'jump over an adjacent figure in a straight line'],
-};
+import { STRINGS, t } from './strings.js';
 
-export const cardName = (card) => (CARDS[card] ? CARDS[card][0] : card.replace(/_/g, ' '));
+export const CARD_KEYS = ['climb_two', 'block_under_knight', 'extra_block', 'castle_gate', 'diagonal', 'six_ap',
+  'seven_ap', 'move_block', 'reposition_knight', 'jump'];
+
+export const cardName = (card) => (STRINGS[`card.${card}`] ? t(`card.${card}`) : String(card).replace(/_/g, ' '));
+export const cardEffect = (card) => (STRINGS[`card.${card}.effect`] ? t(`card.${card}.effect`) : '');
+
+const stackWords = (a) => ('stack' in a ? t('do.from-stack', { n: a.stack + 1 }) : '');
+
+function cardTarget(a) {
+  if ('from' in a) return t('do.target-move', { from: a.from, to: a.to });
+  if ('at' in a) return t('do.target-at', { at: a.at, stack: stackWords(a) });
+  return '';
+}
 
 export function actionWords(a) {
   switch (a.type) {
-    case 'place_foundation': return `Place a foundation block on ${a.at}`;
-    case 'place_start_knight': return `Place your first knight on ${a.at}`;
-    case 'place_king': return `Place the king on ${a.at}`;
-    case 'place_knight': return `Place a new knight on ${a.at} (2 AP)`;
-    case 'move_knight': return `Move the knight ${a.from} → ${a.to} (1 AP)`;
-    case 'build': return `Build a block on ${a.at}${'stack' in a ? ` from stack ${a.stack + 1}` : ''} (1 AP)`;
-    case 'buy_card': return 'Buy an action card (1 AP)';
+    case 'place_foundation': case 'place_start_knight': case 'place_king': case 'place_knight':
+      return t(`do.${a.type}`, { at: a.at });
+    case 'move_knight': return t('do.move_knight', { from: a.from, to: a.to });
+    case 'build': return t('do.build', { at: a.at, stack: stackWords(a) });
+    case 'buy_card': case 'advance_track': case 'end_turn': return t(`do.${a.type}`);
     case 'keep_card': {
       const rest = (a.order || []).map(cardName).join(', ');
-      return `Keep ${cardName(a.card)}${rest ? `; put ${rest} back on the ${a.rest}` : ''}`;
+      if (!rest) return t('do.keep_card', { card: cardName(a.card) });
+      const where = STRINGS[`do.rest.${a.rest}`] ? t(`do.rest.${a.rest}`) : a.rest;
+      return t('do.keep_card-rest', { card: cardName(a.card), rest, where });
     }
-    case 'play_card': {
-      let target = '';
-      if ('from' in a) target = ` ${a.from} → ${a.to}`;
-      else if ('at' in a) target = ` on ${a.at}${'stack' in a ? ` from stack ${a.stack + 1}` : ''}`;
-      return `Play ${cardName(a.card)}${target}`;
-    }
-    case 'advance_track': return 'Advance one step on the score track (1 AP)';
-    case 'end_turn': return 'End the turn';
-    case 'move_king': return a.to ? `Move the king to ${a.to}` : 'Leave the king where it is';
+    case 'play_card': return t('do.play_card', { card: cardName(a.card), target: cardTarget(a) });
+    case 'move_king': return a.to ? t('do.move_king', { to: a.to }) : t('do.leave_king');
     default: return a.type.replace(/_/g, ' ');
+  }
+}
+
+/** An applied action as the move log says it, from the payload as the reader got it: a kept card is named only
+ * when the payload names it (the reader's own), never worked out from anything else. */
+export function moveWords(a) {
+  switch (a.type) {
+    case 'place_foundation': case 'place_start_knight': case 'place_king': case 'place_knight':
+      return t(`log.${a.type}`, { at: a.at });
+    case 'move_knight': return t('log.move_knight', { from: a.from, to: a.to });
+    case 'build': return t('log.build', { at: a.at, stack: stackWords(a) });
+    case 'buy_card': case 'advance_track': case 'end_turn': return t(`log.${a.type}`);
+    case 'keep_card': return a.card ? t('log.keep_card', { card: cardName(a.card) }) : t('log.keep_card-hidden');
+    case 'play_card': return t('log.play_card', { card: cardName(a.card), target: cardTarget(a) });
+    case 'move_king': return a.to ? t('log.move_king', { to: a.to }) : t('log.leave_king');
+    default: return String(a.type).replace(/_/g, ' ');
+  }
+}
+
+/** A log event in words: "Seat 0: places a first knight on D1", or the seat's display name from `seats` (the
+ * game summary's) when the portal gave one. Unknown events keep the server's `text`. */
+export function eventWords(event, seats = null) {
+  const p = event.payload || {};
+  const name = p.seat !== undefined ? (seats?.[p.seat]?.display_name || t('seat.name', { n: p.seat })) : '';
+  const seat = p.seat !== undefined ? t('log.seat', { name }) : '';
+  switch (event.type) {
+    case 'action_applied':
+      return p.action && p.action.type ? seat + moveWords(p.action) + (p.auto ? t('log.auto') : '') : event.text || event.type;
+    case 'game_created': return t('log.game_created', { n: p.players });
+    case 'game_ended': return t('log.game_ended', { scores: (p.scores || []).join(', ') });
+    case 'resigned': case 'timed_out': case 'action_undone': return seat + t(`log.${event.type}`);
+    case 'abandoned': return t('log.abandoned');
+    default: return event.text || event.type;
   }
 }
 
 export function stageWords(pos) {
   switch (pos.stage) {
-    case 'setup': return 'setup';
-    case 'turn': return `phase ${pos.phase} of 3, round ${pos.round}`;
-    case 'keep_card': return `phase ${pos.phase}, round ${pos.round}: choosing a card to keep`;
-    case 'move_king': return `between phases ${pos.phase - 1} and ${pos.phase}: the king may move`;
-    case 'over': return 'game over';
+    case 'setup': return t('stage.setup');
+    case 'turn': case 'keep_card': return t(`stage.${pos.stage}`, { phase: pos.phase, round: pos.round });
+    case 'move_king': return t('stage.move_king', { before: pos.phase - 1, phase: pos.phase });
+    case 'over': return t('stage.over');
     default: return pos.stage;
   }
 }
@@ -57,11 +84,22 @@ export function stageWords(pos) {
 export function outcomeWords(winners, scores, me) {
   if (winners.length === 1) {
     const [seat] = winners;
-    return `${seat === me ? 'You win' : `Seat ${seat} wins`} with ${scores[seat]} points.`;
+    return seat === me ? t('outcome.win-you', { points: scores[seat] }) : t('outcome.win-seat', { n: seat, points: scores[seat] });
   }
   if (winners.length > 1) {
-    const names = winners.map((seat) => (seat === me ? 'you' : `seat ${seat}`));
-    return `A tie for first place between ${names.join(' and ')} with ${scores[winners[0]]} points each.`;
+    const names = winners.map((seat) => (seat === me ? t('outcome.tie-you') : t('outcome.tie-seat', { n: seat })));
+    return t('outcome.tie', { names: names.join(t('outcome.and')), points: scores[winners[0]] });
   }
-  return 'No winner.';
+  return t('outcome.none');
+}
+
+/** The message for a refused request: the server's problem details in English; in German the words for its
+ * code (the server's detail is English), with the status and code either way. */
+export function refusalWords(err, lang) {
+  if (lang === 'en' || err.status === undefined) return lang === 'en' ? err.message : t('error.other');
+  const code = err.code || '';
+  const key = STRINGS[`error.${code}`] ? `error.${code}`
+    : err.status === 401 || err.status === 403 ? 'error.unauthorized'
+      : err.status === 404 ? 'error.not_found' : code === 'network' ? 'error.network' : 'error.other';
+  return `${t(key)} [${err.status} ${code}]`.replace(' ]', ']');
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from torres_service.logs import LOG_LEVEL
 from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD, WEBHOOK_SECRET, WEBHOOK_URL
-from torres_service.settings import Setting, setting, values
+from torres_service.settings import Setting, items, setting, values
 from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,20 @@ _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 #: Where the embedded SQLite database lives when no DATABASE_URL is set.
 DATA_DIR = Setting("TORRES_DATA_DIR", "where the embedded SQLite database lives when `DATABASE_URL` is unset",
                    kind=Path, shown="`./data`")
+
+
+#: An origin as CSP's frame-ancestors takes it: scheme, host (a leading `*.` allowed), optional port; nothing that
+#: could end the directive (`;`, quotes, spaces).
+_ORIGIN = re.compile(r"https?://(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?")
+
+
+def frame_origins(raw: str) -> tuple[str, ...]:
+    """``TORRES_FRAME_ANCESTORS``'s origins; anything that is not a plain origin is refused at start."""
+    listed = tuple(origin.rstrip("/") for origin in items(raw))
+    bad = [origin for origin in listed if not _ORIGIN.fullmatch(origin)]
+    if bad:
+        raise ValueError(f"holds {', '.join(bad)}: not an origin (scheme://host[:port])")
+    return listed
 
 
 def default_data_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -100,6 +115,13 @@ class Config:
     matchmaking_url: str = field(default="", metadata=setting(
         "TORRES_MATCHMAKING_URL", "the matchmaker's public address, told to the web client in "
         "`/play/config.json` (`make run` sets it; empty: no matchmaking in its lobby)"))
+    # Issue 29, the embeddable client: the portals whose pages may show `/play/` in an iframe. Every `/play/`
+    # response says `Content-Security-Policy: frame-ancestors 'self' <these>`; with none listed it adds
+    # `X-Frame-Options: SAMEORIGIN` too (browsers without CSP level 2), so nobody else can frame the game.
+    frame_ancestors: tuple[str, ...] = field(default=(), metadata=setting(
+        "TORRES_FRAME_ANCESTORS", "portal origins whose pages may embed `/play/` in an iframe "
+        "(`https://portal.example.org`, comma-separated; unset: only the game service's own origin)",
+        parse=frame_origins))
     # The Ed25519 key that signs game records (docs/audit.md): an skey, PRIVATE+KEY+<name>+<id>+<base64>, as
     # `python -m torres_audit keygen <name>` makes one. Empty: each process generates its own (named DEV_SIGNER_NAME),
     # fine for a dev server, useless for auditors (nobody can pin a key that changes at every start).

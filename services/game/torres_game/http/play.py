@@ -31,7 +31,8 @@ def index() -> Response:
 @play.route("/config.json")
 def config() -> Response:
     """What a static deployment writes by hand: the matchmaker's address (empty: the lobby hides matchmaking)."""
-    return current_app.json.response({"api_base": "", "matchmaking_url": _service().config.matchmaking_url})
+    body = {"api_base": "", "matchmaking_url": _service().config.matchmaking_url}
+    return framing(current_app.json.response(body), _service().config.frame_ancestors)
 
 
 @play.route("/<path:name>")
@@ -42,4 +43,15 @@ def static_file(name: str) -> Response:
 def _static(name: str) -> Response:
     response = send_from_directory(_service().config.web_dir, name, max_age=0)
     response.headers["X-Content-Type-Options"] = "nosniff"
+    return framing(response, _service().config.frame_ancestors)
+
+
+def framing(response: Response, portals: tuple[str, ...]) -> Response:
+    """Who may show the page in a frame (issue 29, the embeddable client): this origin and the portals of
+    ``TORRES_FRAME_ANCESTORS``, nobody else (a page that frames the game to trick a player into clicks is
+    refused by the browser). X-Frame-Options can name no other origin, so it is sent only with no portal listed;
+    a browser that knows CSP ignores it anyway."""
+    response.headers["Content-Security-Policy"] = " ".join(("frame-ancestors 'self'", *portals))
+    if not portals:
+        response.headers["X-Frame-Options"] = "SAMEORIGIN"
     return response
