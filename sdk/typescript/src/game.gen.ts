@@ -1741,6 +1741,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhooks of the caller's games in the order they were written, after the cursor ``after``, whatever
+         *     their delivery status (pending, delivered, failed), each with its payload: a portal that missed deliveries
+         *     re-reads them from the last cursor it processed. A tenant's key (``games``) reads its own; the admin key every
+         *     tenant's.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    after?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+                400: components["responses"]["BAD_REQUEST"];
+                /** @description problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description problem details */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                429: components["responses"]["TOO_MANY_REQUESTS"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/ws": {
         parameters: {
             query?: never;
@@ -2551,6 +2615,32 @@ export interface components {
         };
         NotificationPage: {
             notifications?: components["schemas"]["Notification"][];
+            next_after?: number;
+        };
+        WebhookDelivery: {
+            /** @description pass as `after` to read the deliveries after this one */
+            cursor?: number;
+            /** @description the X-Torres-Delivery id every attempt carries */
+            delivery_id?: string;
+            /** @enum {string} */
+            type?: "game.created" | "turn.started" | "game.ended" | "seat.timed_out" | "seat.resigned" | "game.abandoned";
+            game_id?: string;
+            /** @description when the event that caused it was recorded */
+            created_at?: string;
+            /** @enum {string} */
+            status?: "pending" | "delivered" | "failed";
+            attempts?: number;
+            /** @description the endpoint's last HTTP status */
+            last_status?: number | null;
+            last_error?: string | null;
+            delivered_at?: string | null;
+            /** @description the body that was (or will be) posted, as JSON */
+            payload?: {
+                [key: string]: unknown;
+            };
+        };
+        WebhookDeliveryPage: {
+            deliveries?: components["schemas"]["WebhookDelivery"][];
             next_after?: number;
         };
         InclusionProof: {

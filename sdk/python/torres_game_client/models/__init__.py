@@ -90,6 +90,11 @@ from .view import View
 from .view_lifecycle import ViewLifecycle
 from .view_view import ViewView
 from .wait import Wait
+from .webhook_delivery import WebhookDelivery
+from .webhook_delivery_page import WebhookDeliveryPage
+from .webhook_delivery_payload import WebhookDeliveryPayload
+from .webhook_delivery_status import WebhookDeliveryStatus
+from .webhook_delivery_type import WebhookDeliveryType
 
 __all__ = (
     "AbandonRequest",
@@ -178,4 +183,9 @@ __all__ = (
     "ViewLifecycle",
     "ViewView",
     "Wait",
+    "WebhookDelivery",
+    "WebhookDeliveryPage",
+    "WebhookDeliveryPayload",
+    "WebhookDeliveryStatus",
+    "WebhookDeliveryType",
 )
