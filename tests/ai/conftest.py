@@ -15,7 +15,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import pytest
 import redis
+from polling import wait_until
 from postgres_store import postgres_store_fixtures
 
 from torres_game.config import Config
@@ -181,10 +181,3 @@ def make_service(store: PostgresEventStore, pg_url: str, driver: Any) -> GameSer
     return service
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str, on_fail: Callable[[], str] = str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}\n{on_fail()}")

@@ -24,7 +24,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from polling import wait_until
 
 import torres_rules as tr
 from torres_game.app import create_app
@@ -41,7 +41,7 @@ from torres_game.webhooks import TYPES, WebhookWorker
 from torres_service import webhooks as signing
 
 from .conftest import ADMIN, MIGRATIONS, SERVICE, bearer, make_config
-from .online_helpers import act
+from .online_helpers import Clock, act
 from .tenant_helpers import add_key, cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,12 +137,7 @@ def receiver() -> Iterator[Receiver]:
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout} s: {what}")
+    wait_until(predicate, timeout, what, interval=0.05)
 
 
 def outbox(store: EventStore, tenant: str | None = None) -> list[WebhookDelivery]:
@@ -322,17 +317,6 @@ def _keys(doc: Any) -> set[str]:
 
 # -- faults ---------------------------------------------------------------------------------------------------
 
-class Later:
-    """The worker's clock, moved past each back-off by the test (the wait itself is not what is tested)."""
-
-    def __init__(self) -> None:
-        self.t = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 def test_delivery_survives_an_endpoint_down_failing_and_too_slow(database_url: str, tmp_path: Path) -> None:
@@ -346,7 +330,7 @@ def test_delivery_survives_an_endpoint_down_failing_and_too_slow(database_url: s
     app = create_app(make_config(database_url, tenants_file=str(tenants), webhook_interval=0, webhook_timeout=0.4,
                                  webhook_attempts=5))
     svc: GameService = app.extensions["torres_game"]
-    clock = Later()
+    clock = Clock()  # the worker's: moved past each back-off by the test (the wait itself is not tested)
     worker = WebhookWorker(svc.store, svc.access.registries, svc.config, clock=clock)
     client: FlaskClient = app.test_client()
     try:
