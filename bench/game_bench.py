@@ -412,18 +412,19 @@ def checkout_of(rev: str) -> Iterator[Path]:
         yield Path(folder)
 
 
-def against(old: Path, url: str, storage: str, tenants_file: str, *, plain: bool = False
-            ) -> tuple[dict[str, str], dict[str, str]]:
+def against(old: Path, url: str, storage: str, tenants_file: str, *, plain: bool = False,
+            shared: str = "address,tenant,player") -> tuple[dict[str, str], dict[str, str]]:
     """The environments of ``--against``'s two servers. A, this checkout as a portal's deployment runs it since
     issue 26: the bench's key is a tenant's key from a tenants file (so game creations are scoped and counted
-    against the tenant), every seat token a row with an expiry read on each request, and the rate limits and
-    stream caps of :func:`limits_on_and_off` on, counted in ``storage``. B: ``old``'s game service and service kit
+    against the tenant), every seat token a row with an expiry (read once, then forgotten on a change's notice),
+    and the rate limits and stream caps of :func:`limits_on_and_off` on, the ``shared`` classes counted in
+    ``storage``. B: ``old``'s game service and service kit
     on its own database and migrations; both import the rules engine (unchanged since the issue) from this
     environment, so the two servers run the same compiled engine.
 
     With ``plain``, A runs at its defaults too (the single key, loopback exempt from the limits): the two
     checkouts' own costs with the same settings, for a change that is not about the trust boundary."""
-    on, _ = limits_on_and_off(storage, "address,tenant,player")
+    on, _ = limits_on_and_off(storage, shared)
     code = os.pathsep.join(str(old / "services" / part) for part in ("game", "common"))
     return ({} if plain else {**on, "TORRES_TENANTS_FILE": tenants_file},
             {"PYTHONPATH": code, "DATABASE_URL": url, "TORRES_MIGRATIONS_DIR": str(old / "infra" / "migrations")})
@@ -466,7 +467,7 @@ def main() -> int:
                         help="with --compare-limits: where the limited server counts (memory://, the embedded "
                              "default; or a redis:// URL, the scale-out configuration)")
     parser.add_argument("--limits-shared", default="address,tenant,player", metavar="CLASSES",
-                        help="with --compare-limits: the classes counted in --limits-storage "
+                        help="with --compare-limits or --against: the classes counted in --limits-storage "
                              "(TORRES_RATELIMIT_SHARED; the others in each process's memory)")
     parser.add_argument("--against", metavar="REV",
                         help="HTTP only: this checkout with tenants, seat-token rows and rate limits on (counted in "
@@ -507,10 +508,10 @@ def main() -> int:
                 ratio = compare_worker_classes(url, args.pairs, args.slice_seconds, args.games, args.workers,
                                                args.threads, ("gevent", "gevent"),
                                                against(old, old_url, args.limits_storage, tenants_document(folder),
-                                                       plain=args.plain),
+                                                       plain=args.plain, shared=args.limits_shared),
                                                (ROOT, old))
             setup = "both at their defaults" if args.plain else \
-                f"tenants, seat-token rows, limits in {args.limits_storage}"
+                f"tenants, seat-token rows, limits in {args.limits_storage}, shared: {args.limits_shared}"
             report(f"ratio this checkout ({setup}) / {args.against}, median of the pairs", ratio, "x",
                    "(issue 27: within 3 %)" if args.plain else "(target >= 0.95)")
             print(f"# load average after the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
