@@ -15,7 +15,8 @@ from urllib.parse import quote
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-from schemathesis import checks
+from schemathesis import GenerationMode, checks
+from schemathesis.core.parameters import ParameterLocation
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 # The gate's checks (issue 26): every check schemathesis has, not a chosen few -- no 5xx, every status and
@@ -157,12 +158,24 @@ def _missing_credential(case: Any, credential_headers: frozenset[str]) -> bool:
             and str(getattr(data, "parameter", "")).lower() in credential_headers)
 
 
+def _credentials_left_out(case: Any, credential_headers: frozenset[str]) -> bool:
+    """Whether schemathesis' fuzzing made this case's headers invalid by leaving every credential header out
+    (its report then says the header "violates required (was Authorization)", and expects a refusal)."""
+    components = case.meta.components if case.meta is not None else {}
+    info = components.get(ParameterLocation.HEADER)
+    if info is None or info.mode != GenerationMode.NEGATIVE or not isinstance(case.headers, MutableMapping):
+        return False
+    present = {name.lower() for name in case.headers}
+    return not any(name in present for name in credential_headers if not name.startswith("?"))
+
+
 def as_caller(case: Any, credentials: dict[str, str], credential_headers: frozenset[str]) -> dict[str, str]:
     """The headers a gate request is sent with: ``credentials``, one real caller's, with two exceptions.
 
-    * A case made to leave a credential header out (``missing_required_header`` then wants 401) is sent with no
-      credential at all: schemathesis drops only the header it meant to, and another scheme's valid key beside
-      it would rightly make the answer 403 (authenticated, not allowed) instead.
+    * A case made to leave a credential header out (``missing_required_header`` then wants 401), or a negative
+      case whose headers hold no credential at all, is sent with no credential: schemathesis drops only the
+      header it meant to, and another scheme's valid key beside it would rightly make the answer 403
+      (authenticated, not allowed), or the caller's own key 200, instead.
     * A case that carries a credential in its query (a stream ticket) is sent with no other: RFC 6750 makes a
       request that "uses more than one method for including an access token" a 400, which the document, whose
       security alternatives are ORed, cannot say.
@@ -170,7 +183,7 @@ def as_caller(case: Any, credentials: dict[str, str], credential_headers: frozen
       another scheme that blank is dropped, so the request is the caller's own (the services read a blank key
       as no key). Without credentials the blanks stay: they must be refused like no credential (401).
     """
-    if _missing_credential(case, credential_headers):
+    if _missing_credential(case, credential_headers) or _credentials_left_out(case, credential_headers):
         return {}
     query = case.query if isinstance(case.query, MutableMapping) else {}
     if any(name.startswith("?") and query.get(name[1:]) is not None for name in credential_headers):
