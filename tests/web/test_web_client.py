@@ -192,10 +192,11 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     counts = play_to_the_end(page, tmp_path)
     assert counts["turns"] >= 10  # 2 players: 12 turns each, the first one ended above
     assert counts["bought"] == 2
-    assert page.locator("#log li", has_text="Seat 0: keeps").count() == 2  # both kept through the buttons
+    # the log names the seat by the name the lobby gave it (its default, player-1)
+    assert page.locator("#log li", has_text="player-1: keeps").count() == 2  # both kept through the buttons
     # cards chosen in the hand are played on targets the page offered (a card may be picked more than once
     # before its play goes through, so the two counts need not be equal)
-    plays = page.locator("#log li", has_text="Seat 0: plays").count()
+    plays = page.locator("#log li", has_text="player-1: plays").count()
     assert 1 <= plays <= counts["played"] if counts["played"] else plays == 0, counts
     final = page.locator("#final")
     assert "Final score" in final.inner_text()
@@ -258,6 +259,7 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
         stack: dict[str, str], new_page: Any, console: Console) -> None:
     alice = new_page()
     alice.goto(stack["play"])
+    alice.fill("#my-name", "Alice")
     alice.select_option('select[name="kind1"]', "human")  # seat 1: another person, by link
     alice.click("#start-game")
     invite = alice.locator("a.invite").get_attribute("href")
@@ -281,7 +283,7 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     # Bob, who did nothing, sees it through the push channel: the square's name and the move log
     bob.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
-    bob.wait_for_selector("#log li:has-text('Seat 0: places a first knight on D1')")
+    bob.wait_for_selector("#log li:has-text('Alice: places a first knight on D1')")
     assert bob.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
     click_and_wait(bob, bob.locator("svg.board g.square.target").first)
     placed = [sq for sq, label in board(bob).items() if label.endswith("orange knight")]
@@ -457,3 +459,74 @@ def test_seats_carry_the_names_the_portal_gave_them(stack: dict[str, str], new_p
     assert "Alice (Köln)" in page.inner_text("main") and "to move" in page.inner_text("main")
     shot(page, "seat-display-names", tmp_path)
     assert console.unexpected() == []
+
+
+@pytest.mark.parametrize("edition", ["yucata", "rio_grande"])
+def test_the_leftover_spread_is_asked_only_where_the_edition_leaves_it_to_the_player(
+        stack: dict[str, str], new_page: Any, console: Console, edition: str) -> None:
+    """Issue 30: in the Yucata edition the leftovers go onto the next stacks by rule, so the spread is shown and
+    cannot be edited (an edit was refused with a 422 every time); in the others the player types it."""
+    service = {"X-API-Key": "web-test-service-key"}
+    with httpx.Client(base_url=stack["game"], timeout=10) as http:
+        created = http.post("/v1/games", headers=service, json={
+            "edition": edition, "seats": [{"kind": "human", "player_id": "p0"}, {"kind": "human", "player_id": "p1"}]
+        }).json()
+        gid, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
+        for n in range(60):  # the setup, by the first legal placement of whoever is to move
+            seat = http.get(f"/v1/games/{gid}").json()["to_move"]
+            legal = http.get(f"/v1/games/{gid}/legal-actions", headers={"Authorization": f"Bearer {tokens[seat]}"})
+            if any(action["type"] == "end_turn" for action in legal.json()["actions"]):
+                break
+            play_first_legal(http, gid, tokens, f"setup-{n}")
+    page = new_page()
+    page.goto(f"{stack['game']}/play/#game={gid}&token={tokens[seat]}")
+    page.wait_for_selector("#end-turn")
+    settled(page)
+    spreads = page.locator("input.spread")
+    assert spreads.count() == 3
+    editable = [spreads.nth(i).is_editable() for i in range(3)]
+    assert editable == ([False] * 3 if edition == "yucata" else [True] * 3)
+    assert console.unexpected() == []
+
+
+def test_focus_stays_in_the_game_after_end_turn_by_enter(stack: dict[str, str], new_page: Any,
+                                                          console: Console) -> None:
+    """Issue 30: "End turn" pressed with Enter redraws the controls; the focus used to fall to <body>. It now
+    lands on the turn line (the button is gone while the AI plays), inside the game, where the keyboard goes on."""
+    page = new_page()
+    start_game_against_ai(page, stack)
+    while page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
+        page.wait_for_function("() => ['mine', 'over'].includes(document.querySelector('main').dataset.turn)"
+                               " && document.querySelector('main').dataset.busy === '0'")
+        if page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
+            click_and_wait(page, page.locator("svg.board g.square.target").first)
+    page.wait_for_function("() => { const m = document.querySelector('main'); return m.dataset.turn === 'mine'"
+                           " && m.dataset.stage === 'turn' && m.dataset.busy === '0'; }")
+    version = page.evaluate("() => document.querySelector('main').dataset.version")
+    page.focus("#end-turn")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(v) => document.querySelector('main').dataset.version !== v", arg=version)
+    settled(page)
+    where = page.evaluate("() => { const a = document.activeElement;"
+                          " return {tag: a.tagName, id: a.id, inMain: document.querySelector('main').contains(a)}; }")
+    assert where["tag"] != "BODY" and where["inMain"], where
+    assert console.unexpected() == []
+
+
+def test_on_a_phone_the_turn_and_end_turn_come_before_the_board(stack: dict[str, str], browser: Any,
+                                                                 console: Console, tmp_path: Path) -> None:
+    """Issue 30: at 390 px the turn line and the controls (End turn) stood below the board and the score track."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(15_000)
+    try:
+        page = console.watch(context.new_page())
+        start_game_against_ai(page, stack)
+        page.wait_for_selector("svg.board g.square.target")
+        top = {name: page.locator(selector).bounding_box()["y"]  # type: ignore[index]
+               for name, selector in (("turn", "#turn"), ("controls", "#controls"), ("board", "svg.board"),
+                                      ("track", ".track-box"), ("seats", "#seats"))}
+        assert top["turn"] < top["controls"] < top["board"] < top["track"] < top["seats"], top
+        shot(page, "phone-390", tmp_path)
+        assert console.unexpected() == []
+    finally:
+        context.close()

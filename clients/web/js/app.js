@@ -88,6 +88,8 @@ function lobby() {
 function newGameForm() {
   const key = h('input', { name: 'key', type: 'password', value: keys.service, autocomplete: 'off', id: 'service-key' });
   const players = select('players', [['2', '2 players'], ['3', '3 players'], ['4', '4 players']], '2', 'Players');
+  // The name the other seats see for "me" (a seat shows its player's name, never the form's word "me").
+  const myName = h('input', { name: 'my-name', id: 'my-name', value: localStorage.getItem('torres.player') || 'player-1', maxlength: '64' });
   const seatsBox = h('div', { class: 'seat-specs' });
   const edition = select('edition', EDITIONS, 'rio_grande', 'Edition');
   const master = h('input', { type: 'checkbox', name: 'master' });
@@ -114,7 +116,7 @@ function newGameForm() {
   const form = h('form', { class: 'card-box', id: 'new-game', 'aria-labelledby': 'new-game-title' },
     h('h3', { id: 'new-game-title' }, 'New game against the AI'),
     h('label', {}, 'Service key ', key, h('small', {}, ' (a portal creates games with it; `make run` prints a /play/ link that fills it in)')),
-    h('label', {}, 'Players ', players), seatsBox,
+    h('label', {}, 'Your name ', myName), h('label', {}, 'Players ', players), seatsBox,
     h('label', {}, 'Edition ', edition), h('label', {}, master, ' master version'), clockBox,
     h('button', { type: 'submit', id: 'start-game' }, 'Start game'), result);
   form.addEventListener('submit', async (e) => {
@@ -122,9 +124,13 @@ function newGameForm() {
     keys.service = key.value.trim();
     const n = Number(players.value);
     const kinds = Array.from({ length: n }, (_, i) => form.elements[`kind${i}`].value);
+    const name = myName.value.trim().slice(0, 64) || 'player-1';
+    localStorage.setItem('torres.player', name);
+    const playerId = name.replace(/[^A-Za-z0-9_.:@-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64) || 'player-1';
     const seats = kinds.map((kind, i) => (kind === 'ai'
       ? { kind: 'ai', level: form.elements[`level${i}`].value }
-      : { kind: 'human', player_id: kind === 'me' ? 'me' : `guest-${i}` }));
+      : kind === 'me' ? { kind: 'human', player_id: playerId, display_name: name }
+        : { kind: 'human', player_id: `guest-${i}`, display_name: `Guest ${i}` }));
     try {
       const body = { edition: edition.value, master: master.checked, seats };
       const clock = {};
@@ -144,7 +150,8 @@ function newGameForm() {
       const link = (s) => `${location.origin}${location.pathname}#game=${game.game_id}&token=${s.token}`;
       if (!others.length && own) { location.hash = `game=${game.game_id}&token=${own.token}`; return; }
       result.replaceChildren(h('p', {}, `Game ${game.game_id.slice(0, 8)} created. Send each person their link (it holds their secret seat token):`),
-        h('ul', {}, ...others.map((s) => h('li', {}, `Seat ${s.seat}: `, h('a', { href: link(s), class: 'invite', 'data-seat': s.seat }, link(s))))),
+        h('ul', {}, ...others.map((s) => h('li', {}, `Seat ${s.seat}: `, h('a', { href: link(s), class: 'invite', 'data-seat': s.seat }, link(s)), ' ',
+          copyButton(link(s), `Copy seat ${s.seat}'s link`)))),
         own ? h('a', { href: `#game=${game.game_id}&token=${own.token}`, class: 'button', id: 'enter-game' }, 'Enter the game') : null);
     } catch (err) {
       showAlert(`Could not create the game: ${err.message}`);
@@ -162,7 +169,8 @@ function matchmakingForm() {
   const counts = [2, 3, 4].map((n) => h('input', { type: 'checkbox', name: 'count', value: String(n), checked: n === 2 }));
   const edition = select('mm-edition', EDITIONS, 'rio_grande', 'Edition');
   const master = h('input', { type: 'checkbox', name: 'mm-master' });
-  const wait = h('input', { type: 'number', name: 'wait', min: '0', max: '3600', value: '10', id: 'max-wait' });
+  // At most the ticket's lifetime (the matchmaker's default 300 s), which the matchmaker enforces with a 400.
+  const wait = h('input', { type: 'number', name: 'wait', min: '0', max: '300', value: '10', id: 'max-wait' });
   const status = h('p', { id: 'ticket-status', role: 'status', 'aria-live': 'polite' });
   const cancel = h('button', { type: 'button', hidden: true, id: 'cancel-ticket' }, 'Leave the queue');
   // The matchmaker knows a player only by a token their portal signs (issue 26). Here the portal is `make run`'s
@@ -235,8 +243,11 @@ function matchmakingForm() {
   };
   cancel.addEventListener('click', async () => {
     stopWatching();
+    const leaving = ticket;
+    if (!leaving) return;  // nothing queued (the button is hidden then)
+    ticket = null;
     try {
-      await mm.del(`/v1/tickets/${encodeURIComponent(ticket.ticket_id)}`, { token: await playerToken(ticket.player_id) });
+      await mm.del(`/v1/tickets/${encodeURIComponent(leaving.ticket_id)}`, { token: await playerToken(leaving.player_id) });
       status.textContent = 'Left the queue.';
     } catch (err) { showAlert(err.message); }
   });
@@ -266,6 +277,21 @@ function matchmakingForm() {
     }
   });
   return form;
+}
+
+/** A button that copies ``text`` to the clipboard and says so on itself for a moment. */
+function copyButton(text, label) {
+  const button = h('button', { type: 'button', class: 'copy', 'aria-label': label }, 'Copy');
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = 'Copied';
+    } catch {
+      button.textContent = 'Copy failed: select the link';
+    }
+    setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+  });
+  return button;
 }
 
 function openForm() {

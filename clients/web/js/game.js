@@ -61,7 +61,7 @@ export class LiveGame {
   layout() {
     this.boardBox = h('div', { class: 'board-box' });
     this.trackBox = h('div', { class: 'track-box' });
-    this.turnBox = h('p', { class: 'turn', role: 'status', 'aria-live': 'polite', id: 'turn' });
+    this.turnBox = h('p', { class: 'turn', role: 'status', 'aria-live': 'polite', id: 'turn', tabindex: '-1' });
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
     this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading') });
@@ -256,6 +256,11 @@ export class LiveGame {
 
   render() {
     if (!this.pos) return;
+    // Focus stays sensible across a redraw: on the same control if it is drawn again, else on a chooser that just
+    // opened, else on the turn line (never on <body>, where a keyboard user would have to start over).
+    const before = document.activeElement;
+    const focused = before && before !== document.body && this.main.contains(before) ? before.id || null : undefined;
+    const chooserWasOpen = Boolean(this.controls?.querySelector('.chooser'));
     // what a test (or an extension) can wait on, without reading the words
     Object.assign(this.main.dataset, {
       version: String(this.version), refusals: String(this.refusals || 0), stage: this.pos.stage, phase: String(this.pos.phase), busy: this.busy ? '1' : '0',
@@ -279,6 +284,11 @@ export class LiveGame {
     }));
     this.renderControls(targets);
     this.renderLog();
+    const chooser = this.controls.querySelector('.chooser button');
+    if (chooser && !chooserWasOpen) chooser.focus();
+    else if (focused !== undefined && !this.main.contains(document.activeElement)) {
+      ((focused && document.getElementById(focused)) || this.turnBox).focus();
+    }
   }
 
   pickCard(card) {
@@ -355,12 +365,14 @@ export class LiveGame {
     }
     // what the player typed survives a re-render of the same version (a push, say)
     if (this.draft?.version !== this.version) this.draft = { version: this.version, spread: [...(action.spread || [])] };
+    // Where the edition spreads the leftovers itself (Yucata: `stack_choice` "largest"), they are shown, not asked.
+    const fixed = this.pos.options?.stack_choice === 'largest';
     const spreadInputs = (action.spread || []).map((n, i) => h('input', {
-      type: 'number', min: '0', max: '3', value: String(this.draft.spread[i] ?? n), class: 'spread',
-      'aria-label': t('end.spread-label', { n: i + 1 }),
+      type: 'number', min: '0', max: '3', value: String(fixed ? n : this.draft.spread[i] ?? n), class: 'spread',
+      'aria-label': t('end.spread-label', { n: i + 1 }), readonly: fixed,
       oninput: (e) => { this.draft.spread[i] = Number(e.target.value) || 0; },
     }));
-    if (spreadInputs.length) form.append(h('span', { class: 'spread-label' }, t('end.spread')), ...spreadInputs);
+    if (spreadInputs.length) form.append(h('span', { class: 'spread-label' }, t(fixed ? 'end.spread-fixed' : 'end.spread')), ...spreadInputs);
     form.append(h('button', { type: 'submit', id: 'end-turn' }, t('end.button')));
     form.addEventListener('submit', (e) => {
       e.preventDefault();

@@ -8,8 +8,13 @@ export function myGames() {
 }
 
 export function rememberGame(entry) {
-  const games = myGames().filter((g) => !(g.id === entry.id && g.seat === entry.seat));
-  games.unshift({ ...entry, saved: new Date().toISOString() });
+  // One entry per seat: a link opened later (its seat not known yet) is the same seat if it holds the same token.
+  const same = (g) => g.id === entry.id
+    && (g.token === entry.token || (entry.seat !== null && entry.seat !== undefined && g.seat === entry.seat));
+  const known = myGames().find(same);
+  const games = myGames().filter((g) => !same(g));
+  games.unshift({ ...known, ...entry, seat: entry.seat ?? known?.seat ?? null, mine: entry.mine ?? known?.mine,
+    saved: new Date().toISOString() });
   localStorage.setItem(GAMES, JSON.stringify(games.slice(0, 100)));
 }
 

@@ -94,6 +94,7 @@ export const STRINGS = {
   'end.stack-label': { en: 'Stack used this turn', de: 'Stapel für diesen Zug' },
   'end.use-up': { en: 'Use up ', de: 'Aufbrauchen: ' },
   'end.spread': { en: 'Leftover blocks onto the remaining stacks: ', de: 'Übrige Bausteine auf die restlichen Stapel: ' },
+  'end.spread-fixed': { en: 'Leftover blocks go by the edition onto the next stacks: ', de: 'Übrige Bausteine kommen nach den Regeln dieser Ausgabe auf die nächsten Stapel: ' },
   'end.spread-label': { en: 'Leftover blocks onto remaining stack {n}', de: 'Übrige Bausteine auf den restlichen Stapel {n}' },
   'end.button': { en: 'End turn', de: 'Zug beenden' },
 
