@@ -530,3 +530,28 @@ def test_on_a_phone_the_turn_and_end_turn_come_before_the_board(stack: dict[str,
         assert console.unexpected() == []
     finally:
         context.close()
+
+
+def test_the_board_is_one_tab_stop_with_the_arrow_keys_inside(stack: dict[str, str], new_page: Any,
+                                                              console: Console) -> None:
+    """Issue 30: the board was 64 tab stops. Now one square is in the tab order (a roving tabindex: the first
+    target here), the arrow keys move within the board and take the tab stop along, and Tab leaves the board."""
+    page = new_page()
+    start_game_against_ai(page, stack)
+    page.wait_for_selector("svg.board g.square.target")
+    stops = page.locator("svg.board [data-square][tabindex='0']")
+    assert stops.count() == 1
+    first_target = page.locator("svg.board g.square.target").first.get_attribute("data-square")
+    assert stops.first.get_attribute("data-square") == first_target
+    stops.first.focus()
+    for key in ("ArrowDown", "ArrowUp"):  # (up, if the target is on the last row)
+        page.keyboard.press(key)
+        moved = page.evaluate("() => document.activeElement.dataset.square")
+        if moved != first_target:
+            break
+    assert moved != first_target and stops.count() == 1 and stops.first.get_attribute("data-square") == moved
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.dataset.square ?? null") is None  # out of the board at once
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("() => document.activeElement.dataset.square") == moved  # back where the keyboard left it
+    assert console.unexpected() == []

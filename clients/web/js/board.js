@@ -76,6 +76,9 @@ export function renderBoard(container, pos, opts = {}) {
   const size = MARGIN + 8 * CELL + 4;
   const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'group', 'aria-label': t('board.label') });
   container.appendChild(svg);
+  // One tab stop for the whole board (a roving tabindex): the square last focused, else the selected one, else
+  // the first target, else A1; the arrow keys move within the board, Tab leaves it.
+  const tabStop = previousFocus || selected || targets.keys().next().value || 'A1';
   const of = {};  // square -> index of its castle
   castles.forEach((castle, id) => { for (const sq of castle.squares) of[sq] = id; });
 
@@ -95,7 +98,7 @@ export function renderBoard(container, pos, opts = {}) {
       if (selected === sq) cls.push('selected');
       if (changed.has(sq)) cls.push('changed');
       const g = el('g', {
-        class: cls.join(' '), role: 'button', tabindex: '0', 'data-square': sq,
+        class: cls.join(' '), role: 'button', tabindex: sq === tabStop ? '0' : '-1', 'data-square': sq,
         'aria-label': squareLabel(pos, sq, selected === sq ? t('square.selected') : target ? target : null),
       }, svg);
       if (!target && selected !== sq) g.setAttribute('aria-disabled', 'true');
@@ -156,7 +159,12 @@ function keyOnSquare(event, svg, sq, onSquare) {
     const [x, y] = squareXY(sq);
     const nx = Math.min(7, Math.max(0, x + moves[event.key][0]));
     const ny = Math.min(7, Math.max(0, y + moves[event.key][1]));
-    svg.querySelector(`[data-square="${squareName(nx, ny)}"]`)?.focus();
+    const next = svg.querySelector(`[data-square="${squareName(nx, ny)}"]`);
+    if (next) {
+      svg.querySelectorAll('[data-square][tabindex="0"]').forEach((square) => square.setAttribute('tabindex', '-1'));
+      next.setAttribute('tabindex', '0');
+      next.focus();
+    }
   }
 }
 
