@@ -252,6 +252,9 @@ def test_an_illegal_click_offers_nothing_and_sends_nothing(
     assert posts == []
     assert page.evaluate("() => document.querySelector('main').dataset.version") == version
     assert page.locator(".square.selected, .chooser").count() == 0
+    # ... and a sighted player sees that the click registered (issue 30), not only a screen reader
+    note = page.locator("#square-note")
+    assert note.is_visible() and "B2" in note.inner_text(), page.inner_text("#controls")
     assert console.unexpected() == []
 
 

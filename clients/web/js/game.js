@@ -243,13 +243,30 @@ export class LiveGame {
     if (this.busy) return;
     if (this.sel.from === sq) { this.sel.from = null; this.render(); return; }
     const target = targets.get(sq);
-    if (!target) { announce(this.myTurn() ? t('say.no-action', { sq }) : t('say.not-your-turn', { sq })); return; }
+    if (!target) { this.nothingThere(sq, this.myTurn() ? t('say.no-action', { sq }) : t('say.not-your-turn', { sq })); return; }
     showAlert('');  // a new choice: the last refusal is past
     const options = [...target.actions];
     if (target.select && options.length === 0) { this.sel.from = sq; announce(t('say.knight-selected', { sq })); this.render(); return; }
     if (options.length === 1 && !target.select) { this.submit(options[0]); return; }
     this.chooser = { sq, options, select: target.select };
     this.render();
+  }
+
+  /** A click on a square that offers nothing: said to a screen reader, and shown to the eye beside the controls
+   *  (the square outlined for a moment), so that a sighted player is not left wondering whether it registered. */
+  nothingThere(sq, text) {
+    announce(text);
+    let note = document.getElementById('square-note');
+    if (!note) {
+      note = h('p', { id: 'square-note', class: 'square-note' });
+      this.controls.prepend(note);
+    }
+    note.textContent = text;
+    clearTimeout(this.noteTimer);
+    this.noteTimer = setTimeout(() => note.remove(), 3000);
+    const square = this.boardBox.querySelector(`[data-square="${sq}"]`);
+    square?.classList.add('refused');
+    setTimeout(() => square?.classList.remove('refused'), 700);
   }
 
   // -- drawing ---------------------------------------------------------------------------------------------
