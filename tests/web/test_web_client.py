@@ -558,3 +558,20 @@ def test_the_board_is_one_tab_stop_with_the_arrow_keys_inside(stack: dict[str, s
     page.keyboard.press("Shift+Tab")
     assert page.evaluate("() => document.activeElement.dataset.square") == moved  # back where the keyboard left it
     assert console.unexpected() == []
+
+
+def test_a_master_game_says_what_its_master_card_pays(stack: dict[str, str], new_page: Any,
+                                                      console: Console) -> None:
+    """Issue 30: the master card was only named ("master card: together"); its effect (RULES.md section 11) is
+    now on screen under the turn line."""
+    created = httpx.post(f"{stack['game']}/v1/games", headers={"X-API-Key": "web-test-service-key"}, json={
+        "master": True, "seats": [{"kind": "human", "player_id": "p0"}, {"kind": "human", "player_id": "p1"}]}).json()
+    page = new_page()
+    page.goto(f"{stack['game']}/play/#game={created['game_id']}&token={created['seats'][0]['token']}")
+    page.wait_for_selector("svg.board")
+    settled(page)
+    master = page.locator("#master-card")
+    assert master.is_visible()
+    text = master.inner_text()
+    assert text.startswith("Master card “") and re.search(r": (40|50|5 / 15 / 30)$|2 / 5 / 10$", text), text
+    assert console.unexpected() == []

@@ -5,7 +5,7 @@ import { commandId } from './api.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
 import { clockLine, logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
-import { language, t } from './strings.js';
+import { STRINGS, language, t } from './strings.js';
 import { actionWords, cardName, eventWords, outcomeWords, refusalWords } from './words.js';
 
 const AT_TYPES = new Set(['place_foundation', 'place_start_knight', 'place_king', 'place_knight', 'build']);
@@ -62,6 +62,7 @@ export class LiveGame {
     this.boardBox = h('div', { class: 'board-box' });
     this.trackBox = h('div', { class: 'track-box' });
     this.turnBox = h('p', { class: 'turn', role: 'status', 'aria-live': 'polite', id: 'turn', tabindex: '-1' });
+    this.masterBox = h('p', { class: 'master-card muted', id: 'master-card', hidden: true });
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
     this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading') });
@@ -71,7 +72,7 @@ export class LiveGame {
     this.main.replaceChildren(h('section', { class: 'game', 'aria-label': t('game.label') },
       h('div', { class: 'col-board' }, this.boardBox, h('h2', {}, t('track.heading')), this.trackBox),
       h('div', { class: 'col-side' },
-        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.controls, this.seatsBox,
+        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.masterBox, this.controls, this.seatsBox,
         h('h2', {}, t('moves.heading')), this.logList, replay)));
   }
 
@@ -295,6 +296,9 @@ export class LiveGame {
     const clock = clockLine(this.life);
     this.turnBox.textContent = turnLine(this.pos, this.summary.seats, this.seat) + (clock ? ` · ${clock}` : '');
     this.turnBox.prepend(this.seat !== null ? seatBadge(this.seat) : '', ' ');
+    const master = this.pos.master_card;
+    this.masterBox.hidden = !master || !STRINGS[`master-effect.${master}`];
+    if (!this.masterBox.hidden) this.masterBox.textContent = t('master.explained', { card: t(`master.${master}`), effect: t(`master-effect.${master}`) });
     const playable = new Set(this.myTurn() ? this.legal.filter((a) => a.type === 'play_card').map((a) => a.card) : []);
     this.seatsBox.replaceChildren(seatsPanel(this.pos, this.summary.seats, this.seat, {
       playable, selectedCard: this.sel.card, playCard: (card) => this.pickCard(card),

@@ -169,6 +169,16 @@ export const STRINGS = {
   'master.castle_count': { en: 'castle count', de: 'Anzahl der Burgen' },
   'master.diagonals': { en: 'diagonals', de: 'Diagonalen' },
   'master.together': { en: 'together', de: 'zusammen' },
+  // What each master card pays (RULES.md section 11), shown under the turn line in a master game.
+  'master.explained': { en: 'Master card “{card}”: {effect}', de: 'Meisterkarte „{card}“: {effect}' },
+  'master-effect.different_levels': { en: 'all your knights on different levels at the end: 40', de: 'alle deine Ritter am Ende auf verschiedenen Ebenen: 40' },
+  'master-effect.same_level': { en: 'all your knights on the same level at the end: 50', de: 'alle deine Ritter am Ende auf derselben Ebene: 50' },
+  'master-effect.one_line': { en: 'all your knights in one row, column or diagonal at the end: 50', de: 'alle deine Ritter am Ende in einer Reihe, Spalte oder Diagonale: 50' },
+  'master-effect.square': { en: 'four of your knights at the corners of a square (any size) at the end: 50', de: 'vier deiner Ritter am Ende an den Ecken eines Quadrats (beliebig groß): 50' },
+  'master-effect.edge': { en: 'each knight on an edge square 2 / 5 / 10 after phase 1 / 2 / 3, and the most such knights another 2 / 5 / 10', de: 'jeder Ritter auf einem Randfeld 2 / 5 / 10 nach Phase 1 / 2 / 3, die meisten solchen Ritter weitere 2 / 5 / 10' },
+  'master-effect.castle_count': { en: 'all your knights in exactly 4 / 5 / 6 castles after phase 1 / 2 / 3: 5 / 15 / 30', de: 'alle deine Ritter in genau 4 / 5 / 6 Burgen nach Phase 1 / 2 / 3: 5 / 15 / 30' },
+  'master-effect.diagonals': { en: 'each knight on a long diagonal 2 / 5 / 10 per phase, and the most such knights another 2 / 5 / 10', de: 'jeder Ritter auf einer langen Diagonale 2 / 5 / 10 je Phase, die meisten solchen Ritter weitere 2 / 5 / 10' },
+  'master-effect.together': { en: 'all your knights on one connected group of squares at the end: 40', de: 'alle deine Ritter am Ende auf einer zusammenhängenden Gruppe von Feldern: 40' },
 
   // the ten action cards: name and effect
   'card.climb_two': { en: 'Climb two', de: 'Zwei Ebenen hoch' },
