@@ -302,4 +302,21 @@ def test_two_users_of_the_example_portal_play_a_rated_game_to_the_end(
         assert now[0] != initial[user], (user, now, initial[user])
         assert page.get_attribute("#my-rating", "data-games") == "1"
         assert game_id[:8] in page.inner_text("#games")
+
+    # the other path: an unrated game the portal creates itself, with its own id, a label and the players' names
+    pages["ada"].click("button:has-text('Challenge bob')")
+    pages["ada"].wait_for_url(re.compile(r"/game/[^/]+$"))
+    challenge = pages["ada"].url.rsplit("/", 1)[1]
+    frame = next(f for f in pages["ada"].frames if "/play/" in f.url)
+    frame.wait_for_selector("svg.board")
+    assert "Ada · blue · you (ada)" in frame.inner_text("#seats") and "Bob · orange" in frame.inner_text("#seats")
+    pages["bob"].goto(f"{origin}/")
+    listed = pages["bob"].locator("#games li", has_text=challenge[:8])
+    assert re.search(r"active · challenge-[0-9a-f]{16}", listed.inner_text()), listed.inner_text()
+    listed.locator("a").click()  # bob's own seat token, kept by the portal, opens his seat of it
+    pages["bob"].wait_for_url(f"**/game/{challenge}")
+    pages["bob"].wait_for_function("() => document.getElementById('game').contentWindow !== null")
+    frame = next(f for f in pages["bob"].frames if "/play/" in f.url)
+    frame.wait_for_selector("svg.board")
+    assert "Bob · orange · you (bob)" in frame.inner_text("#seats") and "Ada · blue" in frame.inner_text("#seats")
     assert console.unexpected() == []
