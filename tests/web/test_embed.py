@@ -22,6 +22,7 @@ import torres_rules as tr
 from torres_rules.names import ACTION_TYPES, STAGES
 
 from .conftest import Console, host_server
+from .pages import click_and_wait, settled
 
 SHOTS = os.environ.get("TORRES_WEB_SCREENSHOTS")
 SERVICE = {"X-API-Key": "web-test-service-key"}
@@ -50,10 +51,6 @@ def open_host(page: Any, host_origin: str, url: str) -> Any:
     frame.wait_for_selector("svg.board")
     settled(frame)
     return frame
-
-
-def settled(frame: Any) -> None:
-    frame.wait_for_function("() => document.querySelector('main').dataset.busy === '0'")
 
 
 def messages(page: Any, kind: str | None = None) -> list[dict[str, Any]]:
@@ -215,18 +212,6 @@ def test_a_portal_embeds_the_game_in_german_and_hears_turns_moves_and_the_end(
         assert "seed" not in m["data"] and "salt" not in str(m["data"])
     assert len(messages(page, "game-over")) == 1
     assert console.unexpected() == []
-
-
-def click_and_wait(frame: Any, locator: Any) -> None:
-    """As test_web_client's: click on a settled page; wait for a new version, a refusal or a selection."""
-    settled(frame)
-    before = frame.evaluate("() => ({...document.querySelector('main').dataset})")
-    locator.click()
-    frame.wait_for_function(
-        """b => { const m = document.querySelector('main');
-                  return m.dataset.busy === '0' && (m.dataset.version !== b.version || m.dataset.refusals !== b.refusals
-                    || document.querySelector('.square.selected, .chooser, button.card.selected')); }""",
-        arg=before)
 
 
 def test_a_whole_game_embedded_in_german_against_the_ai(stack: dict[str, str], portal: str, new_page: Any,

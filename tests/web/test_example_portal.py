@@ -35,6 +35,7 @@ from werkzeug.security import generate_password_hash
 from torres_service.webhooks import signed_headers
 
 from .conftest import Console
+from .pages import click_and_wait, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 PORTAL = ROOT / "examples" / "portal"
@@ -148,22 +149,6 @@ def world(tmp_path: Path, chromium_path: str) -> Iterator[dict[str, Any]]:
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
-
-
-def settled(frame: Any) -> None:
-    frame.wait_for_function("() => document.querySelector('main').dataset.busy === '0'")
-
-
-def click_and_wait(frame: Any, locator: Any) -> None:
-    """As test_web_client's: click on a settled page; wait for a new version, a refusal or a selection."""
-    settled(frame)
-    before = frame.evaluate("() => ({...document.querySelector('main').dataset})")
-    locator.click()
-    frame.wait_for_function(
-        """b => { const m = document.querySelector('main');
-                  return m.dataset.busy === '0' && (m.dataset.version !== b.version || m.dataset.refusals !== b.refusals
-                    || document.querySelector('.square.selected, .chooser, button.card.selected')); }""",
-        arg=before)
 
 
 def step(frame: Any, state: dict[str, str], mine: dict[str, int]) -> None:

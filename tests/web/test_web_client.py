@@ -19,6 +19,7 @@ from game_http import play_first_legal
 import torres_rules as tr
 
 from .conftest import Console
+from .pages import click_and_wait, set_up_by_clicks, settled
 
 SHOTS = os.environ.get("TORRES_WEB_SCREENSHOTS")
 
@@ -41,24 +42,6 @@ def board(page: Any) -> dict[str, str]:
 
 def scores(page: Any) -> list[str]:
     return page.eval_on_selector_all("[data-score]", "els => els.map(e => e.textContent)")
-
-
-def settled(page: Any) -> None:
-    """The page shows a version of the game and sends nothing."""
-    page.wait_for_function("() => document.querySelector('main').dataset.busy === '0'")
-
-
-def click_and_wait(page: Any, locator: Any) -> None:
-    """Click on a settled page, as a person would (a click while the page redraws a refresh can land on a control
-    being replaced); if that submitted an action, wait until the page shows a newer version (or a refusal)."""
-    settled(page)
-    before = page.evaluate("() => ({...document.querySelector('main').dataset})")
-    locator.click()
-    page.wait_for_function(
-        """b => { const m = document.querySelector('main');
-                  return m.dataset.busy === '0' && (m.dataset.version !== b.version || m.dataset.refusals !== b.refusals
-                    || document.querySelector('.square.selected, .chooser, button.card.selected')); }""",
-        arg=before)
 
 
 def start_game_against_ai(page: Any, stack: dict[str, str]) -> None:
@@ -170,13 +153,7 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     shot(page, "board-setup", tmp_path)
 
     # setup by clicks until the first turn, then a refusal shown in words: leftover blocks onto a full stack
-    while page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
-        page.wait_for_function("() => ['mine', 'over'].includes(document.querySelector('main').dataset.turn)"
-                               " && document.querySelector('main').dataset.busy === '0'")
-        if page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
-            click_and_wait(page, page.locator("svg.board g.square.target").first)
-    page.wait_for_function("() => { const m = document.querySelector('main'); return m.dataset.turn === 'mine'"
-                           " && m.dataset.stage === 'turn' && m.dataset.busy === '0'; }")
+    set_up_by_clicks(page)
     version = page.evaluate("() => document.querySelector('main').dataset.version")
     page.locator("input.spread").first.fill("1")
     click_and_wait(page, page.locator("#end-turn"))
@@ -498,13 +475,7 @@ def test_focus_stays_in_the_game_after_end_turn_by_enter(stack: dict[str, str], 
     lands on the turn line (the button is gone while the AI plays), inside the game, where the keyboard goes on."""
     page = new_page()
     start_game_against_ai(page, stack)
-    while page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
-        page.wait_for_function("() => ['mine', 'over'].includes(document.querySelector('main').dataset.turn)"
-                               " && document.querySelector('main').dataset.busy === '0'")
-        if page.evaluate("() => document.querySelector('main').dataset.stage") == "setup":
-            click_and_wait(page, page.locator("svg.board g.square.target").first)
-    page.wait_for_function("() => { const m = document.querySelector('main'); return m.dataset.turn === 'mine'"
-                           " && m.dataset.stage === 'turn' && m.dataset.busy === '0'; }")
+    set_up_by_clicks(page)
     version = page.evaluate("() => document.querySelector('main').dataset.version")
     page.focus("#end-turn")
     page.keyboard.press("Enter")
