@@ -114,7 +114,8 @@ def deliver_webhooks(config: Config) -> int:
 
     from torres_service.principals import Registries
 
-    from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker, wake_on_notify
+    from .waiting import WebhooksWritten, hub_for, release_hub
+    from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
     registries = Registries.from_env(
@@ -136,14 +137,19 @@ def deliver_webhooks(config: Config) -> int:
 
         start_http_server(port, addr=METRICS_HOST.read())
     interval = config.webhook_interval or 0.2
-    if store.backend == "postgres":  # woken at each commit that wrote webhooks, not only every interval
-        threading.Thread(target=wake_on_notify, args=(worker, config.database_url, stop), name="torres-webhooks-listen",
-                         daemon=True).start()
+    # On PostgreSQL woken at each commit that wrote webhooks (and after the listener reconnects, when a notice may
+    # have been missed), by the process's notification listener: not only every interval.
+    hub_key = f"webhooks:{config.database_url}"
+    if store.backend == "postgres":
+        hub_for(hub_key, max_open=1, listen_url=config.database_url).watch(
+            lambda _game, notice: worker.wake() if notice is None or isinstance(notice, WebhooksWritten) else None)
     print(f"webhook worker on {store.backend}, every {interval} s", flush=True)
     try:
         worker.run(stop, interval)
     finally:
         worker.close()
+        if store.backend == "postgres":
+            release_hub(hub_key)
         store.close()
     return 0
 

@@ -17,7 +17,8 @@ Where notices come from:
 
 A reissue or revocation of a seat token is announced the same way (``pg_notify('torres_seat_tokens', game_id)``
 in the transaction that writes the row; in-process on SQLite) to the hub's watchers, so every process forgets the
-rows it had read of that game at once (``GameService._seat_tokens``).
+rows it had read of that game at once (``GameService._seat_tokens``); an append that wrote webhooks notifies
+``torres_webhooks``, which wakes the delivery workers (``python -m torres_game webhooks``) the same way.
 
 Hubs are shared per database within a process (:func:`hub_for`), so several app instances in one process
 (tests; nothing in production) see each other's appends, and a process holds one listening connection.
@@ -34,8 +35,9 @@ from dataclasses import dataclass
 from torres_service import wakeups
 from torres_service.wakeups import ShuttingDown, StreamLimit, Subscription, WakeHub, drain_all, release_hub
 
-__all__ = ["CHANNEL", "SEAT_TOKENS_CHANNEL", "Notice", "PgListener", "SeatTokensChanged", "ShuttingDown",
-           "StreamLimit", "Subscription", "WakeHub", "drain_all", "hub_for", "release_hub", "wait_for_version"]
+__all__ = ["CHANNEL", "SEAT_TOKENS_CHANNEL", "WEBHOOKS_CHANNEL", "Notice", "PgListener", "SeatTokensChanged",
+           "ShuttingDown", "StreamLimit", "Subscription", "WakeHub", "WebhooksWritten", "drain_all", "hub_for",
+           "release_hub", "wait_for_version"]
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +46,27 @@ CHANNEL = "torres_games"
 SEAT_TOKENS_CHANNEL = "torres_seat_tokens"
 
 
+#: An append wrote webhooks to the outbox: its game's id (migration 0012), for the delivery workers.
+WEBHOOKS_CHANNEL = "torres_webhooks"
+
+
 @dataclass(frozen=True)
 class SeatTokensChanged:
     """What a hub's watchers hear when a game's seat tokens were reissued or revoked, in any process."""
 
     game_id: str
+
+
+@dataclass(frozen=True)
+class WebhooksWritten:
+    """What a hub's watchers hear when an append, in any process, wrote webhooks to the outbox."""
+
+    game_id: str
+
+
+#: The channels whose notices go to a hub's watchers only (no waiter reads them), and what each notice becomes.
+_ANNOUNCED: dict[str, Callable[[str], object]] = {SEAT_TOKENS_CHANNEL: SeatTokensChanged,
+                                                  WEBHOOKS_CHANNEL: WebhooksWritten}
 
 
 @dataclass(frozen=True)
@@ -108,16 +126,17 @@ class PgListener:
                     self.url, autocommit=True, application_name=self.application_name, connect_timeout=5,
                     keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
                 ) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    conn.execute(f"LISTEN {SEAT_TOKENS_CHANNEL}")
+                    for channel in (CHANNEL, *_ANNOUNCED):
+                        conn.execute(f"LISTEN {channel}")
                     self.connected.set()
                     delay = 0.05
                     self.hub.recheck_all()  # whatever committed while nobody listened is found by a re-read
                     while not self._stop.is_set():
                         # The timeout only bounds how long a stop() waits; it sends nothing to the server.
                         for item in conn.notifies(timeout=1.0):
-                            if item.channel == SEAT_TOKENS_CHANNEL:
-                                self.hub.announce(item.payload, SeatTokensChanged(item.payload))
+                            news = _ANNOUNCED.get(item.channel)
+                            if news is not None:
+                                self.hub.announce(item.payload, news(item.payload))
                                 continue
                             notice = Notice.decode(item.payload)
                             if notice is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -205,29 +204,3 @@ class WebhookWorker:
                 if self._wake.wait(interval) and not stop.is_set():
                     stop.wait(GATHER)  # woken by an append: let the appends of the next moments join the batch
                 self._wake.clear()
-
-
-
-def wake_on_notify(worker: WebhookWorker, url: str, stop: threading.Event) -> None:
-    """Wake ``worker`` whenever an append on the PostgreSQL database at ``url`` wrote webhooks (``LISTEN
-    torres_webhooks``, notified at its commit): a delivery process of its own posts them within milliseconds, not
-    at its next poll. Reconnects with back-off; after a reconnect it wakes the worker once (a notice may have been
-    missed meanwhile; the poll would find it anyway)."""
-    import psycopg
-
-    from .store.postgres import WEBHOOKS_CHANNEL
-
-    pause = 0.5
-    while not stop.is_set():
-        try:
-            with psycopg.connect(url, autocommit=True, connect_timeout=5) as conn:
-                conn.execute(f"LISTEN {WEBHOOKS_CHANNEL}")
-                pause = 0.5
-                worker.wake()
-                while not stop.is_set():
-                    for _ in conn.notifies(timeout=1.0, stop_after=1):
-                        worker.wake()
-        except psycopg.Error as exc:
-            log.warning("webhook listener disconnected; reconnecting", extra={"error": type(exc).__name__})
-            time.sleep(pause)
-            pause = min(10.0, pause * 2)

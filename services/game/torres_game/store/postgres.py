@@ -32,7 +32,7 @@ from psycopg_pool import ConnectionPool
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
-from torres_game.waiting import SEAT_TOKENS_CHANNEL
+from torres_game.waiting import SEAT_TOKENS_CHANNEL, WEBHOOKS_CHANNEL
 from torres_service.json_provider import dumps_bytes
 
 from .base import (
@@ -74,8 +74,6 @@ _GAME_COLS = ("game_id, created_at, edition, master, options, seats, version, st
 _MIGRATION_LOCK = 0x70727265  # advisory lock id: one migrator at a time across processes
 _SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log sequencer at a time
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
-#: NOTIFY channel of appends that wrote webhooks (0012): delivery workers LISTEN on it.
-WEBHOOKS_CHANNEL = "torres_webhooks"
 _WEBHOOK_COLS = ("seq, delivery_id, tenant, game_id, type, payload, created_at, status, attempts, next_attempt_at,"
                  " last_status, last_error, delivered_at")
 
