@@ -42,6 +42,17 @@ BEGIN
 END
 $$;
 
+-- The outbox rows of one append (or of a game's creation, which the service writes in its own transaction) and
+-- the notice that wakes the delivery workers that LISTEN (sent at commit): one definition for both.
+CREATE FUNCTION torres_write_webhooks(p_game_id text, p_at timestamptz, p_webhooks jsonb) RETURNS void
+LANGUAGE sql AS $$
+    INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at, next_attempt_at)
+        SELECT w ->> 'delivery_id', w ->> 'tenant', p_game_id, w ->> 'type', w -> 'payload', p_at, p_at
+        FROM jsonb_array_elements(p_webhooks) WITH ORDINALITY AS x(w, n) ORDER BY n
+        ON CONFLICT (delivery_id) DO NOTHING;
+    SELECT pg_notify('torres_webhooks', p_game_id);
+$$;
+
 -- torres_append as in 0009, plus p_webhooks (and a NOTIFY on torres_webhooks when there are any, so a delivery
 -- worker process posts them at once instead of at its next poll): [{"delivery_id", "tenant", "type", "payload"}, ...], inserted after
 -- the events (their seq drawn under the writers' lock the events took) when the append goes through. It defaults
@@ -128,12 +139,7 @@ BEGIN
         v_prev := v_hash;
     END LOOP;
     IF p_webhooks IS NOT NULL THEN
-        INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at, next_attempt_at)
-            SELECT w ->> 'delivery_id', w ->> 'tenant', p_game_id, w ->> 'type', w -> 'payload', p_created_at,
-                   p_created_at
-            FROM jsonb_array_elements(p_webhooks) WITH ORDINALITY AS x(w, n) ORDER BY n
-            ON CONFLICT (delivery_id) DO NOTHING;
-        PERFORM pg_notify('torres_webhooks', p_game_id);  -- wakes the delivery workers that LISTEN (at commit)
+        PERFORM torres_write_webhooks(p_game_id, p_created_at, p_webhooks);
     END IF;
     RETURN QUERY SELECT 'ok'::text, v_version, v_first, v_positions, v_hashes;
 END

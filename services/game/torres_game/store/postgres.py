@@ -32,7 +32,7 @@ from psycopg_pool import ConnectionPool
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
-from torres_game.waiting import SEAT_TOKENS_CHANNEL, WEBHOOKS_CHANNEL
+from torres_game.waiting import SEAT_TOKENS_CHANNEL
 from torres_service.json_provider import dumps_bytes
 
 from .base import (
@@ -226,14 +226,8 @@ class PostgresEventStore:
             if ai_turn:
                 self._insert_ai_turn(conn, ai_turn, now)
             if webhooks:  # after the events: their seq is drawn under the writers' lock the events took (0012)
-                conn.execute(
-                    "INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at,"
-                    " next_attempt_at) SELECT w ->> 'delivery_id', w ->> 'tenant', %s, w ->> 'type', w -> 'payload',"
-                    " %s, %s FROM jsonb_array_elements(%s) WITH ORDINALITY AS x(w, n) ORDER BY n"
-                    " ON CONFLICT (delivery_id) DO NOTHING",
-                    (game.game_id, now, now, _jsonb(_webhook_docs(webhooks))),
-                )
-                conn.execute("SELECT pg_notify(%s, %s)", (WEBHOOKS_CHANNEL, game.game_id))
+                conn.execute("SELECT torres_write_webhooks(%s, %s, %s)",
+                             (game.game_id, now, _jsonb(_webhook_docs(webhooks))))
         return AppendResult(game.game_id, tuple(stored))
 
     def append(
