@@ -372,12 +372,14 @@ def test_storage_errors_beyond_the_fallback_fail_open(monkeypatch: pytest.Monkey
 
 def test_counting_moves_back_to_redis_once_it_answers_again(private_redis: PrivateRedis) -> None:
     """A real redis-server stopped and started again under the app: served all along, counted in memory while it is
-    gone, and in Redis again within the back-off (1 s, then 2 s) once it is back."""
+    gone, and in Redis again within the back-off (1 s, then 2 s) once it is back. (The lease taken before it went
+    lasts a few requests: past it, the process needs Redis and finds it gone.)"""
     app, guard = make_app(Settings(exempt=(), address="1000 per 10 seconds", storage_uri=private_redis.url))
     alice = client(app)
     assert alice.get("/v1/things").status_code == 200 and private_redis.client().keys("LIMITS*")
     private_redis.stop()
-    assert burst(alice, 5) == [200] * 5 and guard.counts.failing
+    assert burst(alice, RequestCounts.LEASE_MAX + 4) == [200] * (RequestCounts.LEASE_MAX + 4)
+    assert guard.counts.failing
     private_redis.start()
     deadline = time.monotonic() + 10
     while guard.counts.failing:
@@ -392,7 +394,7 @@ def test_a_request_of_two_classes_is_counted_in_one_round_trip(private_redis: Pr
     call per limit, and a server that lost the script (SCRIPT FLUSH) still counts every request."""
     app, guard = make_app(Settings(exempt=(), address="7 per 10 seconds", player="4 per 10 seconds",
                                    storage_uri=private_redis.url))
-    assert guard.counts._together
+    assert guard.counts._pipelined
     alice, seat = client(app), {"Authorization": "Bearer seat-a"}
     assert burst(alice, 2, headers=seat) == [200, 200]
     private_redis.client().script_flush()
@@ -406,6 +408,45 @@ def test_a_request_of_two_classes_is_counted_in_one_round_trip(private_redis: Pr
     counts = sorted((key.decode().split("/")[-4], int(private_redis.client().get(key)))
                     for key in private_redis.client().keys("LIMITS*"))
     assert counts == [("address", 8), ("player", 3), ("player", 5)]  # both classes, the refused requests too
+
+
+def _evalsha_calls(private_redis: PrivateRedis) -> int:
+    stats = private_redis.client().info("commandstats")
+    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+
+
+def test_requests_far_below_the_limit_are_admitted_from_a_lease_without_a_round_trip_each(
+        private_redis: PrivateRedis) -> None:
+    """A player far below the limit: Redis is asked once per lease (up to LEASE_MAX requests), not once per
+    request, and what Redis holds is never less than what was admitted (counted ahead, never behind)."""
+    app, _ = make_app(Settings(exempt=(), address="off", player="3000 per 10 seconds",
+                               storage_uri=private_redis.url))
+    alice, seat = client(app), {"Authorization": "Bearer seat-a"}
+    assert alice.get("/v1/things", headers=seat).status_code == 200  # loads limits' script into this Redis
+    before = _evalsha_calls(private_redis)
+    assert burst(alice, 160, headers=seat) == [200] * 160
+    calls = _evalsha_calls(private_redis) - before
+    assert 1 <= calls <= 160 // RequestCounts.LEASE_MAX + 1, f"{calls} increments for 160 requests"
+    (key,) = private_redis.client().keys("LIMITS*")
+    assert 161 <= int(private_redis.client().get(key)) < 161 + RequestCounts.LEASE_MAX
+
+
+def test_leases_never_admit_a_client_past_its_limit_across_processes(private_redis: PrivateRedis) -> None:
+    """Two app instances (two workers or replicas) share a limit of 100: alternating between them, the client is
+    admitted at most 100 times -- every admitted request was counted in Redis first -- and refused at most a lease
+    per process early; once refused, each process refuses it without asking Redis until the window ends."""
+    service = f"leases-{uuid.uuid4().hex[:8]}"
+    settings = Settings(exempt=(), address="100 per 10 seconds", storage_uri=private_redis.url)
+    one, two = (client(make_app(settings, service=service)[0]) for _ in range(2))
+    answers = [c.get("/v1/things").status_code for _ in range(90) for c in (one, two)]
+    admitted = answers.count(200)
+    assert 100 - 2 * RequestCounts.LEASE_MAX <= admitted <= 100, answers
+    assert set(answers[answers.index(429):]) == {429}, "once refused, refused for the rest of the window"
+    before = _evalsha_calls(private_redis)
+    assert all(refused(c.get("/v1/things")) for c in (one, two) for _ in range(20))
+    assert _evalsha_calls(private_redis) == before, "a refused key is refused in the process, no round trip"
+    response = one.get("/v1/things")
+    assert 1 <= int(response.headers["Retry-After"]) <= 10 and response.get_json()["limit_class"] == "address"
 
 
 def test_classes_not_shared_are_counted_in_the_process(private_redis: PrivateRedis) -> None:
