@@ -311,6 +311,45 @@ def test_games_from_before_the_tenants_migration_are_the_default_tenants_and_pub
             store.close()
 
 
+@pytest.mark.postgres
+def test_a_definition_is_applied_when_its_text_changes_and_replaces_every_older_signature(
+    tmp_path: Path, throwaway_database: Callable[[str], AbstractContextManager[str]],
+) -> None:
+    """definitions/torres_append.sql: applied after the numbered migrations, not again while its text is the same,
+    and again -- dropping whatever other signatures of the function a database holds -- once it changes."""
+    release = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS / "postgres", release / "postgres")
+    definition = release / "postgres" / "definitions" / "torres_append.sql"
+
+    def signatures(store: PostgresEventStore) -> list[str]:
+        with store.pool.connection() as conn:
+            rows = conn.execute("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'torres_append'")
+            return [row[0] for row in rows]
+
+    def applied(store: PostgresEventStore) -> tuple[str, datetime]:
+        with store.pool.connection() as conn:
+            row = conn.execute("SELECT sha256, applied_at FROM schema_definitions WHERE name = 'torres_append'")
+            return row.fetchone()  # type: ignore[return-value]
+
+    with throwaway_database("torres_game_definitions") as url:
+        store = PostgresEventStore(url, migrations_dir=release)
+        try:
+            store.migrate()
+            first = applied(store)
+            assert len(signatures(store)) == 1 and new_game(store)  # an append works on the fresh database
+            store.migrate()
+            assert applied(store) == first, "an unchanged definition is not applied again"
+            raw(store, "CREATE FUNCTION torres_append(p text) RETURNS void LANGUAGE sql AS 'SELECT 1'")
+            definition.write_text(definition.read_text() + "-- the next release's edit\n")
+            assert store.migrate() == []
+            second = applied(store)
+            assert second[0] != first[0] and second[1] > first[1]
+            assert len(signatures(store)) == 1 and signatures(store)[0] != "torres_append(text)"
+            assert new_game(store, events=3)
+        finally:
+            store.close()
+
+
 class TestTransparencyLogContract:
     """The transparency log's part of the store (issue 28), on both backends: a game's end queues its head in the
     append's transaction; the sequencer integrates each leaf exactly once, whatever the number of sequencers;

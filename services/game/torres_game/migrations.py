@@ -1,11 +1,18 @@
-"""Discovery of the numbered SQL migrations in ``infra/migrations/<backend>/``.
+"""Discovery of the numbered SQL migrations in ``infra/migrations/<backend>/``, and of the definitions in
+``infra/migrations/<backend>/definitions/``.
 
 Each backend applies them itself (its dialect decides how to run a script atomically); this
 module only decides *which* files exist and in what order, so both backends agree on numbering.
+
+A numbered migration runs once. A definition (Flyway's "repeatable migration") is the one home of a database
+object that changes in place, a function such as ``torres_append``: applied after the numbered migrations whenever
+its text differs from the text last applied, so that a change to it is an edit of one file, not one more copy of
+the whole function in a new migration.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,3 +41,22 @@ def discover(migrations_dir: Path, backend: str) -> list[Migration]:
     if numbers != list(range(1, len(found) + 1)):
         raise ValueError(f"migrations in {folder} must be numbered 0001.. without gaps: {numbers}")
     return found
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    sql: str
+
+    @property
+    def digest(self) -> str:
+        """What the store records of an applied definition: a changed text is applied again."""
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def definitions(migrations_dir: Path, backend: str) -> list[Definition]:
+    """The definitions of ``backend``, by file name (none when the folder is absent)."""
+    folder = migrations_dir / backend / "definitions"
+    if not folder.is_dir():
+        return []
+    return [Definition(path.stem, path.read_text("utf-8")) for path in sorted(folder.glob("*.sql"))]

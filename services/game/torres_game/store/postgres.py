@@ -1,6 +1,6 @@
 """PostgreSQL backend: psycopg 3 with a connection pool.
 
-An append is one statement, ``SELECT * FROM torres_append(...)`` (migrations 0003 and 0006), so it costs one
+An append is one statement, ``SELECT * FROM torres_append(...)`` (``definitions/torres_append.sql``), so it costs one
 round trip and holds its locks only while the server works. Concurrency design (why appends are
 correct under many writers):
 
@@ -31,7 +31,7 @@ from psycopg_pool import ConnectionPool
 
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
-from torres_game.migrations import discover
+from torres_game.migrations import definitions, discover
 from torres_game.waiting import SEAT_TOKENS_CHANNEL
 from torres_service.json_provider import dumps_bytes
 
@@ -152,7 +152,8 @@ class PostgresEventStore:
     # -- schema ---------------------------------------------------------------------------
 
     def migrate(self) -> list[int]:
-        """Apply pending migrations under an advisory lock; returns the numbers applied."""
+        """Apply pending migrations, then the definitions whose text changed, under an advisory lock; returns the
+        numbers applied."""
         assert self.migrations_dir is not None, "no migrations_dir configured"
         applied_now: list[int] = []
         with self.pool.connection() as conn:
@@ -173,6 +174,21 @@ class PostgresEventStore:
                             (migration.number, migration.name),
                         )
                     applied_now.append(migration.number)
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_definitions ("
+                    " name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL)"
+                )
+                applied = dict(conn.execute("SELECT name, sha256 FROM schema_definitions").fetchall())
+                for definition in definitions(self.migrations_dir, "postgres"):
+                    if applied.get(definition.name) == definition.digest:
+                        continue
+                    with conn.transaction():
+                        conn.execute(definition.sql.encode())
+                        conn.execute(
+                            "INSERT INTO schema_definitions VALUES (%s, %s, now()) ON CONFLICT (name) DO UPDATE"
+                            " SET sha256 = EXCLUDED.sha256, applied_at = EXCLUDED.applied_at",
+                            (definition.name, definition.digest),
+                        )
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
         return applied_now
