@@ -20,22 +20,9 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import edge_input as edge
 import pytest
 import schemathesis
-from edge_input import (
-    CHECKS,
-    GATE_SETTINGS,
-    HOSTILE,
-    LOOPBACK,
-    Slot,
-    as_caller,
-    doc_slots,
-    hostile_request,
-    hostile_strings,
-    security_headers,
-    shorten_held_open,
-    via_wsgi,
-)
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -84,7 +71,7 @@ def gate_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 # Not schemathesis.pytest.from_fixture: its lazy loader sets pytest's private Node._nodeid, gone in pytest 9.2.
 # The document is loaded once; each call goes to the backend's app (``app=``), a WSGI call in-process.
 schema = schemathesis.openapi.from_dict(openapi_document())  # read at collection
-SECURITY_HEADERS = security_headers(openapi_document())
+SECURITY_HEADERS = edge.security_headers(openapi_document())
 
 
 def _credentials(case: Any, game: dict[str, Any]) -> dict[str, str]:
@@ -103,7 +90,7 @@ def _a_whole_upgrade(headers: dict[str, str]) -> bool:
 
 
 @schema.parametrize()
-@GATE_SETTINGS
+@edge.GATE_SETTINGS
 def test_the_game_service_does_what_its_openapi_says(case: Any, gate_app: Flask) -> None:
     """Every schemathesis check (edge_input.CHECKS), the authentication ones included: a request that carries
     a declared credential is sent again without it and with an invalid one, and must then be refused (401/403)
@@ -113,19 +100,19 @@ def test_the_game_service_does_what_its_openapi_says(case: Any, gate_app: Flask)
         case.path_parameters["game_id"] = game["game_id"]
     if isinstance(case.query, dict) and isinstance(case.query.get("cursor"), str):
         del case.query["cursor"]  # opaque: only a cursor the service gave out is valid (a forged one: 400)
-    shorten_held_open(case)
+    edge.shorten_held_open(case)
     if case.path.endswith("/ws") and _a_whole_upgrade(case.headers or {}):
         return  # an upgrade needs the connection's socket, which a WSGI call has not: the 101 of a documented
         # upgrade is tested over gunicorn (test_push, test_seat_tokens); its refusals (any header off) run here
-    headers = as_caller(case, _credentials(case, game), SECURITY_HEADERS)
-    via_wsgi(case, gate_app)
-    case.call_and_validate(headers=headers, checks=CHECKS, app=gate_app,
-                           environ_base=LOOPBACK)
+    headers = edge.as_caller(case, _credentials(case, game), SECURITY_HEADERS)
+    edge.via_wsgi(case, gate_app)
+    case.call_and_validate(headers=headers, checks=edge.CHECKS, app=gate_app,
+                           environ_base=edge.LOOPBACK)
 
 
 # -- hostile strings in every path segment, query argument and body field ------------------------------------
 
-SLOTS = doc_slots(openapi_document())
+SLOTS = edge.doc_slots(openapi_document())
 
 
 def _new_events(app: Flask, after: int) -> list[Any]:
@@ -148,7 +135,7 @@ def hostile_app(gate_app: Flask) -> Flask:
     return gate_app
 
 
-def _send_hostile(app: Flask, slot: Slot, value: str) -> None:
+def _send_hostile(app: Flask, slot: edge.Slot, value: str) -> None:
     game = app.config["GATE_GAME"]
     version = app.config["GATE_VERSION"]
     body: dict[str, Any] = {
@@ -157,7 +144,7 @@ def _send_hostile(app: Flask, slot: Slot, value: str) -> None:
         "/v1/games/{game_id}/actions": {"seat": 0, "action": {"type": "end_turn", "stack": 0, "spread": []},
                                         "expected_version": version - 1, "command_id": "hostile-1"},
     }.get(slot.path, {})
-    method, url, data = hostile_request(slot, value, path_values={"game_id": game["game_id"]}, body=body)
+    method, url, data = edge.hostile_request(slot, value, path_values={"game_id": game["game_id"]}, body=body)
     response = app.test_client().open(url, method=method, data=data, content_type="application/json",
                                        headers={**SERVICE, **bearer(game["seats"][0]["token"])})
     assert response.status_code < 500, (str(slot), value[:60], response.get_data(as_text=True)[:300])
@@ -179,14 +166,14 @@ def test_every_listed_hostile_string_in_every_slot(hostile_app: Flask) -> None:
     """Each string of the list in each place a client can put one: the exhaustive, repeatable sweep."""
     assert len(SLOTS) > 20, [str(s) for s in SLOTS]  # the walk found the document's slots
     for slot in SLOTS:
-        for value in HOSTILE:
+        for value in edge.HOSTILE:
             _send_hostile(hostile_app, slot, value)
 
 
 @settings(max_examples=150, derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(slot=st.sampled_from(SLOTS), value=hostile_strings())
-def test_generated_hostile_strings_in_every_slot(hostile_app: Flask, slot: Slot, value: str) -> None:
+@given(slot=st.sampled_from(SLOTS), value=edge.hostile_strings())
+def test_generated_hostile_strings_in_every_slot(hostile_app: Flask, slot: edge.Slot, value: str) -> None:
     """Hypothesis' own strings (control characters, surrogates, long runs) in a slot drawn at random."""
     _send_hostile(hostile_app, slot, value)
 

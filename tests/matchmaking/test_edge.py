@@ -16,23 +16,10 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+import edge_input as edge
 import pytest
 import redis
 import schemathesis
-from edge_input import (
-    CHECKS,
-    GATE_SETTINGS,
-    HOSTILE,
-    LOOPBACK,
-    Slot,
-    as_caller,
-    doc_slots,
-    hostile_request,
-    hostile_strings,
-    security_headers,
-    shorten_held_open,
-    via_wsgi,
-)
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,7 +40,7 @@ def _document() -> dict[str, Any]:
 
 
 schema = schemathesis.openapi.from_dict(_document())  # see the game gate for why not from_fixture
-SECURITY_HEADERS = security_headers(_document())
+SECURITY_HEADERS = edge.security_headers(_document())
 
 
 @pytest.fixture
@@ -94,7 +81,7 @@ def _within_the_tickets_lifetime(case: Any, app: Flask) -> None:
 
 
 @schema.parametrize()
-@GATE_SETTINGS
+@edge.GATE_SETTINGS
 def test_the_matchmaker_does_what_its_openapi_says(case: Any, gate_app: Flask) -> None:
     """Every schemathesis check (edge_input.CHECKS), the authentication ones included (see the game gate)."""
     ticket = gate_app.config["GATE_TICKET"]
@@ -103,15 +90,15 @@ def test_the_matchmaker_does_what_its_openapi_says(case: Any, gate_app: Flask) -
     if PLAYER_ID.accepts(case.path_parameters.get("player_id")):
         case.path_parameters["player_id"] = ticket["player_id"]
     _within_the_tickets_lifetime(case, gate_app)
-    shorten_held_open(case)
-    via_wsgi(case, gate_app)
-    case.call_and_validate(headers=as_caller(case, _credentials(case), SECURITY_HEADERS), checks=CHECKS,
-                           app=gate_app, environ_base=LOOPBACK)
+    edge.shorten_held_open(case)
+    edge.via_wsgi(case, gate_app)
+    case.call_and_validate(headers=edge.as_caller(case, _credentials(case), SECURITY_HEADERS), checks=edge.CHECKS,
+                           app=gate_app, environ_base=edge.LOOPBACK)
 
 
 # -- hostile strings in every path segment, query argument and body field ------------------------------------
 
-SLOTS = doc_slots(_document())
+SLOTS = edge.doc_slots(_document())
 # Fields whose valid values a hostile string can happen to be (an id such as "true"): a 2xx is right then.
 KINDS = {"player_id": PLAYER_ID, "ticket_id": TICKET_ID}
 
@@ -121,13 +108,13 @@ def _redis_state(raw: redis.Redis) -> dict[bytes, bytes | None]:
     return {key: raw.dump(key) for key in sorted(raw.keys("*"))}
 
 
-def _send_hostile(app: Flask, raw: redis.Redis, slot: Slot, value: str) -> None:
+def _send_hostile(app: Flask, raw: redis.Redis, slot: edge.Slot, value: str) -> None:
     ticket = app.config["GATE_TICKET"]
     # a well-formed ticket for the player who already has a live one (409) that only the hostile field can spoil;
     # the dev issuer's well-formed request names that player
     body = {"player_counts": [2]} if slot.path == "/v1/tickets" else \
         {"player_id": PLAYER} if slot.path == "/v1/dev/player-tokens" else {}
-    method, url, data = hostile_request(
+    method, url, data = edge.hostile_request(
         slot, value, path_values={"ticket_id": ticket["ticket_id"], "player_id": ticket["player_id"]}, body=body)
     before = _redis_state(raw)
     response = app.test_client().open(url, method=method, data=data, content_type="application/json",
@@ -155,14 +142,14 @@ def raw_redis(redis_client: redis.Redis) -> Iterator[redis.Redis]:
 def test_every_listed_hostile_string_in_every_slot(gate_app: Flask, raw_redis: redis.Redis) -> None:
     assert len(SLOTS) >= 8, [str(s) for s in SLOTS]
     for slot in SLOTS:
-        for value in HOSTILE:
+        for value in edge.HOSTILE:
             _send_hostile(gate_app, raw_redis, slot, value)
 
 
 @settings(max_examples=150, derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(slot=st.sampled_from(SLOTS), value=hostile_strings())
-def test_generated_hostile_strings_in_every_slot(gate_app: Flask, raw_redis: redis.Redis, slot: Slot,
+@given(slot=st.sampled_from(SLOTS), value=edge.hostile_strings())
+def test_generated_hostile_strings_in_every_slot(gate_app: Flask, raw_redis: redis.Redis, slot: edge.Slot,
                                                  value: str) -> None:
     _send_hostile(gate_app, raw_redis, slot, value)
 
