@@ -13,7 +13,6 @@ import http.server
 import json
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -25,6 +24,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from serving import served
 
 from torres_service.principals import (
     INTERNAL_SCOPES,
@@ -182,13 +182,8 @@ def jwks_server() -> Iterator[tuple[str, Any, Any]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/.well-known/jwks.json", ed, rs
-    finally:
-        server.shutdown()
+    with served(http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield f"{url}/.well-known/jwks.json", ed, rs
 
 
 def hs256_by_hand(header: dict[str, Any], claims: dict[str, Any], key: bytes) -> str:

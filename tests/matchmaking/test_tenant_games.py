@@ -6,7 +6,6 @@ Real Redis (DB 14), the real game service over HTTP (a werkzeug server thread on
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from serving import served
 from werkzeug.serving import make_server
 
 from torres_game.app import create_app as create_game_app
@@ -50,13 +50,10 @@ def game_url(tmp_path: Path, tenants: tuple[Path, dict[str, str]]) -> Iterator[s
                         tenants_file=str(tenants[0]), ai_driver="none", migrations_dir=MIGRATIONS,
                         log_level="WARNING", json_logs=True)
     app = create_game_app(config)
-    server = make_server("127.0.0.1", free_port(), app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        with served(make_server("127.0.0.1", free_port(), app, threaded=True)) as url:
+            yield url
     finally:
-        server.shutdown()
-        server.server_close()
         app.extensions["torres_game"].close()
 
 

@@ -8,7 +8,6 @@ import importlib.util
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +15,7 @@ from types import ModuleType
 from typing import ClassVar
 
 import pytest
+from serving import served
 
 from stack.launcher import ROOT, clean_env, free_port, launcher_command
 
@@ -44,13 +44,8 @@ def other_server() -> Iterator[tuple[int, list[str]]]:
     """A real HTTP server listening on a loopback port; yields its port and the paths it was asked for."""
     handler = type("Handler", (OtherTorres,), {"requests": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with served(server):
         yield server.server_address[1], handler.requests
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def bindable(port: int) -> bool:

@@ -3,11 +3,11 @@ a whole game against the service's AI seat."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from serving import served
 from werkzeug.serving import make_server
 
 from torres_game.app import create_app
@@ -25,13 +25,10 @@ def game_service(tmp_path: Path) -> Iterator[str]:
     config = Config(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}", api_key="key", admin_key="admin",
                     ai_driver="thread", migrations_dir=MIGRATIONS, log_level="WARNING")
     app = create_app(config)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        with served(make_server("127.0.0.1", 0, app, threaded=True)) as url:
+            yield url
     finally:
-        server.shutdown()
         app.extensions["torres_game"].close()  # its AI, enforcer and sequencer threads stop with it
 
 

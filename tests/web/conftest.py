@@ -14,12 +14,12 @@ import http.server
 import os
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import served
 from stack.launcher import local_stack
 
 CHROMIUM = os.environ.get("TORRES_CHROMIUM", "/usr/bin/chromium")
@@ -63,14 +63,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def host_server(folder: Path) -> Iterator[str]:
     """A static web server on a free loopback port (another origin than the services'): its origin."""
     (folder / "host.html").write_text(HOST_PAGE)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                                functools.partial(_Quiet, directory=str(folder)))) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
