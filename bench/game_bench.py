@@ -38,7 +38,7 @@ from torres_audit.events import initial_state
 from torres_audit.lifecycle import Lifecycle, Settings, fold, fold_game
 from torres_game import events as ev
 from torres_game.store import PostgresEventStore
-from torres_game.store.base import GameRecord, GameSecret, NewEvent, StoredEvent, stamp
+from torres_game.store.base import AppendOptions, GameRecord, GameSecret, NewEvent, StoredEvent, stamp
 from torres_service.principals import key_digest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +89,7 @@ def append_loop(store: PostgresEventStore, game_id: str, count: int, latencies: 
             next_at += interval
         event = NewEvent("action_applied", {"seat": 0, "action": {"type": "move_knight", "from": "C3", "to": "C4"}})
         started = time.perf_counter()
-        store.append(game_id, version, [event], f"c{version}", fingerprint="f", summary=summary)
+        store.append(game_id, version, [event], f"c{version}", AppendOptions(fingerprint="f", summary=summary))
         latencies.append(time.perf_counter() - started)
 
 

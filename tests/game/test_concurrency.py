@@ -14,7 +14,7 @@ from flask import Flask
 
 from torres_game.errors import VersionConflict
 from torres_game.store import PostgresEventStore
-from torres_game.store.base import NewEvent, StoredEvent
+from torres_game.store.base import AppendOptions, NewEvent, StoredEvent
 
 from .conftest import MIGRATIONS, bearer, create_game, event_count
 from .test_store_contract import act, new_game
@@ -49,7 +49,7 @@ def test_threads_retrying_one_command_append_once(pg_store: PostgresEventStore) 
 
     def writer(_: int) -> tuple[int, bool]:
         barrier.wait()
-        result = pg_store.append(game_id, 1, act(1), "the-one-command", fingerprint="fp")
+        result = pg_store.append(game_id, 1, act(1), "the-one-command", AppendOptions(fingerprint="fp"))
         return result.version, result.duplicate
 
     with ThreadPoolExecutor(WRITERS) as pool:

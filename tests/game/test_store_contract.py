@@ -22,7 +22,7 @@ from torres_audit.record import head_text
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import discover
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
-from torres_game.store.base import AiTurn, GameFilter, GameRecord, GameSecret, NewEvent, Snapshot
+from torres_game.store.base import AiTurn, AppendOptions, GameFilter, GameRecord, GameSecret, NewEvent, Snapshot
 from torres_game.translog import TransparencyLog
 
 from .conftest import MIGRATIONS
@@ -73,7 +73,7 @@ class TestEventStoreContract:
             result = store.append(game_id, version, act(version), f"c{version}")
             assert result.version == version + 1 and not result.duplicate
         two = store.append(game_id, 6, [*act(6), NewEvent("game_ended", {"winner": 0})], "end",
-                           status="over", summary={"stage": "over"})
+                           AppendOptions(status="over", summary={"stage": "over"}))
         assert [e.version for e in two.events] == [7, 8]
         events = store.read(game_id)
         assert [e.version for e in events] == list(range(1, 9))
@@ -98,9 +98,10 @@ class TestEventStoreContract:
 
     def test_repeated_command_id_returns_original_and_appends_nothing(self, store: EventStore) -> None:
         game_id = new_game(store)
-        first = store.append(game_id, 1, act(1), "same", fingerprint="f1")
+        first = store.append(game_id, 1, act(1), "same", AppendOptions(fingerprint="f1"))
         store.append(game_id, 2, act(2), "other")
-        again = store.append(game_id, 1, act(99), "same", fingerprint="f2")  # stale version: still the original
+        # a stale version: still the original
+        again = store.append(game_id, 1, act(99), "same", AppendOptions(fingerprint="f2"))
         assert again.duplicate and again.fingerprint == "f1"
         assert again.events == first.events
         assert store.current_version(game_id) == 3
@@ -112,18 +113,18 @@ class TestEventStoreContract:
         (a reissue or a revocation), before anything else, a known command id included; other seats' tokens and
         appends without one are unaffected."""
         game_id = new_game(store, players=(None, None))
-        store.append(game_id, 1, act(1), "a", seat_token=(0, 0))
+        store.append(game_id, 1, act(1), "a", AppendOptions(seat_token=(0, 0)))
         now = datetime.now(UTC)
         generation = store.add_seat_token(game_id, 0, "h0-new", issued_at=now, expires_at=now + timedelta(hours=1))
         for command in ("b", "a"):
             with pytest.raises(SeatTokenRevoked):
-                store.append(game_id, 2, act(2), command, seat_token=(0, 0))
+                store.append(game_id, 2, act(2), command, AppendOptions(seat_token=(0, 0)))
         assert store.current_version(game_id) == 2 and store.find_command(game_id, "b") is None
-        store.append(game_id, 2, act(2), "c", seat_token=(0, generation))
-        store.append(game_id, 3, act(3), "d", seat_token=(1, 0))
+        store.append(game_id, 2, act(2), "c", AppendOptions(seat_token=(0, generation)))
+        store.append(game_id, 3, act(3), "d", AppendOptions(seat_token=(1, 0)))
         store.add_seat_token(game_id, 0, None, issued_at=now, expires_at=None)  # revoked: no valid token
         with pytest.raises(SeatTokenRevoked):
-            store.append(game_id, 4, act(4), "e", seat_token=(0, generation))
+            store.append(game_id, 4, act(4), "e", AppendOptions(seat_token=(0, generation)))
         assert store.append(game_id, 4, act(4), "f").version == 5
 
     def test_unknown_game(self, store: EventStore) -> None:
@@ -175,9 +176,9 @@ class TestEventStoreContract:
 
     def test_ai_turn_outbox_is_written_with_the_append(self, store: EventStore) -> None:
         game_id = new_game(store)
-        store.append(game_id, 1, act(1), "a", ai_turn=AiTurn(game_id, 1, 2))
+        store.append(game_id, 1, act(1), "a", AppendOptions(ai_turn=AiTurn(game_id, 1, 2)))
         with pytest.raises(VersionConflict):
-            store.append(game_id, 1, act(1), "b", ai_turn=AiTurn(game_id, 0, 2))
+            store.append(game_id, 1, act(1), "b", AppendOptions(ai_turn=AiTurn(game_id, 0, 2)))
         pending = [t for t in store.pending_ai_turns(limit=10000) if t.game_id == game_id]
         assert [(t.seat, t.version) for t in pending] == [(1, 2)]
         store.complete_ai_turn(game_id, 2)
@@ -207,7 +208,7 @@ class TestEventStoreContract:
                           players=("alice", f"p{n}") if n % 2 else (f"p{n}", None)) for n in range(6)]
         same_time = new_game(store, tenant=tenant, at=at[5])  # a tie on created_at: game_id decides
         new_game(store, tenant=other, at=at[6], players=("alice",))
-        store.append(games[0], 1, [NewEvent("game_ended", {})], "end", status="over")
+        store.append(games[0], 1, [NewEvent("game_ended", {})], "end", AppendOptions(status="over"))
 
         mine = {*games, same_time}
         listed = store.list_games(GameFilter(tenant=tenant), limit=100)

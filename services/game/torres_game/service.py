@@ -72,6 +72,7 @@ from .redaction import FULL, Reader, redact_events
 from .store.base import (
     DEFAULT_VISIBILITY,
     AiTurn,
+    AppendOptions,
     AppendResult,
     EventStore,
     GameExists,
@@ -1008,13 +1009,12 @@ class GameService:
         ai_turn = self._ai_turn_due(game_id, after)
         hooks = self._webhooks(info.record, new_events, folded.version + 1, now, folded, after)
         try:
-            result = self.store.append(
-                game_id, folded.version, new_events, command_id, fingerprint=fingerprint,
-                status="over" if after.over else None, summary=after.summary, ai_turn=ai_turn,
-                close_ai_turns="ai" in after.life.kinds or after.life.settings.timeout_policy == "ai", now=now,
-                seat_token=None if seat_token is None else (seat_token.seat, seat_token.generation),
+            result = self.store.append(game_id, folded.version, new_events, command_id, AppendOptions(
+                fingerprint=fingerprint, status="over" if after.over else None, summary=after.summary,
+                ai_turn=ai_turn, close_ai_turns="ai" in after.life.kinds or after.life.settings.timeout_policy == "ai",
+                now=now, seat_token=None if seat_token is None else (seat_token.seat, seat_token.generation),
                 webhooks=hooks,
-            )
+            ))
         except VersionConflict:
             metrics.VERSION_CONFLICTS.inc()
             raise

@@ -234,6 +234,39 @@ class AiTurn:
 
 
 @dataclass(frozen=True)
+class AppendOptions:
+    """What an append checks and writes beside its events, in its one transaction: one bundle that every backend
+    reads, so that a new effect of an append is a field here, not one more parameter of three signatures.
+
+    * ``fingerprint``: the request's digest, kept with the command id (a repeat with another body is refused).
+    * ``status``, ``summary``: the games row's new status and summary projection (None: unchanged).
+    * ``ai_turn``: a due AI turn, recorded in the outbox; ``close_ai_turns``: the game's earlier due turns are
+      done (the game moved on).
+    * ``now``: the time recorded on the events (default: the store's clock at the append); the service passes
+      the moment it checked the seat's deadline against, so clocks folded from the log agree with it.
+    * ``seat_token`` (seat, generation): the seat token the actor presented, which the service decided on from
+      rows it read earlier; the append raises :class:`SeatTokenRevoked` instead when a later generation of that
+      seat's token has been recorded (checked first, under the append's lock), so a revocation anywhere counts at
+      once without a read of the token rows on every action.
+    * ``webhooks``: the outbox rows the events cause (a duplicate or a refused append writes none; a delivery id
+      already in the outbox is kept as it is).
+    """
+
+    fingerprint: str | None = None
+    status: str | None = None
+    summary: dict[str, Any] | None = None
+    ai_turn: AiTurn | None = None
+    close_ai_turns: bool = False
+    now: datetime | None = None
+    seat_token: tuple[int, int] | None = None
+    webhooks: Sequence[WebhookRow] = ()
+
+
+#: An append of events and nothing else.
+PLAIN = AppendOptions()
+
+
+@dataclass(frozen=True)
 class PendingLeaf:
     """A finished game's head waiting for the sequencer (the leaf is its head statement, docs/audit.md s. 7)."""
 
@@ -338,39 +371,14 @@ class EventStore(Protocol):
         ``webhooks``: outbox rows written in the same transaction."""
         ...
 
-    def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        fingerprint: str | None = None,
-        status: str | None = None,
-        summary: dict[str, Any] | None = None,
-        ai_turn: AiTurn | None = None,
-        close_ai_turns: bool = False,
-        now: datetime | None = None,
-        seat_token: tuple[int, int] | None = None,
-        webhooks: Sequence[WebhookRow] = (),
-    ) -> AppendResult:
-        """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`.
-
-        ``webhooks``: the outbox rows the events cause, written in the same transaction (a duplicate or a refused
-        append writes none; a delivery id already in the outbox is kept as it is).
-
-        ``seat_token`` (seat, generation): the seat token the actor presented, which the service decided on from
-        rows it read earlier; the append raises :class:`SeatTokenRevoked` instead when a later generation of
-        that seat's token has been recorded (checked first, under the append's lock), so a revocation anywhere
-        counts at once without a read of the token rows on every action.
-
-        ``now`` is the time recorded on the events (default: the store's clock at the append): the service
-        passes the moment it checked the seat's deadline against, so clocks folded from the log agree with it.
+    def append(self, game_id: str, expected_version: int, events: Sequence[NewEvent], command_id: str,
+               options: AppendOptions = PLAIN) -> AppendResult:
+        """Append after ``expected_version`` in one transaction, or raise :class:`VersionConflict`; with it, what
+        ``options`` says (:class:`AppendOptions`).
 
         A command id already recorded for the game returns the original result (and its
         fingerprint) without appending, whatever ``expected_version`` says: that is what makes a
-        client's retry after a lost response safe. ``ai_turn`` records a due AI turn in the same
-        transaction; ``close_ai_turns`` marks the game's earlier due turns done (the game moved on).
+        client's retry after a lost response safe.
         """
         ...
 

@@ -37,7 +37,9 @@ from torres_service.json_provider import dumps_bytes
 
 from .base import (
     EVERY_GAME,
+    PLAIN,
     AiTurn,
+    AppendOptions,
     AppendResult,
     GameExists,
     GameFilter,
@@ -246,23 +248,9 @@ class PostgresEventStore:
                              (game.game_id, now, _jsonb(_webhook_docs(webhooks))))
         return AppendResult(game.game_id, tuple(stored))
 
-    def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        fingerprint: str | None = None,
-        status: str | None = None,
-        summary: dict[str, Any] | None = None,
-        ai_turn: AiTurn | None = None,
-        close_ai_turns: bool = False,
-        now: datetime | None = None,
-        seat_token: tuple[int, int] | None = None,
-        webhooks: Sequence[WebhookRow] = (),
-    ) -> AppendResult:
-        now = now or datetime.now(UTC)
+    def append(self, game_id: str, expected_version: int, events: Sequence[NewEvent], command_id: str,
+               options: AppendOptions = PLAIN) -> AppendResult:
+        now = options.now or datetime.now(UTC)
         created_at = format_time(now)
         first = expected_version + 1
         hashes_sent = content_hashes(game_id, first, events, command_id, created_at)
@@ -274,10 +262,11 @@ class PostgresEventStore:
             with self.pool.connection() as conn:
                 row = conn.execute(
                     "SELECT * FROM torres_append(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    (game_id, expected_version, command_id, fingerprint, now, _jsonb(contents), status,
-                     _jsonb(summary) if summary is not None else None, ai_turn.seat if ai_turn else None,
-                     close_ai_turns, *(seat_token or (None, None)),
-                     _jsonb(_webhook_docs(webhooks)) if webhooks else None),
+                    (game_id, expected_version, command_id, options.fingerprint, now, _jsonb(contents),
+                     options.status, _jsonb(options.summary) if options.summary is not None else None,
+                     options.ai_turn.seat if options.ai_turn else None, options.close_ai_turns,
+                     *(options.seat_token or (None, None)),
+                     _jsonb(_webhook_docs(options.webhooks)) if options.webhooks else None),
                 ).fetchone()
         except psycopg.errors.IntegrityError as exc:  # belt and braces: a constraint or the chain trigger
             current = self.current_version(game_id) or 0
@@ -287,7 +276,8 @@ class PostgresEventStore:
         if outcome == "not_found":
             raise GameNotFound(f"no game {game_id}")
         if outcome == "token_superseded":
-            raise SeatTokenRevoked(f"seat {seat_token and seat_token[0]}'s token was revoked or reissued")
+            seat = options.seat_token and options.seat_token[0]
+            raise SeatTokenRevoked(f"seat {seat}'s token was revoked or reissued")
         if outcome == "duplicate":
             original = self.find_command(game_id, command_id)
             assert original is not None
@@ -299,7 +289,7 @@ class PostgresEventStore:
                        contents=hashes_sent)
         if [e.hash for e in stored] != hashes:  # the two implementations of the chain must agree
             raise RuntimeError("hash chain mismatch between the service and the database")
-        return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
+        return AppendResult(game_id, tuple(stored), fingerprint=options.fingerprint)
 
     def _insert(
         self, conn: psycopg.Connection, stamped: list[StoredEvent], fingerprint: str | None, now: datetime

@@ -27,7 +27,9 @@ from torres_game.migrations import discover
 
 from .base import (
     EVERY_GAME,
+    PLAIN,
     AiTurn,
+    AppendOptions,
     AppendResult,
     GameExists,
     GameFilter,
@@ -210,32 +212,18 @@ class SqliteEventStore:
             self._insert_webhooks(conn, game.game_id, webhooks, format_time(now))
         return AppendResult(game.game_id, tuple(stored))
 
-    def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        fingerprint: str | None = None,
-        status: str | None = None,
-        summary: dict[str, Any] | None = None,
-        ai_turn: AiTurn | None = None,
-        close_ai_turns: bool = False,
-        now: datetime | None = None,
-        seat_token: tuple[int, int] | None = None,
-        webhooks: Sequence[WebhookRow] = (),
-    ) -> AppendResult:
-        stamp_at = now
+    def append(self, game_id: str, expected_version: int, events: Sequence[NewEvent], command_id: str,
+               options: AppendOptions = PLAIN) -> AppendResult:
+        stamp_at = options.now
         try:
             with self._write() as conn:
                 row = conn.execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
                 if row is None:
                     raise GameNotFound(f"no game {game_id}")
-                if seat_token is not None and conn.execute(
+                if options.seat_token is not None and conn.execute(
                         "SELECT 1 FROM seat_tokens WHERE game_id = ? AND seat = ? AND generation > ?",
-                        (game_id, *seat_token)).fetchone() is not None:
-                    raise SeatTokenRevoked(f"seat {seat_token[0]}'s token was revoked or reissued")
+                        (game_id, *options.seat_token)).fetchone() is not None:
+                    raise SeatTokenRevoked(f"seat {options.seat_token[0]}'s token was revoked or reissued")
                 original = self._find_command(conn, game_id, command_id)
                 if original is not None:
                     return original
@@ -250,22 +238,22 @@ class SqliteEventStore:
                 ).fetchone()
                 now = stamp_at or datetime.now(UTC)
                 stamped = stamp(game_id, current + 1, prev[0] if prev else GENESIS_HASH, events, command_id, now)
-                stored = self._insert(conn, stamped, fingerprint)
+                stored = self._insert(conn, stamped, options.fingerprint)
                 conn.execute(
                     "UPDATE games SET version = ?, updated_at = ?, status = coalesce(?, status),"
                     " summary = coalesce(?, summary) WHERE game_id = ?",
-                    (stored[-1].version, format_time(now), status,
-                     canonical_json(summary) if summary is not None else None, game_id),
+                    (stored[-1].version, format_time(now), options.status,
+                     canonical_json(options.summary) if options.summary is not None else None, game_id),
                 )
-                if close_ai_turns:  # the game moved on: earlier due turns are settled
+                if options.close_ai_turns:  # the game moved on: earlier due turns are settled
                     conn.execute(
                         "UPDATE ai_turns SET done_at = ? WHERE game_id = ? AND version <= ? AND done_at IS NULL",
                         (format_time(now), game_id, current),
                     )
-                if ai_turn:
-                    self._insert_ai_turn(conn, ai_turn)
-                self._insert_webhooks(conn, game_id, webhooks, stored[0].created_at)
-            return AppendResult(game_id, tuple(stored), fingerprint=fingerprint)
+                if options.ai_turn:
+                    self._insert_ai_turn(conn, options.ai_turn)
+                self._insert_webhooks(conn, game_id, options.webhooks, stored[0].created_at)
+            return AppendResult(game_id, tuple(stored), fingerprint=options.fingerprint)
         except sqlite3.IntegrityError as exc:
             current = self.current_version(game_id) or 0
             raise VersionConflict(f"append refused by the database: {exc}", current_version=current) from exc
