@@ -35,6 +35,7 @@ from torres_service.principals import (
 )
 from torres_service.problems import ProblemBlueprint, problem_api
 from torres_service.ratelimits import (
+    LEASE_MOST,
     SETTINGS,
     Guard,
     RequestCounts,
@@ -160,6 +161,14 @@ def test_unknown_paths_and_malformed_heads_are_counted_too() -> None:
     bob = client(app, BOB)
     assert burst(bob, 3, headers={"Authorization": "Basic eDp5"}) == [401] * 3
     assert bob.get("/nothing").status_code == 429
+
+
+def test_one_process_counting_in_memory_admits_exactly_the_limit() -> None:
+    """Leases in one process strand nothing: a limit of 50 (leases of 3 at first, then smaller) admits 50 requests,
+    not one fewer, and refuses the 51st."""
+    app, guard = make_app(Settings(exempt=(), address="50 per 10 seconds"))
+    assert guard.counts.leases, "the fixed window is counted in leases in memory too"
+    assert burst(client(app), 60) == [200] * 50 + [429] * 10
 
 
 def test_probes_and_loopback_are_never_limited() -> None:
@@ -378,7 +387,7 @@ def test_counting_moves_back_to_redis_once_it_answers_again(private_redis: Priva
     alice = client(app)
     assert alice.get("/v1/things").status_code == 200 and private_redis.client().keys("LIMITS*")
     private_redis.stop()
-    assert burst(alice, RequestCounts.LEASE_MAX + 4) == [200] * (RequestCounts.LEASE_MAX + 4)
+    assert burst(alice, LEASE_MOST + 4) == [200] * (LEASE_MOST + 4)
     assert guard.counts.failing
     private_redis.start()
     deadline = time.monotonic() + 10
@@ -394,7 +403,7 @@ def test_a_request_of_two_classes_is_counted_in_one_round_trip(private_redis: Pr
     call per limit, and a server that lost the script (SCRIPT FLUSH) still counts every request."""
     app, guard = make_app(Settings(exempt=(), address="7 per 10 seconds", player="4 per 10 seconds",
                                    storage_uri=private_redis.url))
-    assert guard.counts._pipelined
+    assert guard.counts.leases[guard.counts.counted].pipelined
     alice, seat = client(app), {"Authorization": "Bearer seat-a"}
     assert burst(alice, 2, headers=seat) == [200, 200]
     private_redis.client().script_flush()
@@ -426,9 +435,9 @@ def test_requests_far_below_the_limit_are_admitted_from_a_lease_without_a_round_
     before = _evalsha_calls(private_redis)
     assert burst(alice, 160, headers=seat) == [200] * 160
     calls = _evalsha_calls(private_redis) - before
-    assert 1 <= calls <= 160 // RequestCounts.LEASE_MAX + 1, f"{calls} increments for 160 requests"
+    assert 1 <= calls <= 160 // LEASE_MOST + 1, f"{calls} increments for 160 requests"
     (key,) = private_redis.client().keys("LIMITS*")
-    assert 161 <= int(private_redis.client().get(key)) < 161 + RequestCounts.LEASE_MAX
+    assert 161 <= int(private_redis.client().get(key)) < 161 + LEASE_MOST
 
 
 def test_leases_never_admit_a_client_past_its_limit_across_processes(private_redis: PrivateRedis) -> None:
@@ -440,7 +449,7 @@ def test_leases_never_admit_a_client_past_its_limit_across_processes(private_red
     one, two = (client(make_app(settings, service=service)[0]) for _ in range(2))
     answers = [c.get("/v1/things").status_code for _ in range(90) for c in (one, two)]
     admitted = answers.count(200)
-    assert 100 - 2 * RequestCounts.LEASE_MAX <= admitted <= 100, answers
+    assert 100 - 2 * LEASE_MOST <= admitted <= 100, answers
     assert set(answers[answers.index(429):]) == {429}, "once refused, refused for the rest of the window"
     before = _evalsha_calls(private_redis)
     assert all(refused(c.get("/v1/things")) for c in (one, two) for _ in range(20))

@@ -424,18 +424,106 @@ class _Counted:
 
 #: A limit a request went past, and the seconds until its window ends.
 Breach = tuple[_Counted, int]
+#: The most requests of one key a lease counts ahead, and the share of what is left of the limit it may take.
+LEASE_MOST, LEASE_SHARE = 16, 16
 
 
 @dataclass
 class _Lease:
-    """Requests of one limit's key that this process has counted in the shared storage ahead of time and may admit
-    without asking it, until the key's window ends. ``left`` is 0 and ``refused`` set once the window's count is
-    past the limit: the key's requests are then refused here, without a round trip, until the window ends."""
+    """Requests of one limit's key counted in a storage ahead of time, which the process may admit without asking
+    it until the key's window ends. ``refused`` once the window's count is past the limit: the key's requests are
+    then refused in the process, without asking the storage, until the window ends."""
 
     left: int
     ends: float
     seen: int
     refused: bool = False
+
+
+class _Leases:
+    """The fixed window counted ahead, in leases of up to :attr:`MOST` requests of one key (see
+    :class:`RequestCounts`), against one storage."""
+
+    MOST, SHARE = LEASE_MOST, LEASE_SHARE
+    #: Seconds between walks that drop the leases of ended windows.
+    SWEEP_EVERY = 1.0
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        # One round trip for all the leases a request needs on a single Redis (a cluster spreads a request's keys
+        # over its shards: there each is its own call).
+        self.pipelined = type(storage) is RedisStorage
+        self.leases: dict[str, _Lease] = {}
+        self._lock = threading.Lock()
+        self._sweep_at = 0.0
+
+    def spend(self, entries: list[tuple[_Counted, str]]) -> Breach | None:
+        """Admit the request from each entry's lease, taking new leases (at once for all) where a key has none
+        left; the first limit passed, in class order, or None. Every entry is counted, as without leases."""
+        now = time.monotonic()
+        found: list[_Lease | None] = []
+        wanted: list[tuple[int, _Counted, str, _Lease | None]] = []
+        with self._lock:
+            for at, (counted, ident) in enumerate(entries):
+                key = counted.key(ident)
+                lease = self.leases.get(key)
+                if lease is not None and lease.ends > now and (lease.refused or lease.left > 0):
+                    lease.left -= not lease.refused
+                    found.append(lease)
+                else:
+                    found.append(None)
+                    wanted.append((at, counted, key, lease if lease is not None and lease.ends > now else None))
+        if wanted:
+            for (at, *_), lease in zip(wanted, self._take([w[1:] for w in wanted], now), strict=True):
+                found[at] = lease
+        for (counted, _), lease in zip(entries, found, strict=True):
+            if lease is not None and lease.refused:
+                return counted, max(1, math.ceil(lease.ends - now))
+        return None
+
+    def _take(self, wanted: list[tuple[_Counted, str, _Lease | None]], now: float) -> list[_Lease]:
+        """New leases of ``wanted``'s keys, each with the request at hand already spent from it."""
+        sizes = [max(1, min(self.MOST, (c.item.amount - (old.seen if old else 0)) // self.SHARE))
+                 for c, _, old in wanted]
+        taken = self._incr([(key, c.expiry, n) for (c, key, _), n in zip(wanted, sizes, strict=True)])
+        leases = []
+        with self._lock:
+            for (counted, key, _), n, (count, ttl) in zip(wanted, sizes, taken, strict=True):
+                granted = min(n, counted.item.amount - (count - n))  # the units of this lease within the limit
+                ends = now + (ttl if ttl > 0 else counted.expiry)
+                lease = _Lease(granted - 1, ends, count) if granted > 0 else _Lease(0, ends, count, refused=True)
+                self.leases[key] = lease
+                leases.append(lease)
+            if now >= self._sweep_at:
+                self._sweep_at = now + self.SWEEP_EVERY
+                for key in [key for key, lease in self.leases.items() if lease.ends <= now]:
+                    del self.leases[key]
+        return leases
+
+    def _incr(self, keys: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
+        """Each key's ``INCRBY n`` (in Redis ``limits``' own increment script: ``EXPIRE`` on a new key) and the
+        seconds left of its window. On a single Redis all of them in one pipeline; a server that lost the script
+        (restarted, ``SCRIPT FLUSH``) answers NOSCRIPT to each, and the keys are counted one by one, which loads
+        it again."""
+        storage = self.storage
+        if self.pipelined:
+            from redis.exceptions import NoScriptError  # only here: a Redis storage needs redis-py anyway
+
+            redis_storage = cast(RedisStorage, storage)
+            pipe = redis_storage.get_connection().pipeline(transaction=False)  # type: ignore[attr-defined]
+            sha = redis_storage.lua_incr_expire.sha
+            for key, expiry, n in keys:
+                prefixed = redis_storage.prefixed_key(key)
+                pipe.evalsha(sha, 1, prefixed, expiry, n)
+                pipe.pttl(prefixed)
+            try:
+                replies = pipe.execute()
+            except NoScriptError:
+                pass
+            else:
+                return [(int(count), int(ttl) / 1000) for count, ttl in zip(replies[::2], replies[1::2], strict=True)]
+        return [(storage.incr(key, expiry, amount=n), storage.get_expiry(key) - time.time())
+                for key, expiry, n in keys]
 
 
 class RequestCounts:
@@ -444,22 +532,20 @@ class RequestCounts:
     (flask-limiter's ``in_memory_fallback``: the limits then hold per process), trying the storage again after 1,
     2, 4 ... 32 s.
 
-    **Leases.** With the fixed window in a Redis, a request does not wait for Redis. A process counts requests in
-    Redis ahead of time, a lease of up to :attr:`LEASE_MAX` of one key at a time (``INCRBY n``, one round trip for
-    all the keys a request needs a lease of), and admits them from the lease while its window lasts. Every request
-    admitted was counted in Redis before it was admitted, so no client gets past its limit however many workers
-    and replicas it spreads over; what a lease costs is the other way: units a process took and the client did not
-    spend there are counted all the same, so a client may be refused up to ``LEASE_MAX - 1`` requests per process
-    before its limit. A lease is a sixteenth of what is left of the limit at most (1 near the limit: counted one by
-    one there, as without leases), and a key past its limit is refused in the process until its window ends, with
-    no round trip at all. Measured: a round trip per request cost about 0.26 ms of gunicorn CPU per accepted action
-    (0.84 of the HTTP benchmark's throughput, docs/performance.md)."""
+    **Leases.** With the fixed window (the default), a request does not wait for the storage: the process counts
+    requests in it ahead of time, a lease of up to :attr:`_Leases.MOST` of one key at a time (``INCRBY n``, one
+    round trip for all the keys a request needs a lease of), and admits them from the lease while its window lasts.
+    Every request admitted was counted in the storage before it was admitted, so no client gets past its limit
+    however many workers and replicas it spreads over. What a lease costs is the other way: units a process took
+    and the client did not spend there are counted all the same, so a client spread over several processes may be
+    refused up to ``MOST - 1`` requests per process before its limit (in one process, none: it spends its own
+    leases). A lease is a sixteenth of what is left of the limit at most (1 near the limit: counted one by one
+    there, as without leases), and a key past its limit is refused in the process until its window ends, with no
+    round trip at all. Measured: with a round trip to Redis per request, 0.26 ms of gunicorn CPU per accepted
+    action in the HTTP benchmark (0.84 of the throughput without limits), and a count in ``limits``' memory storage
+    cost 14 us per request where a lease costs 2 (docs/performance.md)."""
 
     BACKOFF_MAX = 32.0
-    #: The most requests of one key a lease counts ahead, and the share of what is left of the limit it may take.
-    LEASE_MAX, LEASE_SHARE = 16, 16
-    #: Seconds between walks that drop the leases of ended windows.
-    SWEEP_EVERY = 1.0
 
     def __init__(self, settings: Settings, prefix: str) -> None:
         self.prefix = prefix
@@ -476,16 +562,10 @@ class RequestCounts:
         self.failing = False
         self._retry_at = 0.0
         self._backoff = 1.0
-        # The fixed window is one increment per limit: made on the storage directly, with the key put together
-        # from its parts (_Counted), which is most of what the strategy's ``hit`` costs otherwise.
-        self._fixed = strategy is FixedWindowRateLimiter
-        # Leases (see above) for the fixed window in a shared storage; taken in one pipeline on a single Redis (a
-        # cluster spreads a request's keys over its shards: there each lease is its own call).
-        self._leased = self._fixed and self.memory is not None
-        self._pipelined = type(self.storage) is RedisStorage
-        self.leases: dict[str, _Lease] = {}
-        self._leases_lock = threading.Lock()
-        self._sweep_at = 0.0
+        # The fixed window is counted in leases, one book per storage; the other strategies one request at a time.
+        self.leases: dict[RateLimiter, _Leases] = {
+            limiter: _Leases(limiter.storage) for limiter in (self.counted, self.memory) if limiter is not None
+        } if strategy is FixedWindowRateLimiter else {}
 
     def _limiter(self) -> RateLimiter:
         if not self.failing or self.memory is None:
@@ -526,93 +606,18 @@ class RequestCounts:
             breach = self._count(self.memory, local)
             if breach is not None:
                 return breach
-        if self._leased and limiter is self.counted:
-            return self._spend(shared)
         return self._count(limiter, shared)
 
     def _count(self, limiter: RateLimiter, entries: list[tuple[_Counted, str]]) -> Breach | None:
-        """Count ``entries`` one by one on ``limiter``, up to the first limit passed (which is returned)."""
-        storage = limiter.storage
+        """Count ``entries`` on ``limiter``, up to the first limit passed (which is returned)."""
+        leases = self.leases.get(limiter)
+        if leases is not None:
+            return leases.spend(entries)
         for counted, ident in entries:
-            if self._fixed:
-                passed = storage.incr(counted.key(ident), counted.expiry) > counted.item.amount
-            else:
-                passed = not limiter.hit(counted.item, self.prefix, ident, counted.name)
-            if passed:
-                return self._breach(limiter, counted, ident)
+            if not limiter.hit(counted.item, self.prefix, ident, counted.name):
+                reset = limiter.get_window_stats(counted.item, self.prefix, ident, counted.name).reset_time
+                return counted, max(1, math.ceil(reset - time.time()))
         return None
-
-    def _breach(self, limiter: RateLimiter, counted: _Counted, ident: str) -> Breach:
-        reset = limiter.get_window_stats(counted.item, self.prefix, ident, counted.name).reset_time
-        return counted, max(1, math.ceil(reset - time.time()))
-
-    # -- leases -----------------------------------------------------------------------------------------------
-
-    def _spend(self, entries: list[tuple[_Counted, str]]) -> Breach | None:
-        """Admit the request from each entry's lease, taking new leases (one round trip for all) where a key has
-        none left; the first limit passed, in class order, or None. Every entry is counted, as without leases."""
-        now = time.monotonic()
-        found: list[_Lease | None] = []
-        wanted: list[tuple[int, _Counted, str, _Lease | None]] = []
-        with self._leases_lock:
-            for at, (counted, ident) in enumerate(entries):
-                key = counted.key(ident)
-                lease = self.leases.get(key)
-                if lease is not None and lease.ends > now and (lease.refused or lease.left > 0):
-                    lease.left -= not lease.refused
-                    found.append(lease)
-                else:
-                    found.append(None)
-                    wanted.append((at, counted, key, lease if lease is not None and lease.ends > now else None))
-        if wanted:
-            for (at, *_), lease in zip(wanted, self._take([w[1:] for w in wanted], now), strict=True):
-                found[at] = lease
-        for (counted, _), lease in zip(entries, found, strict=True):
-            if lease is not None and lease.refused:
-                return counted, max(1, math.ceil(lease.ends - now))
-        return None
-
-    def _take(self, wanted: list[tuple[_Counted, str, _Lease | None]], now: float) -> list[_Lease]:
-        """New leases of ``wanted``'s keys, each with the request at hand already spent from it."""
-        sizes = [max(1, min(self.LEASE_MAX, (c.item.amount - (old.seen if old else 0)) // self.LEASE_SHARE))
-                 for c, _, old in wanted]
-        taken = self._incr_leases([(key, c.expiry, n) for (c, key, _), n in zip(wanted, sizes, strict=True)])
-        leases = []
-        with self._leases_lock:
-            for (counted, key, _), n, (count, ttl) in zip(wanted, sizes, taken, strict=True):
-                granted = min(n, counted.item.amount - (count - n))  # the units of this lease within the limit
-                ends = now + (ttl if ttl > 0 else counted.expiry)
-                lease = _Lease(granted - 1, ends, count) if granted > 0 else _Lease(0, ends, count, refused=True)
-                self.leases[key] = lease
-                leases.append(lease)
-            if now >= self._sweep_at:
-                self._sweep_at = now + self.SWEEP_EVERY
-                for key in [key for key, lease in self.leases.items() if lease.ends <= now]:
-                    del self.leases[key]
-        return leases
-
-    def _incr_leases(self, keys: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
-        """Each key's ``INCRBY n`` (``limits``' own increment script: ``EXPIRE`` on a new key) and the seconds left
-        of its window. On a single Redis all of them in one pipeline; a server that lost the script (restarted,
-        ``SCRIPT FLUSH``) answers NOSCRIPT to each, and the keys are counted one by one, which loads it again."""
-        from redis.exceptions import NoScriptError  # only here: a Redis storage needs redis-py anyway
-
-        storage = cast(RedisStorage, self.storage)
-        if self._pipelined:
-            pipe = storage.get_connection().pipeline(transaction=False)  # type: ignore[attr-defined]
-            sha = storage.lua_incr_expire.sha
-            for key, expiry, n in keys:
-                prefixed = storage.prefixed_key(key)
-                pipe.evalsha(sha, 1, prefixed, expiry, n)
-                pipe.pttl(prefixed)
-            try:
-                replies = pipe.execute()
-            except NoScriptError:
-                pass
-            else:
-                return [(int(count), int(ttl) / 1000) for count, ttl in zip(replies[::2], replies[1::2], strict=True)]
-        return [(storage.incr(key, expiry, amount=n), storage.get_expiry(key) - time.time())
-                for key, expiry, n in keys]
 
 
 # -- the guard ------------------------------------------------------------------------------------------------------
