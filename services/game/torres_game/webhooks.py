@@ -4,8 +4,8 @@
   and the lifecycle before and after them (:mod:`torres_audit.lifecycle`, the fold the service and the verifier
   share): ``game.created``, ``turn.started`` (seat, player, deadline: a portal's "your turn" mail),
   ``game.ended`` (result, ranks, rated, reason), ``seat.timed_out``, ``seat.resigned``, ``game.abandoned``. The
-  rows go to the outbox in the append's own transaction (``EventStore.append(..., AppendOptions(webhooks=...))``): an event is
-  never recorded without its webhooks, nor a webhook without its event.
+  rows go to the outbox in the append's own transaction (``EventStore.append(..., AppendOptions(webhooks=...))``):
+  an event is never recorded without its webhooks, nor a webhook without its event.
 * :class:`WebhookWorker` delivers them, at least once: it claims due rows under a lease (several workers share
   the outbox; on PostgreSQL ``FOR UPDATE SKIP LOCKED``), posts each signed by :mod:`torres_service.webhooks` (the
   signature the matchmaker's callbacks carry), and records the attempt on the row: delivered, or retried after
