@@ -63,7 +63,8 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, tolerance: floa
 def player_token(config: Mapping[str, str], user: str, lifetime: int = 300) -> str:
     """The user's player token for the matchmaker (docs/security.md, "Issuing player tokens from a portal")."""
     now = int(time.time())
-    claims = {"iss": config["PORTAL_PLAYER_ISSUER"], "aud": "torres", "sub": user, "iat": now, "exp": now + lifetime}
+    claims = {"iss": config["PORTAL_PLAYER_ISSUER"], "aud": "torres", "sub": user, "name": user.title(), "iat": now,
+              "exp": now + lifetime}  # name: the user's seats show it in every rated game
     return jwt.encode(claims, config["PORTAL_PLAYER_SECRET"], algorithm="HS256")
 
 

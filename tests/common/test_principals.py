@@ -143,6 +143,9 @@ def forged(made: dict[str, Any]) -> dict[str, str]:
         "no subject": sign({k: v for k, v in good.items() if k != "sub"}),
         "too long-lived": sign({**good, "exp": now + 30 * 86400}),
         "a subject that is no player id": sign({**good, "sub": "a\nb"}),
+        "a name longer than a display name": sign({**good, "name": "n" * 65}),
+        "a name with a bidirectional override": sign({**good, "name": "ann\u202e"}),
+        "a name that is no string": sign({**good, "name": ["ann"]}),
         "alg none": f"{unsigned_header}.{body}.",
         "tampered payload": sign(good).rsplit(".", 2)[0] + "." + base64.urlsafe_b64encode(
             json.dumps({**good, "sub": "mallory"}).encode()).rstrip(b"=").decode() + "." + sign(good).rsplit(".", 1)[1],
@@ -157,6 +160,14 @@ def test_every_forged_player_token_is_refused(tenants_file: tuple[Path, dict[str
         with pytest.raises(InvalidPlayerToken) as caught:
             registry.verify_player(token)
         assert caught.value.status == 401, why
+
+
+def test_a_tokens_name_claim_names_the_player(tenants_file: tuple[Path, dict[str, Any]]) -> None:
+    """The name claim (OpenID Connect's) is what the matchmaker shows on the player's seats; without one, none."""
+    path, made = tenants_file
+    registry = Registries(path=str(path))
+    assert registry.verify_player(issue_player_token(tokens_of(made, "a"), "ann", name="Ann Arbor")).name == "Ann Arbor"
+    assert registry.verify_player(issue_player_token(tokens_of(made, "a"), "ann")).name is None
 
 
 # -- a portal that signs with its own keys (JWKS) --------------------------------------------------------------

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
-from torres_service.fields import PLAYER_ID, TICKET_ID
+from torres_service.fields import DISPLAY_NAME, PLAYER_ID, TICKET_ID
 
 from .conftest import API_KEY, REDIS_URL, as_player
 
@@ -100,7 +100,7 @@ def test_the_matchmaker_does_what_its_openapi_says(case: Any, gate_app: Flask) -
 
 SLOTS = edge.doc_slots(_document())
 # Fields whose valid values a hostile string can happen to be (an id such as "true"): a 2xx is right then.
-KINDS = {"player_id": PLAYER_ID, "ticket_id": TICKET_ID}
+KINDS = {"player_id": PLAYER_ID, "ticket_id": TICKET_ID, "name": DISPLAY_NAME}  # name: the dev issuer's
 
 
 def _redis_state(raw: redis.Redis) -> dict[bytes, bytes | None]:

@@ -98,3 +98,25 @@ def test_the_matchers_internal_key_creates_each_game_for_its_players_tenant(
         view = httpx.get(f"{game_url}/v1/games/{ticket['game_id']}/view",
                          headers={"Authorization": f"Bearer {ticket['seat_token']}"})
         assert view.status_code == 200 and view.json()["seat"] == ticket["seat"]
+
+
+def test_a_matched_players_name_is_their_seats_display_name(
+        redis_client: redis.Redis, tenants: tuple[Path, dict[str, str]], game_url: str) -> None:
+    """The name a portal's token gives its player (the ticket's display_name) is the seat's display name in the game
+    the matcher creates (the claim writes it into the group's stored seating, which a matcher taking the group over
+    sends too); a player without one gets none."""
+    path, keys = tenants
+    config = Config(redis_url=REDIS_URL, game_service_url=game_url, game_service_api_key=keys["matcher"],
+                    log_level="WARNING", tick_seconds=0.05, tenants_file=str(path))
+    store, clock = Redis.open(config), FakeClock()
+    tickets = TicketService(store, config, RatingBook(store), clock)
+    matcher = Matcher(store, config, GameServiceClient(game_url, keys["matcher"]), clock=clock)
+    named = {"ann": "Ann Arbor", "al": None}
+    ids = {player: tickets.create(player_id=player, player_counts=[2], edition="rio_grande", master=False,
+                                  max_wait_seconds=None, tenant="alpha", display_name=name)["ticket_id"]
+           for player, name in named.items()}
+    assert matcher.tick().created == 1
+    game_id = tickets.get(ids["ann"])["game_id"]
+    game = httpx.get(f"{game_url}/v1/games/{game_id}", headers={"X-API-Key": keys["alpha"]}).json()
+    shown = {seat["player_id"]: seat.get("display_name") for seat in game["seats"]}
+    assert shown == named

@@ -225,6 +225,8 @@ def test_two_users_of_the_example_portal_play_a_rated_game_to_the_end(
         frame.wait_for_selector("svg.board")
         settled(frame)
         assert frame.locator("header, nav, .lobby, #new-game, a").count() == 0  # the embedded game only
+        seats = frame.inner_text("#seats")  # the names the portal's tokens carry, on the matched game's seats
+        assert "Ada" in seats and "Bob" in seats, seats
 
     # they play by clicks in their iframes, whoever is to move; each page shows the webhooks' "your turn" notices
     tallies = {user: {"acted": 0, "bought": 0} for user in users}

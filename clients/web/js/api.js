@@ -74,7 +74,8 @@ export class Api {
   /** A player token from the matchmaker's development issuer (`make run`), with the portal's key: what a
    * portal's own server does for its logged-in players. {token, expires_at, player_id, tenant}. */
   devPlayerToken(playerId, key) {
-    return this.post('/v1/dev/player-tokens', { player_id: playerId }, { key });
+    // the name the other seats see in the games it is matched into (the token's `name` claim)
+    return this.post('/v1/dev/player-tokens', { player_id: playerId, name: playerId }, { key });
   }
 
   /** Every event of a game after `after`, page by page, as `creds` may read them. */

@@ -91,6 +91,11 @@ def identifier(kind: Kind, *, description: str = "", **kwargs: Any) -> fields.St
     return fields.String(validate=_Matches(kind), metadata=meta, **kwargs)
 
 
+#: What clients call a seat: the game's ``display_name`` and a player token's ``name`` claim, which the matchmaker
+#: passes on as its seat's display name (so a name the token carries is one the game service takes).
+DISPLAY_NAME = Kind("text", TEXT.pattern, 64, 0, TEXT.rule)
+
+
 def text(*, max_length: int = TEXT.max_length, description: str = "", **kwargs: Any) -> fields.String:
     """Free text (a reason, a label): printable Unicode up to ``max_length`` characters."""
     return identifier(Kind("text", TEXT.pattern, max_length, 0, TEXT.rule), description=description, **kwargs)

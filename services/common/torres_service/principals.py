@@ -33,7 +33,7 @@ from typing import Any
 import jwt
 
 from .errors import ServiceError
-from .fields import PLAYER_ID
+from .fields import DISPLAY_NAME, PLAYER_ID
 from .settings import Setting
 
 log = logging.getLogger(__name__)
@@ -108,6 +108,8 @@ class Player:
     tenant: str
     player_id: str
     expires_at: int
+    #: The token's ``name`` claim (OpenID Connect's): what the portal calls the player, shown on their seats.
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -306,7 +308,10 @@ class Registry:
             raise InvalidPlayerToken(f"a player token may live at most {config.max_lifetime} s (exp - iat)")
         if not PLAYER_ID.accepts(claims["sub"]):
             raise InvalidPlayerToken(f"the token's subject (sub) is not a player id: {PLAYER_ID.message}")
-        return Player(tenant.name, claims["sub"], int(claims["exp"]))
+        name = claims.get("name")
+        if name is not None and not DISPLAY_NAME.accepts(name):
+            raise InvalidPlayerToken(f"the token's name claim is not a display name: {DISPLAY_NAME.message}")
+        return Player(tenant.name, claims["sub"], int(claims["exp"]), name)
 
 
 _JWKS: dict[str, jwt.PyJWKClient] = {}

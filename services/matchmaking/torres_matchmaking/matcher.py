@@ -323,8 +323,8 @@ class Matcher:
                           [repr(now), c.group_id, repr(now + self.config.placement_window), json.dumps(seats),
                            GROUP_TTL, *c.ticket_ids]))
         results = self.store.batch(calls)
-        return [replace(c, tenants=tenants_of(r[1], len(c.players))) for c, r in zip(claims, results, strict=True)
-                if r[0] == 1]
+        return [replace(c, tenants=tenants_of(r[1], len(c.players)), seats=tuple(json.loads(r[2])))
+                for c, r in zip(claims, results, strict=True) if r[0] == 1]
 
     def take_due_groups(self, pool: Pool, limit: int = 200) -> list[Claim]:
         """Groups due again: failed creations after their back-off, and groups a matcher took but did not

@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from torres_service.fields import PLAYER_ID, TICKET_ID
@@ -44,6 +44,9 @@ class Owner:
 
     tenant: str
     player_id: str
+    #: What the portal's token calls the player (its ``name`` claim): their seats' display name in the games
+    #: they are matched into. Not part of who owns a ticket.
+    name: str | None = field(default=None, compare=False)
 
     def owns(self, fields: dict[str, str]) -> bool:
         """Whether a ticket hash is this player's (one written before tenants existed is the default tenant's)."""
@@ -132,10 +135,11 @@ class TicketService:
     def create(self, *, player_id: str, player_counts: Sequence[int], edition: str, master: bool,
                max_wait_seconds: float | None, ttl_seconds: float | None = None,
                callback_url: str | None = None, tenant: str = DEFAULT_TENANT,
-               shared_pool: bool = False) -> dict[str, Any]:
+               shared_pool: bool = False, display_name: str | None = None) -> dict[str, Any]:
         """Queue a ticket for ``player_id`` of ``tenant``; one live ticket per (tenant, player), across all pools.
         It meets only tickets of its scope: its tenant's own players, or with ``shared_pool`` those of every
-        tenant in the shared pool (``Tenant.shared_pool``, read when the ticket is made).
+        tenant in the shared pool (``Tenant.shared_pool``, read when the ticket is made). ``display_name`` (the
+        token's ``name``) becomes the player's seat's display name in the game the ticket is matched into.
 
         Pools live on different shards of a cluster, so the player's pointer (its own key) cannot change in
         the same script as the ticket. The order makes that safe: the ticket is written *pending* (never
@@ -160,7 +164,8 @@ class TicketService:
         ticket_keys = [*keys.pool_keys(pool), keys.ticket(ticket_id)]
         scripts.run("enqueue", ticket_keys, ticket_id, player_id, edition, int(master), counts, repr(rating.mu),
                     repr(rating.sigma), "" if max_wait_seconds is None else repr(max_wait_seconds), repr(now),
-                    repr(now + ttl), key_ttl, callback_url or "", tenant_segment(tenant), scope_of(tenant, shared_pool))
+                    repr(now + ttl), key_ttl, callback_url or "", tenant_segment(tenant), scope_of(tenant, shared_pool),
+                    display_name or "")
         expected = ""
         for _ in range(5):
             ok, *current = scripts.run("hold_player", [keys.player(tenant, player_id)], ticket_id, expected, key_ttl)

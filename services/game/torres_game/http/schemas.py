@@ -12,6 +12,7 @@ from torres_game.store.base import DEFAULT_VISIBILITY, VISIBILITIES
 from torres_rules.editions import OPTION_CHOICES
 from torres_service.fields import (
     COMMAND_ID,
+    DISPLAY_NAME,
     GAME_ID,
     IDEMPOTENCY_KEY,
     MAX_INT,
@@ -24,7 +25,6 @@ from torres_service.fields import (
     StrictBoolean,
     identifier,
     integer,
-    text,
 )
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
@@ -52,13 +52,13 @@ def _distinct(values: list[Any], what: str) -> None:
 class HumanSeatSpecSchema(StrictSchema):
     kind = fields.String(required=True, validate=validate.OneOf(("human",)))
     player_id = identifier(PLAYER_ID, description="the matchmaker's or portal's id of the player")
-    display_name = text(max_length=64, description="what clients call the seat (default: Seat <n>)")
+    display_name = identifier(DISPLAY_NAME, description="what clients call the seat (default: Seat <n>)")
 
 
 class AiSeatSpecSchema(StrictSchema):
     kind = fields.String(required=True, validate=validate.OneOf(("ai",)))
     level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "default: easy"})
-    display_name = text(max_length=64, description="what clients call the seat (default: Seat <n>)")
+    display_name = identifier(DISPLAY_NAME, description="what clients call the seat (default: Seat <n>)")
 
 
 _SEAT_SPECS = {"human": HumanSeatSpecSchema(), "ai": AiSeatSpecSchema()}

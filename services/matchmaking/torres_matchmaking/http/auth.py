@@ -63,7 +63,7 @@ def player() -> Owner | None:
     if token is None:
         return None
     verified = registries().verify_player(token)
-    return Owner(verified.tenant, verified.player_id)
+    return Owner(verified.tenant, verified.player_id, verified.name)
 
 
 def portal() -> Principal | None:

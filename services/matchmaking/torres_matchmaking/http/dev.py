@@ -42,6 +42,7 @@ def issue(body: dict[str, Any], portal: Principal) -> dict[str, Any]:
                                    "(TORRES_PLAYER_TOKEN_SECRET, or its entry in the tenants file)")
     lifetime = min(current_app.extensions["torres_matchmaking"].config.dev_token_lifetime, tokens.max_lifetime)
     now = int(time.time())
-    token = issue_player_token(tokens, body["player_id"], lifetime=lifetime, now=now)
+    named = {"name": body["name"]} if "name" in body else {}
+    token = issue_player_token(tokens, body["player_id"], lifetime=lifetime, now=now, **named)
     return {"token": token, "token_type": "Bearer", "tenant": portal.tenant, "player_id": body["player_id"],
             "expires_at": now + lifetime}

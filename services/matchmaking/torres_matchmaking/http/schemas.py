@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
-from torres_service.fields import PLAYER_ID, Kind, StrictBoolean, identifier, integer, url
+from torres_service.fields import DISPLAY_NAME, PLAYER_ID, Kind, StrictBoolean, identifier, integer, url
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 from torres_service.schemas import QuerySchema, StrictSchema
 
@@ -83,6 +83,8 @@ class StreamTicketSchema(Schema):
 
 class DevPlayerTokenSchema(StrictSchema):
     player_id = identifier(PLAYER_ID, required=True, description="the player the token names (its sub)")
+    name = identifier(DISPLAY_NAME, description="what the portal calls the player (the token's name claim): their "
+                      "seats' display name in the games they are matched into")
 
 
 class PlayerTokenSchema(Schema):

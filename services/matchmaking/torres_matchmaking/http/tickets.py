@@ -60,7 +60,7 @@ def create_ticket(body: dict[str, Any], owner: Owner) -> dict[str, Any]:
     same tenant, or of every shared-pool tenant if its tenant is one."""
     body.setdefault("max_wait_seconds", tickets().config.default_max_wait)
     return tickets().create(**body, player_id=owner.player_id, tenant=owner.tenant,
-                            shared_pool=tenant_of(owner.tenant).shared_pool)
+                            shared_pool=tenant_of(owner.tenant).shared_pool, display_name=owner.name)
 
 
 @blp.route("/tickets/<ticket_id>", methods=["GET"])
