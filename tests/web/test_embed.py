@@ -225,6 +225,8 @@ def test_a_whole_game_embedded_in_german_against_the_ai(stack: dict[str, str], p
     assert created.status_code == 201, created.text
     game = created.json()
     page = new_page()
+    # the AI's turns shown at once: their playback (400 ms an action, test_readable.py) would double this test
+    page.emulate_media(reduced_motion="reduce")
     frame = open_host(page, portal, embed_url(stack, game, 0, f"&lang=de&origin={quote(portal, safe='')}"))
     checked: set[tuple[str, ...]] = set()
     acted, bought = 0, 0

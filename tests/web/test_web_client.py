@@ -147,6 +147,8 @@ def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, vers
 def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
         stack: dict[str, str], new_page: Any, console: Console, tmp_path: Path) -> None:
     page = new_page()
+    # the AI's turns shown at once: their playback (400 ms an action, test_readable.py) would double this test
+    page.emulate_media(reduced_motion="reduce")
     start_game_against_ai(page, stack)
     page.wait_for_selector("svg.board g.square.target")
     assert page.locator("svg.board g.square.target").count() == 8  # the free foundations for the first knight
