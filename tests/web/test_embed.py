@@ -188,7 +188,7 @@ def test_a_portal_embeds_the_game_in_german_and_hears_turns_moves_and_the_end(
     assert moves[-1]["data"]["text"] == "beendet den Zug"
     settled(frame)
     for name in ("Alice", "Bob"):  # the portal's names in the log, over their turns
-        turns = frame.locator("#log .turn", has=frame.locator(".turn-head", has_text=name))
+        turns = frame.locator("#log .turn-group", has=frame.locator(".turn-head", has_text=name))
         assert turns.locator("li", has_text="setzt den ersten Ritter auf").count() == 1
     assert_no_english(frame)
     folder = Path(SHOTS) if SHOTS else tmp_path

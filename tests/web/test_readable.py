@@ -111,7 +111,7 @@ def test_the_log_speaks_player_words_by_turn_and_the_replay_says_the_same(
     heads = page.locator("#log .turn-head").all_inner_texts()
     assert set(heads) == {"Ada", "Bert", "Game"}, set(heads)
     assert len(heads) > 2 * 12  # a turn each per round and more: grouped, not one heading per game
-    groups = page.eval_on_selector_all("#log .turn", """els => els.map((g) => ({
+    groups = page.eval_on_selector_all("#log .turn-group", """els => els.map((g) => ({
         seat: g.dataset.seat, versions: [...g.querySelectorAll('li')].map((li) => Number(li.dataset.version))}))""")
     by_version = {e["version"]: e for e in events}
     for group in groups:  # each group is one seat's actions, and it ends where its turn ends

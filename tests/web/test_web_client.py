@@ -172,7 +172,7 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     assert counts["turns"] >= 10  # 2 players: 12 turns each, the first one ended above
     assert counts["bought"] == 2
     # the log names the seat by the name the lobby gave it (its default, player-1), over each of its turns
-    mine = page.locator("#log .turn", has=page.locator(".turn-head", has_text="player-1"))
+    mine = page.locator("#log .turn-group", has=page.locator(".turn-head", has_text="player-1"))
     assert mine.locator("li", has_text="keeps").count() == 2  # both kept through the buttons
     # cards chosen in the hand are played on targets the page offered (a card may be picked more than once
     # before its play goes through, so the two counts need not be equal)
@@ -266,7 +266,7 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     # Bob, who did nothing, sees it through the push channel: the square's name and the move log
     bob.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
-    bob.wait_for_selector("#log .turn:has(.turn-head:has-text('Alice')) li:has-text('places a first knight on D1')")
+    bob.wait_for_selector("#log .turn-group:has(.turn-head:has-text('Alice')) li:has-text('places a first knight on D1')")
     # his turn once her move has been played back on his board (issue 30)
     bob.wait_for_function("() => document.querySelector('main').dataset.turn === 'mine'")
     click_and_wait(bob, bob.locator("svg.board g.square.target").first)

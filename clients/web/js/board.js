@@ -131,6 +131,11 @@ export function renderBoard(container, pos, opts = {}) {
       }, svg);
       if (!target && selected !== sq) g.setAttribute('aria-disabled', 'true');
       el('rect', { x: px, y: py, width: CELL, height: CELL, class: `cell h${Math.min(h, 7)}` }, g);  // style.css: --height-n
+      if (lastTurn?.squares.has(sq)) {  // under the blocks, the height and the figure, which stay readable
+        const color = SEATS[lastTurn.seat]?.color || 'currentColor';
+        el('rect', { x: px + 6, y: py + 6, width: CELL - 12, height: CELL - 12, rx: 3, class: 'last-turn-halo' }, g);
+        el('rect', { x: px + 6, y: py + 6, width: CELL - 12, height: CELL - 12, rx: 3, class: 'last-turn', stroke: color }, g);
+      }
       for (let b = 0; b < h; b += 1) {  // the stack, drawn as blocks at the right edge
         el('rect', { x: px + CELL - 13, y: py + CELL - 8 - b * 7, width: 9, height: 5.5, class: 'block' }, g);
       }
@@ -148,11 +153,6 @@ export function renderBoard(container, pos, opts = {}) {
           class: 'king',
         }, g);
         el('text', { x: cx, y: cy + 7, class: 'king-text', 'text-anchor': 'middle' }, g).textContent = t('king.letter');
-      }
-      if (lastTurn?.squares.has(sq)) {
-        const color = SEATS[lastTurn.seat]?.color || 'currentColor';
-        el('rect', { x: px + 6, y: py + 6, width: CELL - 12, height: CELL - 12, rx: 3, class: 'last-turn-halo' }, g);
-        el('rect', { x: px + 6, y: py + 6, width: CELL - 12, height: CELL - 12, rx: 3, class: 'last-turn', stroke: color }, g);
       }
       (target?.kinds || []).forEach((kind, i) => {
         const [tag, attrs] = MARKS[kind](px + 13 + i * 19, py + CELL - 12);

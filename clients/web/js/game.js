@@ -182,6 +182,7 @@ export class LiveGame {
     } finally {
       this.playing = null;
       delete this.main.dataset.playback;
+      this.logList.querySelectorAll('li.playing').forEach((li) => li.classList.remove('playing'));
     }
   }
 
@@ -211,7 +212,7 @@ export class LiveGame {
       seatBadge(event.payload.seat), h('p', { id: 'playback-line' }, eventWords(event, this.summary.seats)), skip));
     if (focusHere) skip.focus();
     this.renderLog(event.version);
-    this.logList.querySelectorAll('li.playing').forEach((li) => li.classList.remove('playing'));
+    this.logList.querySelectorAll('li.playing').forEach((li) => li.classList.remove('playing'));  // the line shown
     this.logList.querySelector(`li[data-version="${event.version}"]`)?.classList.add('playing');
   }
 

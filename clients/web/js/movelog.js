@@ -31,7 +31,7 @@ export function appendToLog(box, events, { seats = null, mine = null, onClick = 
     const group = box.turns[box.turns.length - 1];
     if (box.turns.length > before) {
       const name = group.seat === undefined ? t('log.game') : seatName(seats, group.seat);
-      box.append(h('div', { class: 'turn', 'data-seat': group.seat ?? 'game' }, turnHead(group, seats, mine),
+      box.append(h('div', { class: 'turn-group', 'data-seat': group.seat ?? 'game' }, turnHead(group, seats, mine),
         h('ol', { class: 'moves', 'aria-label': name })));
     }
     const body = [h('span', { class: 'v' }, `v${event.version}`), h('span', { class: 'words' }, eventLine(event))];
