@@ -266,7 +266,8 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     # Bob, who did nothing, sees it through the push channel: the square's name and the move log
     bob.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
-    bob.wait_for_selector("#log .turn-group:has(.turn-head:has-text('Alice')) li:has-text('places a first knight on D1')")
+    bob.wait_for_selector("#log .turn-group:has(.turn-head:has-text('Alice'))"
+                          " li:has-text('places a first knight on D1')")
     # his turn once her move has been played back on his board (issue 30)
     bob.wait_for_function("() => document.querySelector('main').dataset.turn === 'mine'")
     click_and_wait(bob, bob.locator("svg.board g.square.target").first)
