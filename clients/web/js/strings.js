@@ -104,7 +104,7 @@ export const STRINGS = {
   'hint.card-destination': { en: 'Playing {card}: now its destination.', de: '{card}: jetzt das Ziel wählen.' },
   'hint.card-board': { en: 'Playing {card}: choose on the board.', de: '{card}: auf dem Spielbrett wählen.' },
   'hint.knight': { en: 'Knight on {sq}: choose a highlighted destination.', de: 'Ritter auf {sq}: ein markiertes Ziel wählen.' },
-  'hint.targets': { en: 'Highlighted squares are your legal choices.', de: 'Die markierten Felder sind deine erlaubten Züge.' },
+  'hint.targets': { en: 'The marked squares are your legal choices.', de: 'Die markierten Felder sind deine erlaubten Züge.' },
   'stacks.legend': { en: 'Blocks from stack', de: 'Bausteine vom Stapel' },
   'stacks.option': { en: 'stack {n} ({blocks} blocks)', de: 'Stapel {n} ({blocks} Bausteine)' },
   'end.label': { en: 'End the turn', de: 'Den Zug beenden' },
