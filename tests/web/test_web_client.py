@@ -147,6 +147,8 @@ def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, vers
 def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
         stack: dict[str, str], new_page: Any, console: Console, tmp_path: Path) -> None:
     page = new_page()
+    # the AI's turns shown at once: their playback (400 ms an action, test_readable.py) would double this test
+    page.emulate_media(reduced_motion="reduce")
     start_game_against_ai(page, stack)
     page.wait_for_selector("svg.board g.square.target")
     assert page.locator("svg.board g.square.target").count() == 8  # the free foundations for the first knight
@@ -169,11 +171,12 @@ def test_a_complete_game_against_the_ai_by_clicks_then_its_replay(
     counts = play_to_the_end(page, tmp_path)
     assert counts["turns"] >= 10  # 2 players: 12 turns each, the first one ended above
     assert counts["bought"] == 2
-    # the log names the seat by the name the lobby gave it (its default, player-1)
-    assert page.locator("#log li", has_text="player-1: keeps").count() == 2  # both kept through the buttons
+    # the log names the seat by the name the lobby gave it (its default, player-1), over each of its turns
+    mine = page.locator("#log .turn-group", has=page.locator(".turn-head", has_text="player-1"))
+    assert mine.locator("li", has_text="keeps").count() == 2  # both kept through the buttons
     # cards chosen in the hand are played on targets the page offered (a card may be picked more than once
     # before its play goes through, so the two counts need not be equal)
-    plays = page.locator("#log li", has_text="player-1: plays").count()
+    plays = mine.locator("li", has_text="plays").count()
     assert 1 <= plays <= counts["played"] if counts["played"] else plays == 0, counts
     final = page.locator("#final")
     assert "Final score" in final.inner_text()
@@ -263,8 +266,10 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     # Bob, who did nothing, sees it through the push channel: the square's name and the move log
     bob.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
-    bob.wait_for_selector("#log li:has-text('Alice: places a first knight on D1')")
-    assert bob.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
+    bob.wait_for_selector("#log .turn-group:has(.turn-head:has-text('Alice'))"
+                          " li:has-text('places a first knight on D1')")
+    # his turn once her move has been played back on his board (issue 30)
+    bob.wait_for_function("() => document.querySelector('main').dataset.turn === 'mine'")
     click_and_wait(bob, bob.locator("svg.board g.square.target").first)
     placed = [sq for sq, label in board(bob).items() if label.endswith("orange knight")]
     assert len(placed) == 1
@@ -410,7 +415,7 @@ def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str,
     assert moved.status_code == 201, moved.text
     page.wait_for_function("""() => document.querySelector('g.square[data-square="D1"]')
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
-    assert page.evaluate("() => document.querySelector('main').dataset.turn") == "mine"
+    page.wait_for_function("() => document.querySelector('main').dataset.turn === 'mine'")  # after the playback
     streams = [url for url in requests if "/stream?" in url]
     assert streams and all("stream_ticket=" in url for url in streams), streams
     assert not any("/wait?" in url for url in requests)  # live by SSE, not the long-poll

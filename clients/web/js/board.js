@@ -62,15 +62,42 @@ export function seatBadge(seat, size = 18) {
   return svg;
 }
 
+/** The mark of each kind of action a square offers (issue 30): a filled shape each, so that build, place, move and
+ * a card's target look different, drawn dark with a light halo (style.css `.mark`) so that it shows on every
+ * height, the darkest squares included. Centred on (cx, cy), about 16 px across. */
+export const MARK_KINDS = ['build', 'place', 'move', 'card'];
+const MARKS = {
+  // a plus: a block to add
+  build: (cx, cy) => ['path', { d: `M${cx - 2.5} ${cy - 7}h5v4.5h4.5v5h-4.5v4.5h-5v-4.5h-4.5v-5h4.5z` }],
+  // a disc with a hole: a spot to put a figure on
+  place: (cx, cy) => ['path', { 'fill-rule': 'evenodd',
+    d: `M${cx - 7} ${cy}a7 7 0 1 0 14 0a7 7 0 1 0 -14 0zM${cx - 2.5} ${cy}a2.5 2.5 0 1 0 5 0a2.5 2.5 0 1 0 -5 0z` }],
+  // an arrow: a knight (or the king) to move, or where it goes
+  move: (cx, cy) => ['polygon', { points: `${cx - 7},${cy - 2.5} ${cx + 1},${cy - 2.5} ${cx + 1},${cy - 7} ${cx + 8},${cy} ${cx + 1},${cy + 7} ${cx + 1},${cy + 2.5} ${cx - 7},${cy + 2.5}` }],
+  // a card standing up: the target of the action card being played
+  card: (cx, cy) => ['rect', { x: cx - 5, y: cy - 7, width: 10, height: 14, rx: 2 }],
+};
+
+/** A kind's mark as a small inline SVG, for the mode switch and the choosers (the legend of the board's marks). */
+export function markIcon(kind, size = 18) {
+  const svg = el('svg', { width: size, height: size, viewBox: '0 0 20 20', 'aria-hidden': 'true', class: 'mark-icon' });
+  const [tag, attrs] = MARKS[kind](10, 10);
+  el(tag, { ...attrs, class: `mark mark-${kind}` }, svg);
+  return svg;
+}
+
 /**
  * Draw `pos` (a position JSON or a view) into `container`.
  * opts.castles: the response's `castles` (the rules engine's: squares and whether the king is in it), outlined;
  * the page never works out castles itself, so it cannot disagree with the rules.
- * opts.targets: Map square -> words of what a click does (only those squares act);
- * opts.selected: a square; opts.changed: squares to animate; opts.onSquare(square).
+ * opts.targets: Map square -> {label: words of what a click does, kinds: the kinds of action (MARK_KINDS) it
+ * offers, each drawn as its own mark} (only those squares act);
+ * opts.selected: a square; opts.changed: squares to animate; opts.onSquare(square);
+ * opts.lastTurn: {seat, squares, arrows: [{from, to}]}: what the last turn changed, outlined in the seat's colour,
+ * its moves drawn as arrows (until the next turn replaces them).
  */
 export function renderBoard(container, pos, opts = {}) {
-  const { castles = [], targets = new Map(), selected = null, changed = new Set(), onSquare = () => {} } = opts;
+  const { castles = [], targets = new Map(), selected = null, changed = new Set(), onSquare = () => {}, lastTurn = null } = opts;
   const previousFocus = document.activeElement?.dataset?.square;
   container.textContent = '';
   const size = MARGIN + 8 * CELL + 4;
@@ -99,10 +126,16 @@ export function renderBoard(container, pos, opts = {}) {
       if (changed.has(sq)) cls.push('changed');
       const g = el('g', {
         class: cls.join(' '), role: 'button', tabindex: sq === tabStop ? '0' : '-1', 'data-square': sq,
-        'aria-label': squareLabel(pos, sq, selected === sq ? t('square.selected') : target ? target : null),
+        'aria-label': squareLabel(pos, sq, [selected === sq ? t('square.selected') : target ? target.label : null,
+          lastTurn?.squares.has(sq) ? t('square.last-turn') : null].filter(Boolean).join(', ')),
       }, svg);
       if (!target && selected !== sq) g.setAttribute('aria-disabled', 'true');
       el('rect', { x: px, y: py, width: CELL, height: CELL, class: `cell h${Math.min(h, 7)}` }, g);  // style.css: --height-n
+      if (lastTurn?.squares.has(sq)) {  // under the blocks, the height and the figure, which stay readable
+        const color = SEATS[lastTurn.seat]?.color || 'currentColor';
+        el('rect', { x: px + 6, y: py + 6, width: CELL - 12, height: CELL - 12, rx: 3, class: 'last-turn-halo' }, g);
+        el('rect', { x: px + 6, y: py + 6, width: CELL - 12, height: CELL - 12, rx: 3, class: 'last-turn', stroke: color }, g);
+      }
       for (let b = 0; b < h; b += 1) {  // the stack, drawn as blocks at the right edge
         el('rect', { x: px + CELL - 13, y: py + CELL - 8 - b * 7, width: 9, height: 5.5, class: 'block' }, g);
       }
@@ -121,7 +154,11 @@ export function renderBoard(container, pos, opts = {}) {
         }, g);
         el('text', { x: cx, y: cy + 7, class: 'king-text', 'text-anchor': 'middle' }, g).textContent = t('king.letter');
       }
-      if (target) el('circle', { cx: px + CELL / 2, cy: py + CELL - 10, r: 5, class: 'target-dot' }, g);
+      (target?.kinds || []).forEach((kind, i) => {
+        const [tag, attrs] = MARKS[kind](px + 13 + i * 19, py + CELL - 12);
+        el(tag, { ...attrs, class: `mark mark-${kind}`, 'data-kind': kind }, g);
+      });
+      if (target) el('rect', { x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, class: 'target-halo', rx: 4 }, g);
       el('rect', { x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, class: 'focus-ring', rx: 4 }, g);
       g.addEventListener('click', () => onSquare(sq));
       g.addEventListener('keydown', (event) => keyOnSquare(event, svg, sq, onSquare));
@@ -145,8 +182,28 @@ export function renderBoard(container, pos, opts = {}) {
       }
     }
   });
+  if (lastTurn?.arrows?.length) drawArrows(svg, lastTurn);
   if (previousFocus) svg.querySelector(`[data-square="${previousFocus}"]`)?.focus();
   return svg;
+}
+
+/** The last turn's moves as arrows from square centre to square centre, in the seat's colour on a light halo. */
+function drawArrows(svg, { seat, arrows }) {
+  const color = SEATS[seat]?.color || '#000';
+  const defs = el('defs', {}, svg);
+  const marker = el('marker', { id: 'arrow-head', viewBox: '0 0 10 10', refX: 5, refY: 5, markerWidth: 3.2, markerHeight: 3.2,
+    orient: 'auto-start-reverse', markerUnits: 'strokeWidth' }, defs);
+  el('path', { d: 'M0,0 L10,5 L0,10 z', fill: color, stroke: '#fff', 'stroke-width': 1 }, marker);
+  const layer = el('g', { class: 'arrows', 'aria-hidden': 'true' }, svg);
+  const centre = (sq) => { const [x, y] = squareXY(sq); return [MARGIN + x * CELL + CELL / 2, MARGIN + y * CELL + CELL / 2]; };
+  for (const { from, to } of arrows) {
+    const [x1, y1] = centre(from); const [x2, y2] = centre(to);
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const end = [x2 - ((x2 - x1) / len) * 14, y2 - ((y2 - y1) / len) * 14];  // the head stops short of the figure
+    const arrow = el('g', { class: 'move-arrow', 'data-from': from, 'data-to': to }, layer);
+    el('line', { x1, y1, x2: end[0], y2: end[1], class: 'move-arrow-halo' }, arrow);
+    el('line', { x1, y1, x2: end[0], y2: end[1], class: 'move-arrow-line', stroke: color, 'marker-end': 'url(#arrow-head)' }, arrow);
+  }
 }
 
 function keyOnSquare(event, svg, sq, onSquare) {

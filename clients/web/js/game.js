@@ -1,14 +1,35 @@
 // The live game: the board, the seat's legal actions chosen by clicks, the push channel (SSE /stream) and
 // the move log. Every action carries expected_version and a fresh command id; a 4xx is shown in words.
+// Others' actions are played back one at a time (PLAYBACK_MS each, skippable, instant with reduced motion), and
+// the last turn's changes stay marked on the board until the next turn.
 
 import { commandId } from './api.js';
-import { renderBoard, renderTrack, seatBadge } from './board.js';
+import { MARK_KINDS, markIcon, renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
-import { clockLine, logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
+import { appendToLog, lastTurn, logBox } from './movelog.js';
+import { clockLine, seatTitle, seatsPanel, turnLine } from './panels.js';
 import { STRINGS, language, t } from './strings.js';
-import { actionWords, cardName, eventWords, outcomeWords, refusalWords } from './words.js';
+import { actionWords, cardName, eventWords, outcomeWords, refusalWords, seatName, turnsWords } from './words.js';
 
 const AT_TYPES = new Set(['place_foundation', 'place_start_knight', 'place_king', 'place_knight', 'build']);
+/** How long each action of another seat stays on the board when its turn is played back. */
+export const PLAYBACK_MS = 400;
+
+/** The kind of an action a square offers, as the board marks it (board.js MARK_KINDS). */
+export function actionKind(a) {
+  switch (a.type) {
+    case 'build': return 'build';
+    case 'place_foundation': case 'place_start_knight': case 'place_king': case 'place_knight': return 'place';
+    case 'move_knight': case 'move_king': return 'move';
+    case 'play_card': return 'card';
+    default: return null;
+  }
+}
+
+/** Whether an applied action ends its seat's turn (the end of the turn, or the king's move between phases). */
+const endsTurn = (e) => ['end_turn', 'move_king'].includes(e.payload?.action?.type);
+
+const reducedMotion = () => window.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
 
 export class LiveGame {
   constructor(api, main, { id, token, embed = false, host = null }) {
@@ -29,6 +50,10 @@ export class LiveGame {
     this.chooser = null;
     this.busy = false;
     this.changed = new Set();
+    this.mode = null;  // the kind of action the board offers (the mode switch); null: every kind
+    this.playing = null;  // a playback of others' actions under way: {skipped, next}
+    this.steps = null;
+    this.skipping = null;  // the seat whose turn's playback was skipped, until that turn ends
     this.queue = Promise.resolve();
     this.source = null;
     this.closed = false;
@@ -38,6 +63,7 @@ export class LiveGame {
 
   async start() {
     this.escape = (e) => {
+      if (e.key === 'Escape' && this.playing) { this.skipPlayback(); return; }
       if (e.key === 'Escape' && (this.sel.from || this.sel.card || this.chooser)) {
         this.sel = { from: null, card: null };
         this.chooser = null;
@@ -65,7 +91,8 @@ export class LiveGame {
     this.masterBox = h('p', { class: 'master-card muted', id: 'master-card', hidden: true });
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
-    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading') });
+    this.logList = logBox(t('moves.heading'));
+    this.logShown = 0;
     const replay = this.embed ? null : h('p', {}, h('a', {
       href: `#game=${encodeURIComponent(this.id)}${this.token ? `&token=${encodeURIComponent(this.token)}` : ''}&replay=1`,
     }, t('replay.link')));
@@ -87,6 +114,12 @@ export class LiveGame {
         await this.load();
       } catch (err) {
         showAlert(refusalWords(err, language()));
+      }
+      if (this.steps) {
+        const steps = this.steps;
+        this.steps = null;
+        await this.playBack(steps);
+        this.changed = new Set();  // the frames showed each change, and the marks keep them: no flash at the end
       }
       this.render();
       if (this.pos) this.host?.update(this);
@@ -114,9 +147,73 @@ export class LiveGame {
     this.changed = old ? diffSquares(old, this.pos) : new Set();
     const fresh = events.filter((e) => !this.events.length || e.version > this.events[this.events.length - 1].version);
     this.events.push(...fresh);
-    if (fresh.length && old) announce(fresh.map((e) => eventWords(e, this.summary.seats)).join('. '));
+    if (fresh.length && old) announce(turnsWords(fresh, this.summary.seats));
     this.newEvents = old ? fresh.length : 0;
+    // others' actions that arrived with this refresh are played back one at a time, unless the reader asked
+    // the browser for reduced motion: then the board shows the outcome at once (the marks tell what changed)
+    const others = old ? fresh.filter((e) => e.type === 'action_applied' && e.payload?.seat !== this.seat) : [];
+    const steps = [];
+    for (const e of others) {  // a turn whose playback was skipped stays skipped until it ends
+      if (this.skipping === e.payload.seat) { if (endsTurn(e)) this.skipping = null; } else steps.push(e);
+    }
+    this.steps = steps.length && !reducedMotion() ? steps : null;
     if (old && old.version !== this.version) { this.sel = { from: null, card: null }; this.chooser = null; }
+    if (old && old.to_move !== this.pos.to_move) this.mode = null;  // a new turn offers every kind again
+  }
+
+  // -- playing others' turns back ----------------------------------------------------------------------------
+
+  /** Show each of `steps` (others' applied actions) on the board in turn, from the reader's view at its version
+   * (`GET /state?version=`: never more than the reader may see), PLAYBACK_MS each, until done or skipped. The
+   * refresh queue waits for it, so a push meanwhile is shown after it. */
+  async playBack(steps) {
+    const playing = { skipped: false, next: null };
+    this.playing = playing;
+    try {
+      const docs = await Promise.all(steps.map((e) => this.api.get(this.path(`/state?version=${e.version}`), this.creds)
+        .catch(() => null)));
+      for (let i = 0; i < steps.length && !playing.skipped && !this.closed; i += 1) {
+        if (!docs[i]) continue;
+        this.renderFrame(docs[i], steps[i]);
+        await new Promise((resolve) => { playing.next = resolve; setTimeout(resolve, PLAYBACK_MS); });
+        // skipped before the turn's end arrived: its actions still to come are not played either
+        if (playing.skipped && !steps.slice(i).some(endsTurn)) this.skipping = steps[i].payload.seat;
+      }
+    } finally {
+      this.playing = null;
+      delete this.main.dataset.playback;
+      this.logList.querySelectorAll('li.playing').forEach((li) => li.classList.remove('playing'));
+    }
+  }
+
+  skipPlayback() {
+    if (!this.playing) return;
+    this.playing.skipped = true;
+    this.playing.next?.();
+  }
+
+  /** One frame of a playback: the board, track and seats as they were after `event`, the action in words, a
+   * button to skip the rest. The focus, if it was on the controls, goes to that button. */
+  renderFrame(doc, event) {
+    const pos = doc.view || doc.position;
+    const active = document.activeElement;
+    const focusHere = Boolean(active) && (this.controls.contains(active) || active.id === 'skip-playback');
+    Object.assign(this.main.dataset, { busy: '1', playback: String(event.version) });
+    renderBoard(this.boardBox, pos, {
+      castles: doc.castles || [], changed: new Set([event.payload.action.at, event.payload.action.to].filter(Boolean)),
+      lastTurn: lastTurn(this.events.filter((e) => e.version <= event.version), this.seat), onSquare: () => this.skipPlayback(),
+    });
+    renderTrack(this.trackBox, pos.scores);
+    this.turnBox.textContent = turnLine(pos, this.summary.seats, this.seat);
+    this.seatsBox.replaceChildren(seatsPanel(pos, this.summary.seats, this.seat));
+    const skip = h('button', { id: 'skip-playback', class: 'secondary', onclick: () => this.skipPlayback() }, t('playback.skip'));
+    const name = seatName(this.summary.seats, event.payload.seat);
+    this.controls.replaceChildren(h('div', { class: 'playback', role: 'group', 'aria-label': t('playback.label', { name }) },
+      seatBadge(event.payload.seat), h('p', { id: 'playback-line' }, eventWords(event, this.summary.seats)), skip));
+    if (focusHere) skip.focus();
+    this.renderLog(event.version);
+    this.logList.querySelectorAll('li.playing').forEach((li) => li.classList.remove('playing'));  // the line shown
+    this.logList.querySelector(`li[data-version="${event.version}"]`)?.classList.add('playing');
   }
 
   refreshSoon() { setTimeout(() => this.refresh(), 150); }
@@ -211,13 +308,16 @@ export class LiveGame {
     return actions.filter((a) => !('stack' in a) || a.stack === this.stackPick);
   }
 
-  /** Square -> {actions, select}: the only squares a click acts on. */
-  targets() {
+  /** Square -> {actions, select, kinds}: the only squares a click acts on, and the kinds of action each offers
+   * (its marks). With a kind chosen (`mode`: the mode switch, or the kind chooser of one square) only that kind's
+   * squares and actions are left; `this.kinds` keeps every kind on offer, for the switch. */
+  targets(mode = this.mode) {
     const out = new Map();
-    const entry = (sq) => { if (!out.has(sq)) out.set(sq, { actions: [], select: false }); return out.get(sq); };
+    const entry = (sq) => { if (!out.has(sq)) out.set(sq, { actions: [], select: false, kinds: new Set() }); return out.get(sq); };
+    this.kinds = [];
     if (!this.myTurn() || this.busy) return out;
     const acts = this.legal;
-    if (this.sel.card) {
+    if (this.sel.card) {  // every target of a card is the card's, whatever it does there
       const cardActs = acts.filter((a) => a.type === 'play_card' && a.card === this.sel.card);
       if (cardActs.some((a) => 'from' in a)) {
         if (!this.sel.from) cardActs.forEach((a) => { entry(a.from).select = true; });
@@ -225,17 +325,28 @@ export class LiveGame {
       } else {
         this.withStack(cardActs.filter((a) => 'at' in a)).forEach((a) => entry(a.at).actions.push(a));
       }
+      out.forEach((e) => e.kinds.add('card'));
       return out;
     }
     if (this.sel.from) {
       acts.filter((a) => a.type === 'move_knight' && a.from === this.sel.from).forEach((a) => entry(a.to).actions.push(a));
+      out.forEach((e) => e.kinds.add('move'));
       return out;
     }
     const builds = this.withStack(acts.filter((a) => a.type === 'build'));
     for (const a of acts) {
-      if (a.type === 'move_knight') entry(a.from).select = true;
+      if (a.type === 'move_knight') { entry(a.from).select = true; entry(a.from).kinds.add('move'); }
       else if (AT_TYPES.has(a.type) && (a.type !== 'build' || builds.includes(a))) entry(a.at).actions.push(a);
       else if (a.type === 'move_king' && a.to) entry(a.to).actions.push(a);
+    }
+    out.forEach((e) => e.actions.forEach((a) => e.kinds.add(actionKind(a))));
+    this.kinds = MARK_KINDS.filter((kind) => [...out.values()].some((e) => e.kinds.has(kind)));
+    if (!this.kinds.includes(mode)) return out;  // a kind no longer on offer (a new turn): every kind again
+    for (const [sq, e] of out) {
+      if (!e.kinds.has(mode)) { out.delete(sq); continue; }
+      e.actions = e.actions.filter((a) => actionKind(a) === mode);
+      e.select = e.select && mode === 'move';
+      e.kinds = new Set([mode]);
     }
     return out;
   }
@@ -246,6 +357,11 @@ export class LiveGame {
     const target = targets.get(sq);
     if (!target) { this.nothingThere(sq, this.myTurn() ? t('say.no-action', { sq }) : t('say.not-your-turn', { sq })); return; }
     showAlert('');  // a new choice: the last refusal is past
+    if (target.kinds.size > 1) {  // several kinds here (build or place, say): the player chooses the kind first
+      this.chooser = { sq, kinds: MARK_KINDS.filter((kind) => target.kinds.has(kind)) };
+      this.render();
+      return;
+    }
     const options = [...target.actions];
     if (target.select && options.length === 0) { this.sel.from = sq; announce(t('say.knight-selected', { sq })); this.render(); return; }
     if (options.length === 1 && !target.select) { this.submit(options[0]); return; }
@@ -278,18 +394,22 @@ export class LiveGame {
     // opened, else on the turn line (never on <body>, where a keyboard user would have to start over).
     const before = document.activeElement;
     const focused = before && before !== document.body && this.main.contains(before) ? before.id || null : undefined;
-    const chooserWasOpen = Boolean(this.controls?.querySelector('.chooser'));
+    const chooserWasOpen = this.controls?.querySelector('.chooser')?.dataset.key;
     // what a test (or an extension) can wait on, without reading the words
     Object.assign(this.main.dataset, {
       version: String(this.version), refusals: String(this.refusals || 0), stage: this.pos.stage, phase: String(this.pos.phase), busy: this.busy ? '1' : '0',
       turn: this.pos.stage === 'over' ? 'over' : this.myTurn() ? 'mine' : 'other',
     });
     const targets = this.targets();
-    const labels = new Map([...targets].map(([sq, target]) => [sq, target.select
-      ? (this.sel.card ? t('square.choose-knight-for', { card: cardName(this.sel.card) }) : t('square.your-knight'))
-      : target.actions.length === 1 ? actionWords(target.actions[0]) : t('square.choices', { n: target.actions.length })]));
+    const labels = new Map([...targets].map(([sq, target]) => [sq, {
+      kinds: MARK_KINDS.filter((kind) => target.kinds.has(kind)),
+      label: target.kinds.size > 1 ? t('square.kinds', { list: MARK_KINDS.filter((k) => target.kinds.has(k)).map((k) => t(`mode.${k}`)).join(', ') })
+        : target.select ? (this.sel.card ? t('square.choose-knight-for', { card: cardName(this.sel.card) }) : t('square.your-knight'))
+          : target.actions.length === 1 ? actionWords(target.actions[0]) : t('square.choices', { n: target.actions.length }),
+    }]));
     renderBoard(this.boardBox, this.pos, {
       castles: this.castles, targets: labels, selected: this.sel.from, changed: this.changed, onSquare: (sq) => this.clickSquare(sq, targets),
+      lastTurn: lastTurn(this.events, this.seat),
     });
     this.changed = new Set();
     renderTrack(this.trackBox, this.pos.scores);
@@ -305,8 +425,8 @@ export class LiveGame {
     }));
     this.renderControls(targets);
     this.renderLog();
-    const chooser = this.controls.querySelector('.chooser button');
-    if (chooser && !chooserWasOpen) chooser.focus();
+    const chooser = this.controls.querySelector('.chooser');
+    if (chooser && chooser.dataset.key !== chooserWasOpen) chooser.querySelector('button').focus();
     else if (focused !== undefined && !this.main.contains(document.activeElement)) {
       ((focused && document.getElementById(focused)) || this.turnBox).focus();
     }
@@ -338,8 +458,15 @@ export class LiveGame {
       box.append(h('p', { class: 'waiting' }, t('controls.waiting', { seat: seatTitle(this.summary.seats, this.pos.to_move, this.seat) })));
       return;
     }
-    if (this.chooser) {
-      box.append(h('div', { class: 'chooser', role: 'group', 'aria-label': t('chooser.label', { sq: this.chooser.sq }) },
+    if (this.chooser?.kinds) {
+      const { sq, kinds } = this.chooser;
+      box.append(h('div', { class: 'chooser', 'data-key': `${sq} kinds`, role: 'group', 'aria-label': t('chooser.label', { sq }) },
+        h('p', {}, t('chooser.kind', { sq })),
+        ...kinds.map((kind) => h('button', { 'data-kind': kind, onclick: () => { this.chooser = null; this.clickSquare(sq, this.targets(kind)); } },
+          markIcon(kind), ' ', t(`kind.${kind}`, { sq }))),
+        h('button', { class: 'secondary', onclick: () => { this.chooser = null; this.render(); } }, t('cancel'))));
+    } else if (this.chooser) {
+      box.append(h('div', { class: 'chooser', 'data-key': `${this.chooser.sq} actions`, role: 'group', 'aria-label': t('chooser.label', { sq: this.chooser.sq }) },
         h('p', {}, t('chooser.question', { sq: this.chooser.sq })),
         this.chooser.select ? h('button', { onclick: () => { this.sel.from = this.chooser.sq; this.chooser = null; this.render(); } },
           t('chooser.select-knight', { sq: this.chooser.sq })) : null,
@@ -350,6 +477,13 @@ export class LiveGame {
       : this.sel.from ? t('hint.knight', { sq: this.sel.from })
         : targets.size ? t('hint.targets') : '';
     if (hint) box.append(h('p', { class: 'hint' }, hint));
+    if (this.kinds.length > 1 && !this.sel.from && !this.sel.card) {  // the mode switch: which kind the board offers
+      box.append(h('fieldset', { class: 'modes', id: 'modes' }, h('legend', {}, t('mode.legend')),
+        ...[null, ...this.kinds].map((kind) => h('label', {}, h('input', {
+          type: 'radio', name: 'mode', value: kind || 'all', checked: this.mode === kind || (!this.kinds.includes(this.mode) && !kind),
+          onchange: () => { this.mode = kind; this.chooser = null; this.render(); },
+        }), ' ', kind ? markIcon(kind) : null, ' ', t(`mode.${kind || 'all'}`)))));
+    }
     if (this.sel.from || this.sel.card) {
       box.append(h('button', { class: 'secondary', onclick: () => { this.sel = { from: null, card: null }; this.render(); } }, t('cancel.selection')));
     }
@@ -405,14 +539,12 @@ export class LiveGame {
     return form;
   }
 
-  renderLog() {
-    const have = this.logList.childNodes.length;
-    this.events.slice(have).forEach((e, i, fresh) => {
-      const li = logEntry(e, null, this.summary.seats);
-      if (this.newEvents && i >= fresh.length - this.newEvents) li.classList.add('new');
-      this.logList.append(li);
-    });
-    this.logList.scrollTop = this.logList.scrollHeight;
+  /** The log grows by the events not shown yet, up to `upTo` (a playback's frame) or all. */
+  renderLog(upTo = Infinity) {
+    const fresh = this.events.slice(this.logShown).filter((e) => e.version <= upTo);
+    if (!fresh.length) return;
+    this.logShown += fresh.length;
+    appendToLog(this.logList, fresh, { seats: this.summary.seats, mine: this.seat, fresh: this.newEvents ? fresh.length : 0 });
   }
 }
 

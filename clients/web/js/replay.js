@@ -1,11 +1,14 @@
 // Replay and audit: step through any version of a game (finished: the full positions; running: the reader's
 // view), the phase scorings explained, /verify as a badge, and the seed commitment checked against its reveal.
+// Its move log and step line are the live game's words (movelog.js, words.js), the turn so far marked on the board.
 
 import { sha256Hex } from './api.js';
 import { auditGame, renderAudit } from './audit.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { h, showAlert } from './dom.js';
-import { logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
+import { appendToLog, lastTurn, logBox } from './movelog.js';
+import { seatTitle, seatsPanel, turnLine } from './panels.js';
+import { eventWords } from './words.js';
 
 export class Replay {
   constructor(api, main, { id, token, admin }) {
@@ -53,8 +56,8 @@ export class Replay {
     const badge = this.verify.ok
       ? h('span', { class: 'badge-ok', id: 'verify' }, `✔ verified: ${this.verify.events} events, hash chain and re-fold consistent`)
       : h('span', { class: 'badge-bad', id: 'verify' }, `✘ verification failed at version ${this.verify.first_inconsistency?.version}: ${this.verify.first_inconsistency?.reason}`);
-    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': 'Moves' },
-      ...this.events.map((e) => logEntry(e, (v) => this.go(v), this.summary.seats)));
+    this.logList = logBox('Moves');
+    appendToLog(this.logList, this.events, { seats: this.summary.seats, onClick: (v) => this.go(v) });
     const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
       h('button', { onclick: () => this.go(1), id: 'first', 'aria-label': 'First version' }, '◀◀ first'),
       h('button', { onclick: () => this.go(this.want - 1), id: 'back', 'aria-label': 'Step back' }, '◀ back'),
@@ -123,13 +126,14 @@ export class Replay {
     this.jump.value = String(v);
     this.main.querySelector('#at').textContent = `version ${v} of ${this.last}`;
     const event = this.events.find((e) => e.version === v);
-    this.stepText.textContent = event ? `v${v}: ${event.payload?.seat !== undefined ? `Seat ${event.payload.seat}: ` : ''}${event.text}` : '';
-    renderBoard(this.boardBox, pos, { castles: doc.castles || [] });
+    this.stepText.textContent = event ? `v${v}: ${eventWords(event, this.summary.seats)}` : '';
+    if (event) this.stepText.title = event.text || '';
+    renderBoard(this.boardBox, pos, { castles: doc.castles || [], lastTurn: lastTurn(this.events.filter((e) => e.version <= v)) });
     renderTrack(this.trackBox, pos.scores);
     this.turnBox.textContent = turnLine(pos, this.summary.seats, pos.seat ?? null);
     this.seatsBox.replaceChildren(seatsPanel(pos, this.summary.seats, pos.seat ?? null));
     this.scoringBox.replaceChildren(...this.scoring(doc.scoring, doc.castles || []));
-    for (const li of this.logList.children) li.classList.toggle('current', Number(li.dataset.version) === v);
+    for (const li of this.logList.querySelectorAll('li')) li.classList.toggle('current', Number(li.dataset.version) === v);
     this.logList.querySelector('.current')?.scrollIntoView({ block: 'nearest' });
   }
 

@@ -52,21 +52,51 @@ export function moveWords(a) {
   }
 }
 
-/** A log event in words: "Seat 0: places a first knight on D1", or the seat's display name from `seats` (the
- * game summary's) when the portal gave one. Unknown events keep the server's `text`. */
-export function eventWords(event, seats = null) {
+/** What the page calls a seat: the name the portal gave it (the game summary's `display_name`), else "Seat n". */
+export const seatName = (seats, seat) => seats?.[seat]?.display_name || t('seat.name', { n: seat });
+
+/** A log event in words without the seat's name: a line of the move log, under the heading of its turn (which
+ * names the seat). Unknown events keep the server's `text`. */
+export function eventLine(event) {
   const p = event.payload || {};
-  const name = p.seat !== undefined ? (seats?.[p.seat]?.display_name || t('seat.name', { n: p.seat })) : '';
-  const seat = p.seat !== undefined ? t('log.seat', { name }) : '';
   switch (event.type) {
     case 'action_applied':
-      return p.action && p.action.type ? seat + moveWords(p.action) + (p.auto ? t('log.auto') : '') : event.text || event.type;
+      return p.action && p.action.type ? moveWords(p.action) + (p.auto ? t('log.auto') : '') : event.text || event.type;
     case 'game_created': return t('log.game_created', { n: p.players });
     case 'game_ended': return t('log.game_ended', { scores: (p.scores || []).join(', ') });
-    case 'resigned': case 'timed_out': case 'action_undone': return seat + t(`log.${event.type}`);
+    case 'resigned': case 'timed_out': case 'action_undone': return t(`log.${event.type}`);
     case 'abandoned': return t('log.abandoned');
     default: return event.text || event.type;
   }
+}
+
+/** A log event in words with the seat's name: "Seat 0: places a first knight on D1", or the seat's display name
+ * from `seats` (the game summary's). The replay's step line and the embedding page's `move` text say the same. */
+export function eventWords(event, seats = null) {
+  const seat = event.payload?.seat;
+  return (seat !== undefined ? t('log.seat', { name: seatName(seats, seat) }) : '') + eventLine(event);
+}
+
+/** The events grouped by turn, for the move log and the announcements: a group is one seat's consecutive actions
+ * up to its end of the turn (or the king's move between phases); an event of no seat (the game's creation, its
+ * end) stands alone. [{seat, events, open}]: `open` while the turn may go on, so a later event joins it. */
+export function turnGroups(events, groups = []) {
+  for (const event of events) {
+    const seat = event.payload?.seat;
+    const last = groups[groups.length - 1];
+    if (seat !== undefined && last && last.open && last.seat === seat) last.events.push(event);
+    else groups.push({ seat, events: [event], open: seat !== undefined });
+    const group = groups[groups.length - 1];
+    const type = event.payload?.action?.type;
+    if (event.type !== 'action_applied' || type === 'end_turn' || type === 'move_king') group.open = false;
+  }
+  return groups;
+}
+
+/** Several events in words for a screen reader, one sentence per turn: "Ada: builds a block on D4, ends the turn." */
+export function turnsWords(events, seats = null) {
+  return turnGroups(events).map((g) => (g.seat !== undefined ? t('log.seat', { name: seatName(seats, g.seat) }) : '')
+    + g.events.map(eventLine).join(', ')).join('. ');
 }
 
 export function stageWords(pos) {
