@@ -4,7 +4,7 @@
 import { commandId } from './api.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
-import { clockLine, logEntry, seatTitle, seatsPanel, turnLine } from './panels.js';
+import { clockLine, keepTiles, logEntry, previewPanel, seatTitle, seatsPanel, turnLine } from './panels.js';
 import { STRINGS, language, t } from './strings.js';
 import { actionWords, cardName, eventWords, outcomeWords, refusalWords } from './words.js';
 
@@ -65,6 +65,7 @@ export class LiveGame {
     this.masterBox = h('p', { class: 'master-card muted', id: 'master-card', hidden: true });
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
+    this.previewBox = h('section', { id: 'preview', class: 'preview', 'aria-labelledby': 'preview-heading' });
     this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading') });
     const replay = this.embed ? null : h('p', {}, h('a', {
       href: `#game=${encodeURIComponent(this.id)}${this.token ? `&token=${encodeURIComponent(this.token)}` : ''}&replay=1`,
@@ -72,7 +73,7 @@ export class LiveGame {
     this.main.replaceChildren(h('section', { class: 'game', 'aria-label': t('game.label') },
       h('div', { class: 'col-board' }, this.boardBox, h('h2', {}, t('track.heading')), this.trackBox),
       h('div', { class: 'col-side' },
-        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.masterBox, this.controls, this.seatsBox,
+        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.masterBox, this.controls, this.seatsBox, this.previewBox,
         h('h2', {}, t('moves.heading')), this.logList, replay)));
   }
 
@@ -105,6 +106,7 @@ export class LiveGame {
     this.summary = summary;
     this.pos = view.view;
     this.castles = view.castles || [];
+    this.preview = view.preview || null;  // the engine's scoring of the phase as if it ended now (issue 30)
     this.life = view.lifecycle || null;
     this.seat = view.seat;
     this.version = view.version;
@@ -278,7 +280,7 @@ export class LiveGame {
     // opened, else on the turn line (never on <body>, where a keyboard user would have to start over).
     const before = document.activeElement;
     const focused = before && before !== document.body && this.main.contains(before) ? before.id || null : undefined;
-    const chooserWasOpen = Boolean(this.controls?.querySelector('.chooser'));
+    const chooserWasOpen = Boolean(this.controls?.querySelector('.chooser, .keep'));  // the keep tiles are a chooser too
     // what a test (or an extension) can wait on, without reading the words
     Object.assign(this.main.dataset, {
       version: String(this.version), refusals: String(this.refusals || 0), stage: this.pos.stage, phase: String(this.pos.phase), busy: this.busy ? '1' : '0',
@@ -303,9 +305,11 @@ export class LiveGame {
     this.seatsBox.replaceChildren(seatsPanel(this.pos, this.summary.seats, this.seat, {
       playable, selectedCard: this.sel.card, playCard: (card) => this.pickCard(card),
     }));
+    this.previewBox.replaceChildren(...previewPanel(this.preview, this.castles, this.summary.seats, this.seat));
+    this.previewBox.hidden = !this.preview;
     this.renderControls(targets);
     this.renderLog();
-    const chooser = this.controls.querySelector('.chooser button');
+    const chooser = this.controls.querySelector('.chooser button, .keep button');
     if (chooser && !chooserWasOpen) chooser.focus();
     else if (focused !== undefined && !this.main.contains(document.activeElement)) {
       ((focused && document.getElementById(focused)) || this.turnBox).focus();
@@ -365,11 +369,19 @@ export class LiveGame {
     }
     const buttons = h('div', { class: 'buttons' });
     for (const a of this.legal) {
-      if (a.type === 'buy_card' || a.type === 'advance_track' || a.type === 'keep_card' || (a.type === 'move_king' && !a.to)) {
+      if (a.type === 'buy_card' || a.type === 'advance_track' || (a.type === 'move_king' && !a.to)) {
         buttons.append(h('button', { onclick: () => this.submit(a) }, actionWords(a)));
       }
     }
     if (buttons.childNodes.length) box.append(buttons);
+    const keeps = this.legal.filter((a) => a.type === 'keep_card');
+    if (keeps.length) {  // the seen cards as tiles (panels.js), the choice kept across redraws of this version
+      if (this.keepChoice?.version !== this.version) this.keepChoice = { version: this.version };
+      box.append(keepTiles(this.pos.seen || [...new Set(keeps.map((a) => a.card))], keeps, this.keepChoice, {
+        submit: (a) => this.submit(a),
+        redraw: (id) => { this.render(); document.getElementById(id)?.focus(); },
+      }));
+    }
     const endTurn = this.legal.find((a) => a.type === 'end_turn');
     if (endTurn) box.append(this.endTurnForm(endTurn));
   }
