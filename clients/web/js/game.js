@@ -66,7 +66,8 @@ export class LiveGame {
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
     this.previewBox = h('section', { id: 'preview', class: 'preview', 'aria-labelledby': 'preview-heading' });
-    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading') });
+    // a scrolling box a keyboard can scroll too (tabindex 0: axe's scrollable-region-focusable, issue 30)
+    this.logList = h('ol', { class: 'log', id: 'log', 'aria-label': t('moves.heading'), tabindex: '0' });
     const replay = this.embed ? null : h('p', {}, h('a', {
       href: `#game=${encodeURIComponent(this.id)}${this.token ? `&token=${encodeURIComponent(this.token)}` : ''}&replay=1`,
     }, t('replay.link')));
