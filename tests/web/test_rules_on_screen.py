@@ -28,7 +28,7 @@ def open_game(new_page: Any, game: ApiGame, stack: dict[str, str], seat: int) ->
 
 def test_the_hand_shows_what_each_card_does(stack: dict[str, str], new_page: Any, console: Console) -> None:
     """A master game deals every card: each one in the reader's hand says its effect on screen, the same words as its
-    tooltip, and no two cards say the same."""
+    tooltip, and no two cards say the same; the master card's effect is the turn line's tooltip."""
     game = ApiGame(stack, TWO_HUMANS, master=True)
     page = open_game(new_page, game, stack, 0)
     hand = game.view(0)["view"]["hand"]
@@ -40,6 +40,9 @@ def test_the_hand_shows_what_each_card_does(stack: dict[str, str], new_page: Any
         return {title: e.title, effect: effect && effect.checkVisibility() ? effect.textContent : null}; })""")
     assert all(e["effect"] and e["effect"] == e["title"] for e in effects), effects
     assert len({e["effect"] for e in effects}) == 10
+    # the turn line names the master card; its effect is that line's tooltip, the words shown under it
+    effect = page.get_attribute("#turn", "title")
+    assert effect and page.inner_text("#master-card").endswith(f": {effect}")
     assert console.unexpected() == []
 
 

@@ -442,7 +442,7 @@ def test_seats_carry_the_names_the_portal_gave_them(stack: dict[str, str], new_p
     assert console.unexpected() == []
 
 
-@pytest.mark.parametrize("edition", ["yucata", "rio_grande"])
+@pytest.mark.parametrize("edition", ["yucata", "rio_grande", "ravensburger"])
 def test_the_leftover_spread_is_asked_only_where_the_edition_leaves_it_to_the_player(
         stack: dict[str, str], new_page: Any, console: Console, edition: str) -> None:
     """Issue 30: in the Yucata edition the leftovers go onto the next stacks by rule, so the spread is shown and

@@ -302,6 +302,7 @@ export class LiveGame {
     const master = this.pos.master_card;
     this.masterBox.hidden = !master || !STRINGS[`master-effect.${master}`];
     if (!this.masterBox.hidden) this.masterBox.textContent = t('master.explained', { card: t(`master.${master}`), effect: t(`master-effect.${master}`) });
+    this.turnBox.title = this.masterBox.hidden ? '' : t(`master-effect.${master}`);  // the turn line names the card: its effect on hover
     const playable = new Set(this.myTurn() ? this.legal.filter((a) => a.type === 'play_card').map((a) => a.card) : []);
     this.seatsBox.replaceChildren(seatsPanel(this.pos, this.summary.seats, this.seat, {
       playable, selectedCard: this.sel.card, playCard: (card) => this.pickCard(card),
