@@ -2,7 +2,7 @@
 
 The public API is CONTRACT.md's: `new_game`, `legal_actions`, `apply`, `IllegalAction`, `State.to_position` /
 `from_position`, `scores`, `is_over`, `winner`, `view`; the castles and phase scorings clients show (`explain.py`:
-`castles_of`, `scoring_breakdown`, `scored_between`); and the integer action codes the engine runs on
+`castles_of`, `scoring_breakdown`, `scored_between`, `phase_preview`); and the integer action codes the engine runs on
 (`codes.py`: `legal_codes`, `apply_code`, `encode`, `decode`, `action_type`, `NUM_CODES`), which bots and
 OpenSpiel use to avoid wire dicts. Everything else is internal and may change.
 
@@ -16,7 +16,7 @@ from ._loader import ENGINE_BUILD as ENGINE_BUILD
 from .actions import IllegalAction, action_type, apply, apply_code, decode, encode, legal_actions, legal_codes
 from .codes import NUM_CODES
 from .editions import EDITIONS, Options
-from .explain import castles_of, scored_between, scoring_breakdown
+from .explain import castles_of, phase_preview, scored_between, scoring_breakdown
 from .names import CARD_KINDS, MASTER_CARDS
 from .render import action_text, board_text, status_text
 from .state import InvalidPosition, State, from_position, to_position
@@ -63,6 +63,7 @@ __all__ = [
     "legal_actions",
     "legal_codes",
     "new_game",
+    "phase_preview",
     "scored_between",
     "scores",
     "scoring_breakdown",

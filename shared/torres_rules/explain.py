@@ -1,8 +1,8 @@
 """Public facts the engine derives, in wire form: the castles of a position and a phase scoring's breakdown.
 
-Clients show them (castle outlines, "castle of 5 x level 2 = 10") and must not re-derive them: a second copy of
-the scoring rules in another language drifts from this one. Both read only public fields (heights, knights,
-king, scores, phase, master card), so they may go to any reader, a spectator included.
+Clients show them (castle outlines, "castle of 5 x level 2 = 10", the coming scoring as it stands) and must not
+re-derive them: a second copy of the scoring rules in another language drifts from this one. Both read only public
+fields (heights, knights, king, scores, phase, master card), so they may go to any reader, a spectator included.
 
 Castles are listed in a stable order, by their lowest square (A1 first, then B1, ...), whatever order the
 engine's incremental tables hold them in; a scoring refers to castles by their index in that list.
@@ -58,6 +58,21 @@ def scoring_breakdown(state: State) -> dict[str, Any]:
             "score": scores[seat],
         })
     return {"phase": state.phase, "master_card": state.master_card, "seats": seats}
+
+
+#: The stages in which a phase is under way, so that "if it ended now" has an answer: a turn, a card being kept,
+#: and the king's move before the phase it opens (the engine has already counted that phase). Not the setup (no
+#: king yet) and not after the end.
+_PREVIEW_STAGES = frozenset({"turn", "keep_card", "move_king"})
+
+
+def phase_preview(state: State) -> dict[str, Any] | None:
+    """What the end of the current phase would pay if it ended in this very position (`scoring_breakdown`), for a
+    player to see the coming scoring while playing; None where no phase is under way. Like the breakdown it reads
+    public fields only, so it is the same for every reader and may go to a spectator."""
+    if state.stage not in _PREVIEW_STAGES:
+        return None
+    return scoring_breakdown(state)
 
 
 def scored_between(before: State, after: State) -> dict[str, Any] | None:

@@ -244,7 +244,8 @@ def test_a_whole_game_embedded_in_german_against_the_ai(stack: dict[str, str], p
             assert_no_english(frame)
         if state["turn"] == "over":
             break
-        special = frame.locator(".controls .buttons button", has_text=re.compile(r"behalten|^Den König stehen lassen"))
+        special = frame.locator(".controls .buttons button, #keep-confirm",
+                                has_text=re.compile(r"behalten|^Den König stehen lassen"))
         targets = frame.locator("svg.board g.square.target")
         buy = frame.locator(".controls .buttons button", has_text="Eine Aktionskarte kaufen")
         card = frame.locator("#seats button.card:not(.selected)")

@@ -155,7 +155,7 @@ def step(frame: Any, state: dict[str, str], mine: dict[str, int]) -> None:
     """One click of the player to move (test_web_client's choices): a chooser, Keep / Leave the king, a card and
     its target, a card bought at most twice, a setup square, up to two board actions a turn, else End turn."""
     chooser = frame.locator(".chooser button:not(.secondary)")
-    special = frame.locator(".controls .buttons button", has_text=re.compile(r"^(Keep|Leave the king)"))
+    special = frame.locator(".controls .buttons button, #keep-confirm", has_text=re.compile(r"^(Keep|Leave the king)"))
     targets = frame.locator("svg.board g.square.target")
     buy = frame.locator(".controls .buttons button", has_text="Buy an action card")
     card = frame.locator("#seats button.card:not(.selected)")

@@ -69,7 +69,8 @@ def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
             shot(page, "board-mid-game", tmp_path)
             mid_game_shot = True
         chooser = page.locator(".chooser button:not(.secondary)")
-        special = page.locator(".controls .buttons button", has_text=re.compile(r"^(Keep|Leave the king)"))
+        special = page.locator(".controls .buttons button, #keep-confirm",
+                               has_text=re.compile(r"^(Keep|Leave the king)"))
         targets = page.locator("svg.board g.square.target")
         buy = page.locator(".controls .buttons button", has_text="Buy an action card")
         card = page.locator("#seats button.card:not(.selected)")
@@ -83,7 +84,7 @@ def play_to_the_end(page: Any, tmp_path: Path) -> dict[str, int]:
             continue
         elif buy.count() and acted == 0 and counts["bought"] < 2 and state["phase"] != "3":
             counts["bought"] += 1
-            click_and_wait(page, buy.first)  # then "Keep …": one of the top cards of the personal deck
+            click_and_wait(page, buy.first)  # then "Keep …" (#keep-confirm under the tiles): one of the cards drawn
             acted += 1
         elif state["stage"] != "turn" and targets.count():
             click_and_wait(page, targets.first)
@@ -260,7 +261,7 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
     assert alice.evaluate("() => document.activeElement.dataset.square") == "E1"
     alice.keyboard.press("ArrowLeft")
     assert alice.locator('g.square[data-square="D1"]').get_attribute("aria-label") == \
-        "D1, height 1, Place your first knight on D1"
+        "D1, height 1, castle of base area 1, Place your first knight on D1"
     alice.keyboard.press("Enter")
 
     # Bob, who did nothing, sees it through the push channel: the square's name and the move log
@@ -446,7 +447,7 @@ def test_seats_carry_the_names_the_portal_gave_them(stack: dict[str, str], new_p
     assert console.unexpected() == []
 
 
-@pytest.mark.parametrize("edition", ["yucata", "rio_grande"])
+@pytest.mark.parametrize("edition", ["yucata", "rio_grande", "ravensburger"])
 def test_the_leftover_spread_is_asked_only_where_the_edition_leaves_it_to_the_player(
         stack: dict[str, str], new_page: Any, console: Console, edition: str) -> None:
     """Issue 30: in the Yucata edition the leftovers go onto the next stacks by rule, so the spread is shown and

@@ -1,6 +1,7 @@
 // The board in SVG: heights as shading plus stacked blocks plus the number, castles outlined, the king's castle
 // in a double gold line, knights as seat-coloured shapes (colour-blind-safe Okabe-Ito colours AND a distinct
-// shape per seat) carrying their level. Every square is a focusable button with a spoken name.
+// shape per seat) carrying their level, each castle's base area in a tag. The board is an ARIA grid: one tab stop,
+// the arrow keys inside, every square a gridcell with a spoken name.
 
 import { t } from './strings.js';
 
@@ -101,8 +102,12 @@ export function renderBoard(container, pos, opts = {}) {
   const previousFocus = document.activeElement?.dataset?.square;
   container.textContent = '';
   const size = MARGIN + 8 * CELL + 4;
-  const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'group', 'aria-label': t('board.label') });
+  // The ARIA grid pattern: the board is a grid of 8 rows of 8 gridcells (aria-selected on the selected knight's square);
+  // what is only drawn (coordinates, castle outlines, base areas) is hidden from the accessibility tree, since a
+  // grid may hold rows only and every fact in them is in the cells' names.
+  const svg = el('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board', role: 'grid', 'aria-label': t('board.label') });
   container.appendChild(svg);
+  const coords = el('g', { 'aria-hidden': 'true' }, svg);
   // One tab stop for the whole board (a roving tabindex): the square last focused, else the selected one, else
   // the first target, else A1; the arrow keys move within the board, Tab leaves it.
   const tabStop = previousFocus || selected || targets.keys().next().value || 'A1';
@@ -110,11 +115,12 @@ export function renderBoard(container, pos, opts = {}) {
   castles.forEach((castle, id) => { for (const sq of castle.squares) of[sq] = id; });
 
   for (let i = 0; i < 8; i += 1) {
-    el('text', { x: MARGIN + i * CELL + CELL / 2, y: 18, class: 'coord', 'text-anchor': 'middle' }, svg).textContent = COLUMNS[i];
-    el('text', { x: 12, y: MARGIN + i * CELL + CELL / 2 + 5, class: 'coord', 'text-anchor': 'middle' }, svg).textContent = String(i + 1);
+    el('text', { x: MARGIN + i * CELL + CELL / 2, y: 18, class: 'coord', 'text-anchor': 'middle' }, coords).textContent = COLUMNS[i];
+    el('text', { x: 12, y: MARGIN + i * CELL + CELL / 2 + 5, class: 'coord', 'text-anchor': 'middle' }, coords).textContent = String(i + 1);
   }
 
   for (let y = 0; y < 8; y += 1) {
+    const row = el('g', { role: 'row' }, svg);
     for (let x = 0; x < 8; x += 1) {
       const sq = squareName(x, y);
       const h = pos.heights[sq] || 0;
@@ -124,11 +130,13 @@ export function renderBoard(container, pos, opts = {}) {
       if (target) cls.push('target');
       if (selected === sq) cls.push('selected');
       if (changed.has(sq)) cls.push('changed');
+      const castle = of[sq] !== undefined ? t('square.castle', { area: castles[of[sq]].area }) : null;
       const g = el('g', {
-        class: cls.join(' '), role: 'button', tabindex: sq === tabStop ? '0' : '-1', 'data-square': sq,
-        'aria-label': squareLabel(pos, sq, [selected === sq ? t('square.selected') : target ? target.label : null,
+        class: cls.join(' '), role: 'gridcell', tabindex: sq === tabStop ? '0' : '-1', 'data-square': sq,
+        'aria-selected': String(selected === sq),
+        'aria-label': squareLabel(pos, sq, [castle, selected === sq ? t('square.selected') : target ? target.label : null,
           lastTurn?.squares.has(sq) ? t('square.last-turn') : null].filter(Boolean).join(', ')),
-      }, svg);
+      }, row);
       if (!target && selected !== sq) g.setAttribute('aria-disabled', 'true');
       el('rect', { x: px, y: py, width: CELL, height: CELL, class: `cell h${Math.min(h, 7)}` }, g);  // style.css: --height-n
       if (lastTurn?.squares.has(sq)) {  // under the blocks, the height and the figure, which stay readable
@@ -165,7 +173,9 @@ export function renderBoard(container, pos, opts = {}) {
     }
   }
 
-  // Castle outlines: every edge between a castle square and a square outside that castle.
+  // Castle outlines: every edge between a castle square and a square outside that castle; each castle's base area
+  // in a tag on its first square (the API's, like the outline: RULES 6.1 scores area x level).
+  const drawn = el('g', { 'aria-hidden': 'true' }, svg);
   castles.forEach(({ squares, king }, id) => {
     for (const sq of squares) {
       const [x, y] = squareXY(sq);
@@ -176,11 +186,18 @@ export function renderBoard(container, pos, opts = {}) {
         const nx = x + dx; const ny = y + dy;
         const inside = nx >= 0 && ny >= 0 && nx < 8 && ny < 8 && of[squareName(nx, ny)] === id;
         if (!inside) {
-          el('line', { x1, y1, x2, y2, class: king ? 'castle-edge king-castle' : 'castle-edge' }, svg);
-          if (king) el('line', { x1, y1, x2, y2, class: 'king-castle-inner' }, svg);
+          el('line', { x1, y1, x2, y2, class: king ? 'castle-edge king-castle' : 'castle-edge' }, drawn);
+          if (king) el('line', { x1, y1, x2, y2, class: 'king-castle-inner' }, drawn);
         }
       }
     }
+  });
+  castles.forEach(({ squares, area }) => {
+    const [x, y] = squareXY(squares[0]);
+    const cx = MARGIN + x * CELL + 12; const cy = MARGIN + y * CELL + CELL - 11;  // bottom left: clear of stack and figure
+    const tag = el('g', { class: 'castle-area', 'data-castle-at': squares[0] }, drawn);
+    el('rect', { x: cx - 9, y: cy - 8, width: 18, height: 16, rx: 3, class: 'castle-area-tag' }, tag);
+    el('text', { x: cx, y: cy + 4.5, class: 'castle-area-text', 'text-anchor': 'middle' }, tag).textContent = String(area);
   });
   if (lastTurn?.arrows?.length) drawArrows(svg, lastTurn);
   if (previousFocus) svg.querySelector(`[data-square="${previousFocus}"]`)?.focus();
@@ -206,16 +223,18 @@ function drawArrows(svg, { seat, arrows }) {
   }
 }
 
+/** The grid's keys (WAI-ARIA grid pattern): arrows move one cell, Home/End to the row's ends, Ctrl+Home/End to the
+ *  first and last cell; Enter or Space acts on the cell. */
 function keyOnSquare(event, svg, sq, onSquare) {
   const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  const [x, y] = squareXY(sq);
+  const ends = { Home: event.ctrlKey ? [0, 0] : [0, y], End: event.ctrlKey ? [7, 7] : [7, y] };
   if (event.key === 'Enter' || event.key === ' ') {
     event.preventDefault();
     onSquare(sq);
-  } else if (moves[event.key]) {
+  } else if (moves[event.key] || ends[event.key]) {
     event.preventDefault();
-    const [x, y] = squareXY(sq);
-    const nx = Math.min(7, Math.max(0, x + moves[event.key][0]));
-    const ny = Math.min(7, Math.max(0, y + moves[event.key][1]));
+    const [nx, ny] = ends[event.key] || [Math.min(7, Math.max(0, x + moves[event.key][0])), Math.min(7, Math.max(0, y + moves[event.key][1]))];
     const next = svg.querySelector(`[data-square="${squareName(nx, ny)}"]`);
     if (next) {
       svg.querySelectorAll('[data-square][tabindex="0"]').forEach((square) => square.setAttribute('tabindex', '-1'));

@@ -7,7 +7,7 @@ import { commandId } from './api.js';
 import { MARK_KINDS, markIcon, renderBoard, renderTrack, seatBadge } from './board.js';
 import { announce, h, showAlert } from './dom.js';
 import { appendToLog, lastTurn, logBox } from './movelog.js';
-import { clockLine, seatTitle, seatsPanel, turnLine } from './panels.js';
+import { clockLine, keepTiles, previewPanel, seatTitle, seatsPanel, turnLine } from './panels.js';
 import { STRINGS, language, t } from './strings.js';
 import { actionWords, cardName, eventWords, outcomeWords, refusalWords, seatName, turnsWords } from './words.js';
 
@@ -91,6 +91,7 @@ export class LiveGame {
     this.masterBox = h('p', { class: 'master-card muted', id: 'master-card', hidden: true });
     this.controls = h('div', { class: 'controls', id: 'controls' });
     this.seatsBox = h('div', { id: 'seats' });
+    this.previewBox = h('section', { id: 'preview', class: 'preview', 'aria-labelledby': 'preview-heading' });
     this.logList = logBox(t('moves.heading'));
     this.logShown = 0;
     const replay = this.embed ? null : h('p', {}, h('a', {
@@ -99,7 +100,7 @@ export class LiveGame {
     this.main.replaceChildren(h('section', { class: 'game', 'aria-label': t('game.label') },
       h('div', { class: 'col-board' }, this.boardBox, h('h2', {}, t('track.heading')), this.trackBox),
       h('div', { class: 'col-side' },
-        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.masterBox, this.controls, this.seatsBox,
+        h('h2', {}, t('game.heading', { id: this.id.slice(0, 8) })), this.turnBox, this.masterBox, this.controls, this.seatsBox, this.previewBox,
         h('h2', {}, t('moves.heading')), this.logList, replay)));
   }
 
@@ -138,6 +139,7 @@ export class LiveGame {
     this.summary = summary;
     this.pos = view.view;
     this.castles = view.castles || [];
+    this.preview = view.preview || null;  // the engine's scoring of the phase as if it ended now (issue 30)
     this.life = view.lifecycle || null;
     this.seat = view.seat;
     this.version = view.version;
@@ -394,7 +396,8 @@ export class LiveGame {
     // opened, else on the turn line (never on <body>, where a keyboard user would have to start over).
     const before = document.activeElement;
     const focused = before && before !== document.body && this.main.contains(before) ? before.id || null : undefined;
-    const chooserWasOpen = this.controls?.querySelector('.chooser')?.dataset.key;
+    const wasOpen = this.controls?.querySelector('.chooser, .keep');  // the keep tiles are a chooser too
+    const chooserWasOpen = wasOpen ? wasOpen.dataset.key || 'keep' : null;
     // what a test (or an extension) can wait on, without reading the words
     Object.assign(this.main.dataset, {
       version: String(this.version), refusals: String(this.refusals || 0), stage: this.pos.stage, phase: String(this.pos.phase), busy: this.busy ? '1' : '0',
@@ -419,14 +422,17 @@ export class LiveGame {
     const master = this.pos.master_card;
     this.masterBox.hidden = !master || !STRINGS[`master-effect.${master}`];
     if (!this.masterBox.hidden) this.masterBox.textContent = t('master.explained', { card: t(`master.${master}`), effect: t(`master-effect.${master}`) });
+    this.turnBox.title = this.masterBox.hidden ? '' : t(`master-effect.${master}`);  // the turn line names the card: its effect on hover
     const playable = new Set(this.myTurn() ? this.legal.filter((a) => a.type === 'play_card').map((a) => a.card) : []);
     this.seatsBox.replaceChildren(seatsPanel(this.pos, this.summary.seats, this.seat, {
       playable, selectedCard: this.sel.card, playCard: (card) => this.pickCard(card),
     }));
+    this.previewBox.replaceChildren(...previewPanel(this.preview, this.castles, this.summary.seats, this.seat));
+    this.previewBox.hidden = !this.preview;
     this.renderControls(targets);
     this.renderLog();
-    const chooser = this.controls.querySelector('.chooser');
-    if (chooser && chooser.dataset.key !== chooserWasOpen) chooser.querySelector('button').focus();
+    const chooser = this.controls.querySelector('.chooser, .keep');
+    if (chooser && (chooser.dataset.key || 'keep') !== chooserWasOpen) chooser.querySelector('button').focus();
     else if (focused !== undefined && !this.main.contains(document.activeElement)) {
       ((focused && document.getElementById(focused)) || this.turnBox).focus();
     }
@@ -499,11 +505,19 @@ export class LiveGame {
     }
     const buttons = h('div', { class: 'buttons' });
     for (const a of this.legal) {
-      if (a.type === 'buy_card' || a.type === 'advance_track' || a.type === 'keep_card' || (a.type === 'move_king' && !a.to)) {
+      if (a.type === 'buy_card' || a.type === 'advance_track' || (a.type === 'move_king' && !a.to)) {
         buttons.append(h('button', { onclick: () => this.submit(a) }, actionWords(a)));
       }
     }
     if (buttons.childNodes.length) box.append(buttons);
+    const keeps = this.legal.filter((a) => a.type === 'keep_card');
+    if (keeps.length) {  // the seen cards as tiles (panels.js), the choice kept across redraws of this version
+      if (this.keepChoice?.version !== this.version) this.keepChoice = { version: this.version };
+      box.append(keepTiles(this.pos.seen || [...new Set(keeps.map((a) => a.card))], keeps, this.keepChoice, {
+        submit: (a) => this.submit(a),
+        redraw: (id) => { this.render(); document.getElementById(id)?.focus(); },
+      }));
+    }
     const endTurn = this.legal.find((a) => a.type === 'end_turn');
     if (endTurn) box.append(this.endTurnForm(endTurn));
   }

@@ -115,6 +115,31 @@ export const STRINGS = {
   'end.spread-label': { en: 'Leftover blocks onto remaining stack {n}', de: 'Übrige Bausteine auf den restlichen Stapel {n}' },
   'end.button': { en: 'End turn', de: 'Zug beenden' },
 
+  // the coming scoring (the view's `preview`: the rules engine's, issue 30)
+  'preview.heading': { en: 'If phase {phase} ended now', de: 'Wenn Phase {phase} jetzt endete' },
+  'preview.note': { en: 'The scoring the rules would give in this position; it changes with every move.', de: 'Die Wertung, die die Regeln in dieser Stellung ergäben; sie ändert sich mit jedem Zug.' },
+  'preview.castle': { en: 'castle of {area} at {at} × level {level} = {points}', de: 'Burg mit {area} Feldern bei {at} × Ebene {level} = {points}' },
+  'preview.king': { en: 'king bonus {points}', de: 'Königsbonus {points}' },
+  'preview.master': { en: 'master card {points}', de: 'Meisterkarte {points}' },
+  'preview.collision': { en: '+{points} as no two players share a score', de: '+{points}, da keine zwei Spieler dieselbe Punktzahl teilen' },
+  'preview.nothing': { en: 'no knight in a castle', de: 'kein Ritter in einer Burg' },
+  'preview.total': { en: '+{gained} (score {score})', de: '+{gained} (Punkte {score})' },
+
+  // keeping a card after buying one from a personal deck: the seen cards as tiles
+  'keep.heading': { en: 'Keep one of the {n} cards you drew', de: 'Eine der {n} gezogenen Karten behalten' },
+  'keep.kept': { en: 'Kept: {card}', de: 'Behalten: {card}' },
+  'keep.position': { en: 'back on the deck {n} of {of} (1 = top) ', de: 'zurück auf den Stapel als {n} von {of} (1 = oben) ' },
+  'keep.earlier': { en: 'Put {card} back earlier (nearer the top)', de: '{card} weiter oben zurücklegen' },
+  'keep.later': { en: 'Put {card} back later (nearer the bottom)', de: '{card} weiter unten zurücklegen' },
+  'keep.rest-legend': { en: 'The other cards go', de: 'Die anderen Karten kommen' },
+  'keep.rest.top': { en: 'on top of your deck', de: 'oben auf deinen Stapel' },
+  'keep.rest.bottom': { en: 'under your deck', de: 'unter deinen Stapel' },
+  'keep.rest-fixed.top': { en: 'The other cards go on top of your deck.', de: 'Die anderen Karten kommen oben auf deinen Stapel.' },
+  'keep.rest-fixed.bottom': { en: 'The other cards go under your deck (this edition).', de: 'Die anderen Karten kommen unter deinen Stapel (diese Ausgabe).' },
+
+  // castles on the board (the API's `castles`)
+  'square.castle': { en: 'castle of base area {area}', de: 'Burg mit Grundfläche {area}' },
+
   // what a screen reader hears
   'say.cancelled': { en: 'Selection cancelled', de: 'Auswahl aufgehoben' },
   'say.no-action': { en: 'No legal action on {sq}', de: 'Kein erlaubter Zug auf {sq}' },

@@ -2383,6 +2383,36 @@ export interface components {
             /** @description the king stands in it */
             king?: boolean;
         };
+        ScoredCastle: {
+            /** @description index into the response's `castles` */
+            castle?: number;
+            area?: number;
+            /** @description highest level of the seat's knights in that castle */
+            level?: number;
+            /** @description area x level */
+            points?: number;
+        };
+        SeatScoring: {
+            seat?: number;
+            /** @description each castle counted */
+            castles?: components["schemas"]["ScoredCastle"][];
+            castle_points?: number;
+            /** @description 5 / 10 / 15 for a knight at exactly the phase's level in the king's castle */
+            king_bonus?: number;
+            /** @description the master card's points (0 without one) */
+            master_points?: number;
+            /** @description squares added by the rule that no two players share a positive score (RULES 8) */
+            collision?: number;
+            /** @description castle_points + king_bonus + master_points + collision */
+            gained?: number;
+            /** @description the score after this scoring */
+            score?: number;
+        };
+        Scoring: {
+            phase?: number;
+            master_card?: string | null;
+            seats?: components["schemas"]["SeatScoring"][];
+        };
         View: {
             version?: number;
             seat?: number | null;
@@ -2391,6 +2421,8 @@ export interface components {
             };
             /** @description the castles of the position (RULES 1), from the rules engine, ordered by their lowest square; a client draws them from here instead of re-deriving them */
             castles?: components["schemas"]["Castle"][];
+            /** @description what the end of the current phase would pay if it ended in this position (the rules engine's scoring breakdown, castles indexed into `castles`; public facts only, the same for every reader); null during the setup and after the end */
+            preview?: components["schemas"]["Scoring"] | (Record<string, never> | null);
             /** @description public online-play state: clock (banks, deadline of the seat to move), forfeited and AI-played seats, undo */
             lifecycle?: {
                 [key: string]: unknown;
@@ -2424,36 +2456,6 @@ export interface components {
             events?: components["schemas"]["Event"][];
             next_after?: number;
             redacted?: boolean;
-        };
-        ScoredCastle: {
-            /** @description index into the response's `castles` */
-            castle?: number;
-            area?: number;
-            /** @description highest level of the seat's knights in that castle */
-            level?: number;
-            /** @description area x level */
-            points?: number;
-        };
-        SeatScoring: {
-            seat?: number;
-            /** @description each castle counted */
-            castles?: components["schemas"]["ScoredCastle"][];
-            castle_points?: number;
-            /** @description 5 / 10 / 15 for a knight at exactly the phase's level in the king's castle */
-            king_bonus?: number;
-            /** @description the master card's points (0 without one) */
-            master_points?: number;
-            /** @description squares added by the rule that no two players share a positive score (RULES 8) */
-            collision?: number;
-            /** @description castle_points + king_bonus + master_points + collision */
-            gained?: number;
-            /** @description the score after this scoring */
-            score?: number;
-        };
-        Scoring: {
-            phase?: number;
-            master_card?: string | null;
-            seats?: components["schemas"]["SeatScoring"][];
         };
         State: {
             version?: number;

@@ -593,8 +593,11 @@ class GameService:
         info = self._info(game_id)
         reader_seat = self.access.optional_seat(info, caller, seat)
         folded = self.current(game_id)
+        # The castles and the coming scoring read public fields only (the engine's `explain`), so every reader
+        # gets the same ones; the preview is the engine's own scoring, which the web client shows without arithmetic.
         return {"version": folded.version, "seat": reader_seat, "view": tr.view(folded.state, reader_seat),
-                "castles": tr.castles_of(folded.state), "lifecycle": folded.life.public(self.now())}
+                "castles": tr.castles_of(folded.state), "preview": tr.phase_preview(folded.state),
+                "lifecycle": folded.life.public(self.now())}
 
     def legal_actions(self, game_id: str, creds: Credentials, *, seat: int | None = None) -> dict[str, Any]:
         caller = self.access.caller(creds)

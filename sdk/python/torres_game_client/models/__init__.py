@@ -88,6 +88,7 @@ from .verify import Verify
 from .verify_first_inconsistency_type_0_type_0 import VerifyFirstInconsistencyType0Type0
 from .view import View
 from .view_lifecycle import ViewLifecycle
+from .view_preview_type_1_type_0 import ViewPreviewType1Type0
 from .view_view import ViewView
 from .wait import Wait
 from .webhook_delivery import WebhookDelivery
@@ -181,6 +182,7 @@ __all__ = (
     "VerifyFirstInconsistencyType0Type0",
     "View",
     "ViewLifecycle",
+    "ViewPreviewType1Type0",
     "ViewView",
     "Wait",
     "WebhookDelivery",

@@ -9,7 +9,9 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.castle import Castle
+    from ..models.scoring import Scoring
     from ..models.view_lifecycle import ViewLifecycle
+    from ..models.view_preview_type_1_type_0 import ViewPreviewType1Type0
     from ..models.view_view import ViewView
 
 
@@ -25,6 +27,9 @@ class View:
         view (ViewView | Unset):
         castles (list[Castle] | Unset): the castles of the position (RULES 1), from the rules engine, ordered by their
             lowest square; a client draws them from here instead of re-deriving them
+        preview (None | Scoring | Unset | ViewPreviewType1Type0): what the end of the current phase would pay if it
+            ended in this position (the rules engine's scoring breakdown, castles indexed into `castles`; public facts only,
+            the same for every reader); null during the setup and after the end
         lifecycle (ViewLifecycle | Unset): public online-play state: clock (banks, deadline of the seat to move),
             forfeited and AI-played seats, undo
     """
@@ -33,9 +38,13 @@ class View:
     seat: int | None | Unset = UNSET
     view: ViewView | Unset = UNSET
     castles: list[Castle] | Unset = UNSET
+    preview: None | Scoring | Unset | ViewPreviewType1Type0 = UNSET
     lifecycle: ViewLifecycle | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.scoring import Scoring
+        from ..models.view_preview_type_1_type_0 import ViewPreviewType1Type0
+
         version = self.version
 
         seat: int | None | Unset
@@ -55,6 +64,16 @@ class View:
                 castles_item = castles_item_data.to_dict()
                 castles.append(castles_item)
 
+        preview: dict[str, Any] | None | Unset
+        if isinstance(self.preview, Unset):
+            preview = UNSET
+        elif isinstance(self.preview, Scoring) or isinstance(
+            self.preview, ViewPreviewType1Type0
+        ):
+            preview = self.preview.to_dict()
+        else:
+            preview = self.preview
+
         lifecycle: dict[str, Any] | Unset = UNSET
         if not isinstance(self.lifecycle, Unset):
             lifecycle = self.lifecycle.to_dict()
@@ -70,6 +89,8 @@ class View:
             field_dict["view"] = view
         if castles is not UNSET:
             field_dict["castles"] = castles
+        if preview is not UNSET:
+            field_dict["preview"] = preview
         if lifecycle is not UNSET:
             field_dict["lifecycle"] = lifecycle
 
@@ -78,7 +99,9 @@ class View:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.castle import Castle
+        from ..models.scoring import Scoring
         from ..models.view_lifecycle import ViewLifecycle
+        from ..models.view_preview_type_1_type_0 import ViewPreviewType1Type0
         from ..models.view_view import ViewView
 
         d = dict(src_dict)
@@ -109,6 +132,33 @@ class View:
 
                 castles.append(castles_item)
 
+        def _parse_preview(
+            data: object,
+        ) -> None | Scoring | Unset | ViewPreviewType1Type0:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                preview_type_0 = Scoring.from_dict(data)
+
+                return preview_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                preview_type_1_type_0 = ViewPreviewType1Type0.from_dict(data)
+
+                return preview_type_1_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Scoring | Unset | ViewPreviewType1Type0, data)
+
+        preview = _parse_preview(d.pop("preview", UNSET))
+
         _lifecycle = d.pop("lifecycle", UNSET)
         lifecycle: ViewLifecycle | Unset
         if isinstance(_lifecycle, Unset):
@@ -121,6 +171,7 @@ class View:
             seat=seat,
             view=view,
             castles=castles,
+            preview=preview,
             lifecycle=lifecycle,
         )
 

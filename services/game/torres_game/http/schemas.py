@@ -394,6 +394,10 @@ class ViewSchema(Schema):
     seat = fields.Integer(allow_none=True)
     view = fields.Dict()
     castles = fields.List(fields.Nested(CastleSchema), metadata={"description": CASTLES_DESCRIPTION})
+    preview = fields.Nested(ScoringSchema, allow_none=True, metadata={
+        "description": "what the end of the current phase would pay if it ended in this position (the rules "
+                       "engine's scoring breakdown, castles indexed into `castles`; public facts only, the same "
+                       "for every reader); null during the setup and after the end"})
     lifecycle = fields.Dict(metadata={"description": "public online-play state: clock (banks, deadline of the "
                                                      "seat to move), forfeited and AI-played seats, undo"})
 
