@@ -87,8 +87,9 @@ def test_each_castle_shows_its_base_area(stack: dict[str, str], new_page: Any, c
     game.set_up()
     for _ in range(14):  # builds: castles grow and join
         game.act(builds_first)
-    page = open_game(new_page, game, stack, 0)
-    castles = game.view(0)["castles"]
+    mover = game.summary()["to_move"]  # the seat to move: its page marks what the squares offer
+    page = open_game(new_page, game, stack, mover)
+    castles = game.view(mover)["castles"]
     assert any(castle["area"] > 1 for castle in castles)
     tags = page.locator("svg.board .castle-area")
     assert tags.count() == len(castles)
@@ -102,6 +103,23 @@ def test_each_castle_shows_its_base_area(stack: dict[str, str], new_page: Any, c
     labels = page.eval_on_selector_all("[data-square]",
                                        "els => els.map(e => [e.dataset.square, e.getAttribute('aria-label')])")
     assert all(("castle of" in label) == (sq in in_castles) for sq, label in labels)
+    # a tag covers nothing that says what a square offers, holds or is: the marks, the height, the figure, the stack
+    covered = page.evaluate("""() => {
+      const box = (e) => e.getBoundingClientRect();
+      const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      const out = [];
+      for (const tag of document.querySelectorAll('svg.board .castle-area rect')) {
+        const sq = tag.parentNode.dataset.castleAt;
+        const square = document.querySelector(`[data-square='${sq}']`);
+        for (const part of square.querySelectorAll('.mark, text, .block, circle, rect.knight, polygon')) {
+          if (meets(box(tag), box(part))) out.push(`${sq}: ${part.getAttribute('class')}`);
+        }
+      }
+      return out;
+    }""")
+    assert covered == [], covered
+    assert any(page.locator(f"[data-square='{c['squares'][0]}'] .mark").count() for c in castles), \
+        "no castle's first square is marked: the overlap check saw no mark"
     assert console.unexpected() == []
 
 

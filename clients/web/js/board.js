@@ -194,7 +194,8 @@ export function renderBoard(container, pos, opts = {}) {
   });
   castles.forEach(({ squares, area }) => {
     const [x, y] = squareXY(squares[0]);
-    const cx = MARGIN + x * CELL + 12; const cy = MARGIN + y * CELL + CELL - 11;  // bottom left: clear of stack and figure
+    // top middle, between the height and the stack: clear of the marks (bottom left), the stack and the figure
+    const cx = MARGIN + x * CELL + CELL / 2 + 1; const cy = MARGIN + y * CELL + 11;
     const tag = el('g', { class: 'castle-area', 'data-castle-at': squares[0] }, drawn);
     el('rect', { x: cx - 9, y: cy - 8, width: 18, height: 16, rx: 3, class: 'castle-area-tag' }, tag);
     el('text', { x: cx, y: cy + 4.5, class: 'castle-area-text', 'text-anchor': 'middle' }, tag).textContent = String(area);
