@@ -138,6 +138,11 @@ class WakeHub:
     def open_count(self) -> int:
         return self._open
 
+    def keys(self) -> list[str]:
+        """The keys that have waiters in this process now (what a listener's periodic re-read looks at)."""
+        with self._lock:
+            return list(self._subs)
+
     def watch(self, watcher: Watcher) -> None:
         """Also hand every notice, whatever its key, to ``watcher(key, notice)``, and ``watcher(None, None)``
         when the listener asks for a re-check (notices may have been missed). It runs in the publisher's thread

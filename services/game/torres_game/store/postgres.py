@@ -15,6 +15,11 @@ correct under many writers):
   append behind the previous one's WAL flush); plain reads of a game's events take no lock at all.
 * Unique constraints and the chain trigger are the last line of defence: any integrity error on
   the stream becomes :class:`VersionConflict`.
+* No write transaction sends a notice (migration 0013): a transaction that notifies holds PostgreSQL's
+  instance-wide notify lock through its commit and WAL flush, so every appending commit of the instance would
+  wait for the previous one's. The store hands the notice of each committed change to its
+  :class:`~torres_game.waiting.PgNotifier`, which sends it after the commit, in a transaction that waits for no
+  disk; a notice lost on the way is found by the listeners' periodic re-read (``PgListener.recheck_every``).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from psycopg_pool import ConnectionPool
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import definitions, discover
-from torres_game.waiting import SEAT_TOKENS_CHANNEL
+from torres_game.waiting import CHANNEL, SEAT_TOKENS_CHANNEL, WEBHOOKS_CHANNEL, Notice, PgNotifier
 from torres_service.json_provider import dumps_bytes
 
 from .base import (
@@ -150,6 +155,8 @@ class PostgresEventStore:
             url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True}, open=True,
             name="torres-game",
         )
+        #: Sends the notices of this store's committed changes, after each commit (migration 0013).
+        self.notifier = PgNotifier(url)
 
     # -- schema ---------------------------------------------------------------------------
 
@@ -210,7 +217,18 @@ class PostgresEventStore:
             conn.execute("SELECT 1")
 
     def close(self) -> None:
+        self.notifier.close()
         self.pool.close()
+
+    def _announce(self, game_id: str, version: int, status: str, summary: dict[str, Any] | None,
+                  webhooks: bool) -> None:
+        """After a commit that moved the game to ``version``: its notice for the waiters of every process, and, when
+        it wrote webhooks, the delivery workers' (sent by the notifier's thread, not in the append's transaction:
+        migration 0013)."""
+        to_move = None if summary is None else summary.get("to_move")
+        self.notifier.send(CHANNEL, Notice(game_id, version, status, to_move).encode())
+        if webhooks:
+            self.notifier.send(WEBHOOKS_CHANNEL, game_id)
 
     @property
     def closed(self) -> bool:
@@ -246,6 +264,7 @@ class PostgresEventStore:
             if webhooks:  # after the events: their seq is drawn under the writers' lock the events took (0012)
                 conn.execute("SELECT torres_write_webhooks(%s, %s, %s)",
                              (game.game_id, now, _jsonb(_webhook_docs(webhooks))))
+        self._announce(game.game_id, stored[-1].version, game.status, game.summary, bool(webhooks))
         return AppendResult(game.game_id, tuple(stored))
 
     def append(self, game_id: str, expected_version: int, events: Sequence[NewEvent], command_id: str,
@@ -287,6 +306,8 @@ class PostgresEventStore:
                 f"expected version {expected_version}, the game is at {current}", current_version=current)
         stored = stamp(game_id, first, first_prev, events, command_id, now, positions, created_at=created_at,
                        contents=hashes_sent)
+        # Committed: now (and only now) the notice. The status is unchanged unless the append ended the game.
+        self._announce(game_id, current, options.status or "active", options.summary, bool(options.webhooks))
         if [e.hash for e in stored] != hashes:  # the two implementations of the chain must agree
             raise RuntimeError("hash chain mismatch between the service and the database")
         return AppendResult(game_id, tuple(stored), fingerprint=options.fingerprint)
@@ -400,8 +421,8 @@ class PostgresEventStore:
                     " WHERE game_id = %s AND seat = %s ON CONFLICT DO NOTHING RETURNING generation",
                     (game_id, seat, token_hash, issued_at, expires_at, game_id, seat),
                 ).fetchone()
-                if row is not None:  # every process forgets the rows it read, once this commits
-                    conn.execute("SELECT pg_notify(%s, %s)", (SEAT_TOKENS_CHANNEL, game_id))
+                if row is not None:  # committed: every process forgets the rows it read (0013: sync commit off)
+                    conn.execute("SELECT torres_notify(%s, %s)", ([SEAT_TOKENS_CHANNEL], [game_id]))
             if row is not None:
                 return int(row[0])
         raise RuntimeError(f"could not record a seat token for {game_id}/{seat}")
