@@ -100,6 +100,7 @@ bench: install
 	$(BIN)/python bench/translog_bench.py
 	$(BIN)/python bench/game_bench.py --only http --compare-worker-classes 6
 	$(BIN)/python bench/push_bench.py
+	$(BIN)/python bench/write_bench.py
 	$(BIN)/python bench/matchmaking_bench.py
 	$(BIN)/python bench/edge_bench.py
 	$(BIN)/python bench/audit_bench.py
