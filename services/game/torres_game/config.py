@@ -86,12 +86,12 @@ class Config:
     # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends (then
     # waiting for the global events lock that migration 0006 removed), and each hand-over cost the pool's (gevent)
     # locks. 25 against 8 gave +10-16 % actions/s; 16 keeps two replicas within PostgreSQL's default 100
-    # connections (docs/performance.md, issue 11, and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 1)
+    # connections (docs/performance.md, issue 11, and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 2)
     # < max_connections).
     pool_max: int = field(default=16, metadata=setting(
         "DB_POOL_MAX", "psycopg pool size per process, at most (waits and streams hold no connection; the pool "
-        "grows only while requests wait for one); each process also holds one listening connection: budget "
-        "replicas × `WEB_CONCURRENCY` × (this + 1) below PostgreSQL's `max_connections`"))
+        "grows only while requests wait for one); each process also holds one listening connection and one that "
+        "sends its notices: budget replicas × `WEB_CONCURRENCY` × (this + 2) below PostgreSQL's `max_connections`"))
     state_cache_size: int = 2048
     max_streams: int = field(default=10_000, metadata=setting(
         "TORRES_MAX_STREAMS", "open waits + SSE streams + WebSockets per process; past it 503 `too_many_streams`"))
