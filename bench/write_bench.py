@@ -139,6 +139,7 @@ def writer_process(urls: dict[str, str], games: dict[str, list[str]], pipe: Conn
         appended = sum(versions[variant][g] for g in mine) - first
         flushed = store.notifier.flush(30)
         pipe.send((counted, appended, store.notifier.sent, flushed))
+        pipe.recv()  # the main process has read the backends' CPU: their connections may close now
         store.close()
 
 
@@ -203,6 +204,8 @@ def bench_store(admin_prefix: str, writer_counts: list[int], rounds: int, second
                         cpu, wal = cpu_seconds(postgres_pids()), wal_position(urls[variant])
                         results = [pipe.recv() for pipe, _, _ in busy]
                         cpu, wal = cpu_seconds(postgres_pids()) - cpu, wal_position(urls[variant]) - wal
+                        for pipe, _, _ in busy:
+                            pipe.send("close")
                         slice_appends = max(1, sum(x[1] for x in results))
                         costs[(variant, n)].append((cpu / slice_appends * 1e3, wal / slice_appends))
                         rate = sum(x[0] for x in results) / seconds
