@@ -208,8 +208,9 @@ class PgNotifier:
 
     max_pending = 10_000
     #: Seconds a woken notifier waits for more commits before it sends: at low concurrency every append would
-    #: otherwise cost a call of its own (a thread switch, a round trip, a commit record), which took ≈ 15 % of a
-    #: single writer's appends/s (bench/write_bench.py); under load notices pile up during each call anyway.
+    #: otherwise cost a call of its own (a thread switch, a round trip, a commit record): 0.74 of the former
+    #: appends/s at one writer without it, 0.98 with it, in a noisy side-by-side probe (docs/performance.md,
+    #: "Writes that scale"); under load notices pile up during each call anyway. A wake-up waits this much longer.
     linger = 0.002
 
     def __init__(self, url: str, *, application_name: str = "torres-notifier") -> None:
