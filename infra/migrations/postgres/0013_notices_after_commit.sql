@@ -15,9 +15,10 @@
 -- by each listener's periodic re-read of the versions of the games it has waiters on (PgListener.recheck_every).
 --
 -- Rolling update: a replica of the previous release keeps appending through torres_append (same signature, now
--- without the trigger's notice); its appends reach the waiters of updated replicas by that re-read, within its
--- interval, until it is replaced; updated replicas' notices reach every listener, old or new (same channel, same
--- payload).
+-- without the trigger's notice) until it is replaced. Its appends reach the waiters of updated replicas by that
+-- re-read (within 2 s), and the waiters of not-yet-updated replicas, which have no re-read, at their long-poll's
+-- timeout or their stream's reconnect (the drain of their replica ends them); updated replicas' notices reach
+-- every listener, old or new (same channel, same payload).
 
 DROP TRIGGER games_notify_version ON games;
 DROP FUNCTION torres_notify_version();

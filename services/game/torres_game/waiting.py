@@ -234,7 +234,8 @@ class PgNotifier:
             if len(self._pending) > self.max_pending:
                 del self._pending[0]
                 self.dropped += 1
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():  # the first notice, or a forked child's
+                self._busy = False
                 self._thread = threading.Thread(target=self._run, name="torres-pg-notifier", daemon=True)
                 self._thread.start()
             self._cond.notify()
