@@ -58,11 +58,12 @@ from game_bench import (  # the helpers the HTTP benchmarks share (bench/ is on 
 )
 
 from torres_game.store import PostgresEventStore
-from torres_game.store.base import GameRecord, GameSecret, NewEvent
+from torres_game.store.base import AppendOptions, GameRecord, GameSecret, NewEvent
 
 VARIANTS = ("before", "after")
 SUMMARY = {"stage": "turn", "phase": 1, "round": 1, "to_move": 0, "scores": [0, 0], "winner": None}
 EVENT = NewEvent("action_applied", {"seat": 0, "action": {"type": "move_knight", "from": "C3", "to": "C4"}})
+OPTIONS = AppendOptions(fingerprint="f", summary=SUMMARY)
 NOTICES_AFTER_COMMIT = "0013_notices_after_commit.sql"
 
 
@@ -76,12 +77,15 @@ class NotifyingInTransaction(PostgresEventStore):
 
 
 def migrations_before(folder: Path) -> Path:
-    """A copy of the migrations without 0013 and later: the schema of today's design."""
-    (folder / "postgres").mkdir(parents=True)
+    """A copy of the migrations without 0013 and later, with the definitions (torres_append, which does not notify
+    itself: 0004's trigger on the games row does): the schema of today's design."""
+    (folder / "postgres" / "definitions").mkdir(parents=True)
     (folder / "sqlite").mkdir()
     for path in sorted((MIGRATIONS / "postgres").glob("*.sql")):
         if path.name < NOTICES_AFTER_COMMIT:
             (folder / "postgres" / path.name).write_bytes(path.read_bytes())
+    for path in sorted((MIGRATIONS / "postgres" / "definitions").glob("*.sql")):
+        (folder / "postgres" / "definitions" / path.name).write_bytes(path.read_bytes())
     return folder
 
 
@@ -109,7 +113,7 @@ def run_slice(store: PostgresEventStore, versions: dict[str, int], mine: list[st
         time.sleep(max(0.0, start_at - time.time()))
         while time.time() < window[1]:
             version = versions[game_id]
-            store.append(game_id, version, [EVENT], f"w{version}", fingerprint="f", summary=SUMMARY)
+            store.append(game_id, version, [EVENT], f"w{version}", OPTIONS)
             versions[game_id] = version + 1
             if window[0] <= time.time() <= window[1]:
                 counts[i] += 1
