@@ -42,16 +42,8 @@ BEGIN
 END
 $$;
 
--- The outbox rows of one append (or of a game's creation, which the service writes in its own transaction) and
--- the notice that wakes the delivery workers that LISTEN (sent at commit): one definition for both.
-CREATE FUNCTION torres_write_webhooks(p_game_id text, p_at timestamptz, p_webhooks jsonb) RETURNS void
-LANGUAGE sql AS $$
-    INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at, next_attempt_at)
-        SELECT w ->> 'delivery_id', w ->> 'tenant', p_game_id, w ->> 'type', w -> 'payload', p_at, p_at
-        FROM jsonb_array_elements(p_webhooks) WITH ORDINALITY AS x(w, n) ORDER BY n
-        ON CONFLICT (delivery_id) DO NOTHING;
-    SELECT pg_notify('torres_webhooks', p_game_id);
-$$;
+-- torres_write_webhooks, the outbox rows of one append (or of a game's creation), was created here; it is
+-- defined in definitions/torres_write_webhooks.sql.
 
 -- torres_append took p_webhooks here, written by torres_write_webhooks.
 -- torres_append is defined in definitions/torres_append.sql (applied after the numbered migrations whenever it

@@ -23,14 +23,8 @@
 DROP TRIGGER games_notify_version ON games;
 DROP FUNCTION torres_notify_version();
 
--- torres_write_webhooks as in 0012, without its pg_notify: the store announces on torres_webhooks after commit.
-CREATE OR REPLACE FUNCTION torres_write_webhooks(p_game_id text, p_at timestamptz, p_webhooks jsonb) RETURNS void
-LANGUAGE sql AS $$
-    INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at, next_attempt_at)
-        SELECT w ->> 'delivery_id', w ->> 'tenant', p_game_id, w ->> 'type', w -> 'payload', p_at, p_at
-        FROM jsonb_array_elements(p_webhooks) WITH ORDINALITY AS x(w, n) ORDER BY n
-        ON CONFLICT (delivery_id) DO NOTHING;
-$$;
+-- torres_write_webhooks lost its pg_notify here (definitions/torres_write_webhooks.sql): the store announces on
+-- torres_webhooks after the commit.
 
 -- The notices of changes already committed, one per (channel, payload) pair, in one call: the statement a process
 -- sends after its commits (call it alone, in autocommit: it sets synchronous_commit off for its own transaction).
