@@ -57,14 +57,20 @@ def game_url(tmp_path: Path, tenants: tuple[Path, dict[str, str]]) -> Iterator[s
         app.extensions["torres_game"].close()
 
 
-def test_the_matchers_internal_key_creates_each_game_for_its_players_tenant(
-        redis_client: redis.Redis, tenants: tuple[Path, dict[str, str]], game_url: str) -> None:
+def matching(tenants: tuple[Path, dict[str, str]], game_url: str) -> tuple[TicketService, Matcher]:
+    """The ticket service and a matcher with its own internal key, on the test Redis and the game service."""
     path, keys = tenants
     config = Config(redis_url=REDIS_URL, game_service_url=game_url, game_service_api_key=keys["matcher"],
                     log_level="WARNING", tick_seconds=0.05, tenants_file=str(path))
     store, clock = Redis.open(config), FakeClock()
-    tickets = TicketService(store, config, RatingBook(store), clock)
-    matcher = Matcher(store, config, GameServiceClient(game_url, keys["matcher"]), clock=clock)
+    return (TicketService(store, config, RatingBook(store), clock),
+            Matcher(store, config, GameServiceClient(game_url, keys["matcher"]), clock=clock))
+
+
+def test_the_matchers_internal_key_creates_each_game_for_its_players_tenant(
+        redis_client: redis.Redis, tenants: tuple[Path, dict[str, str]], game_url: str) -> None:
+    keys = tenants[1]
+    tickets, matcher = matching(tenants, game_url)
 
     def queue(tenant: str, player: str, shared: bool = False) -> str:
         return tickets.create(player_id=player, player_counts=[2], edition="rio_grande", master=False,
@@ -105,12 +111,8 @@ def test_a_matched_players_name_is_their_seats_display_name(
     """The name a portal's token gives its player (the ticket's display_name) is the seat's display name in the game
     the matcher creates (the claim writes it into the group's stored seating, which a matcher taking the group over
     sends too); a player without one gets none."""
-    path, keys = tenants
-    config = Config(redis_url=REDIS_URL, game_service_url=game_url, game_service_api_key=keys["matcher"],
-                    log_level="WARNING", tick_seconds=0.05, tenants_file=str(path))
-    store, clock = Redis.open(config), FakeClock()
-    tickets = TicketService(store, config, RatingBook(store), clock)
-    matcher = Matcher(store, config, GameServiceClient(game_url, keys["matcher"]), clock=clock)
+    keys = tenants[1]
+    tickets, matcher = matching(tenants, game_url)
     named = {"ann": "Ann Arbor", "al": None}
     ids = {player: tickets.create(player_id=player, player_counts=[2], edition="rio_grande", master=False,
                                   max_wait_seconds=None, tenant="alpha", display_name=name)["ticket_id"]
