@@ -874,8 +874,9 @@ export interface paths {
         };
         /**
          * Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
-         * @description Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle wait costs
-         *     no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+         * @description Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its commit,
+         *     heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
+         *     ``too_many_streams`` when the process holds its maximum of open waits and streams.
          */
         get: {
             parameters: {

@@ -164,8 +164,9 @@ def submit_action(game_id: str) -> Any:
 def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
-    Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle wait costs
-    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams."""
+    Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its commit,
+    heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
+    ``too_many_streams`` when the process holds its maximum of open waits and streams."""
     return service().wait(game_id, credentials(), version=args["version"], timeout=args["timeout"])
 
 

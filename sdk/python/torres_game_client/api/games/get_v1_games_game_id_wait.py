@@ -101,9 +101,10 @@ def sync_detailed(
 ) -> Response[Problem | Wait]:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
-     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
-    wait costs
-    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+     Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its
+    commit,
+    heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
+    ``too_many_streams`` when the process holds its maximum of open waits and streams.
 
     Args:
         game_id (str):
@@ -140,9 +141,10 @@ def sync(
 ) -> Problem | Wait | None:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
-     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
-    wait costs
-    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+     Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its
+    commit,
+    heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
+    ``too_many_streams`` when the process holds its maximum of open waits and streams.
 
     Args:
         game_id (str):
@@ -174,9 +176,10 @@ async def asyncio_detailed(
 ) -> Response[Problem | Wait]:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
-     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
-    wait costs
-    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+     Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its
+    commit,
+    heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
+    ``too_many_streams`` when the process holds its maximum of open waits and streams.
 
     Args:
         game_id (str):
@@ -211,9 +214,10 @@ async def asyncio(
 ) -> Problem | Wait | None:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
-     Woken by the append itself (PostgreSQL ``NOTIFY`` on any replica, in-process on SQLite); an idle
-    wait costs
-    no query. 503 ``too_many_streams`` when the process holds its maximum of open waits and streams.
+     Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its
+    commit,
+    heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
+    ``too_many_streams`` when the process holds its maximum of open waits and streams.
 
     Args:
         game_id (str):
