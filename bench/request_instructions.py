@@ -95,6 +95,9 @@ def main() -> int:
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--warm-up", type=int, default=100)
     parser.add_argument("--only", choices=("this", "against"), help="one side only")
+    parser.add_argument("--this-rev", metavar="REV", help="the 'this' side runs REV's game service and service kit "
+                        "(exported, as --against's), with this side's settings: one commit's figure while the work "
+                        "tree moves on")
     parser.add_argument("--keep", metavar="DIR", help="keep the callgrind files here")
     parser.add_argument("--play", type=int, help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args()
@@ -113,9 +116,12 @@ def main() -> int:
     keep = Path(args.keep or tempfile.mkdtemp(prefix="torres-callgrind-"))
     keep.mkdir(parents=True, exist_ok=True)
     per_action: dict[str, float] = {}
-    with checkout_of(args.against) as old, tempfile.TemporaryDirectory() as folder:
+    with checkout_of(args.against) as old, checkout_of(args.this_rev or "HEAD") as new, \
+            tempfile.TemporaryDirectory() as folder:
         this_env, old_env = against(old, "", "memory://", tenants_document(folder))
         old_env.pop("DATABASE_URL")
+        if args.this_rev:
+            this_env["PYTHONPATH"] = os.pathsep.join(str(new / "services" / part) for part in ("game", "common"))
         sides = {"this": {**base, **this_env}, "against": {**base, **old_env}}
         for side, env in sides.items():
             if args.only not in (None, side):
