@@ -186,6 +186,45 @@ def test_the_head_checks() -> None:
         check_head(_environ(HTTP_AUTHORIZATION="Basic x"), LIMITS)
 
 
+def _head_answer_line_by_line(environ: dict[str, str], limits: InputLimits) -> str | None:
+    """What :func:`check_head` answers about the header lines, by sizing each line (the code it replaced, kept
+    here as the reference): the message of its 431, or None."""
+    lines = {key: len(key) - 3 + len(value) for key, value in environ.items() if key[:5] == "HTTP_"}
+    lines.update((key, len(key) + 2 + len(environ[key])) for key in ("CONTENT_TYPE", "CONTENT_LENGTH")
+                 if key in environ)
+    if lines:
+        longest = max(lines, key=lines.__getitem__)
+        if lines[longest] > limits.max_header_bytes:
+            name = longest.removeprefix("HTTP_").replace("_", "-").title()
+            return f"the {name} header line has {lines[longest]} bytes; at most {limits.max_header_bytes}"
+    if len(lines) > limits.max_headers:
+        return f"{len(lines)} header fields; at most {limits.max_headers}"
+    return None
+
+
+_header_names = st.sampled_from(["HTTP_HOST", "HTTP_X_PAD", "HTTP_X_A", "HTTP_ACCEPT", "HTTP_" + "L" * 40,
+                                 "CONTENT_TYPE", "CONTENT_LENGTH", "SERVER_NAME", "wsgi.url_scheme", "HTTP_",
+                                 "HTTPX", "X_HTTP_Y"]) | st.text("ABCXY_", min_size=1, max_size=12).map("HTTP_".__add__)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_header_names, st.text("ab", max_size=70), max_size=12),
+       st.integers(1, 90), st.integers(1, 12))
+def test_the_head_bound_answers_as_sizing_each_line(headers: dict[str, str], max_bytes: int, max_count: int) -> None:
+    """The line sizes are bounded by the longest key plus the longest value, and only measured one by one past
+    that bound: the answers (accepted, or the 431 and its message) are the line-by-line sizing's, near the limits
+    and past them."""
+    limits = InputLimits(max_header_bytes=max_bytes, max_headers=max_count)
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/v1/games", **headers}
+    expected = _head_answer_line_by_line(environ, limits)
+    if expected is None:
+        check_head(environ, limits)
+    else:
+        with pytest.raises(HeadersTooLarge) as refused:
+            check_head(environ, limits)
+        assert refused.value.detail == expected
+
+
 def test_the_limits_come_from_the_environment() -> None:
     env = {name: "7" for name in SETTINGS.values()}
     assert InputLimits.from_env(env) == InputLimits(**dict.fromkeys(SETTINGS, 7))

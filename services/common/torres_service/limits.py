@@ -248,6 +248,18 @@ def _request_target(environ: Mapping[str, Any]) -> str:
     return f"{path}?{query}" if query else path
 
 
+def _longest_line(environ: Mapping[str, Any], names: list[str], limit: int) -> None:
+    """431 naming the longest header line if it has more than ``limit`` bytes (the first of equals, in the
+    environ's order)."""
+    lines = {key: len(key) - 3 + len(environ[key]) for key in names}
+    lines.update((key, len(key) + 2 + len(environ[key])) for key in ("CONTENT_TYPE", "CONTENT_LENGTH")
+                 if key in environ)
+    longest = max(lines, key=lines.__getitem__)
+    if lines[longest] > limit:
+        name = longest.removeprefix("HTTP_").replace("_", "-").title()
+        raise HeadersTooLarge(f"the {name} header line has {lines[longest]} bytes; at most {limit}", limit=limit)
+
+
 def check_head(environ: Mapping[str, Any], limits: InputLimits) -> None:
     """414, 431 or 401 for a request whose target, header lines or ``Authorization`` the services do not take.
 
@@ -257,17 +269,20 @@ def check_head(environ: Mapping[str, Any], limits: InputLimits) -> None:
     if len(target) > limits.max_url_bytes:
         raise UriTooLong(f"the request target has {len(target)} bytes; at most {limits.max_url_bytes}",
                          limit=limits.max_url_bytes)
-    # Each line's size as "Name: value" (an ``HTTP_`` key is 5 longer than its name), in one pass: this runs on
-    # every request.
-    lines = {key: len(key) - 3 + len(value) for key, value in environ.items() if key[:5] == "HTTP_"}
-    lines.update((key, len(key) + 2 + len(environ[key])) for key in ("CONTENT_TYPE", "CONTENT_LENGTH")
-                 if key in environ)
-    if lines:
-        longest = max(lines, key=lines.__getitem__)
-        if lines[longest] > limits.max_header_bytes:
-            name = longest.removeprefix("HTTP_").replace("_", "-").title()
-            raise HeadersTooLarge(f"the {name} header line has {lines[longest]} bytes; at most "
-                                  f"{limits.max_header_bytes}", limit=limits.max_header_bytes)
-    if len(lines) > limits.max_headers:
-        raise HeadersTooLarge(f"{len(lines)} header fields; at most {limits.max_headers}", limit=limits.max_headers)
+    # This runs on every request, over an environ of 20 to 40 keys: one pass picks the header lines' keys, and
+    # one line's size, "Name: value" (an ``HTTP_`` key is 5 longer than its name), is bounded by the longest key
+    # plus the longest value, both taken by C functions. Only a head whose bound passes the limit -- none that a
+    # client of ours sends -- is measured line by line, for the line to name. (Half the cost of sizing each line.)
+    names = [key for key in environ if key[:5] == "HTTP_"]
+    values = [*map(environ.__getitem__, names)]
+    count = len(names)
+    bound = max(map(len, names)) - 3 + max(map(len, values)) if names else 0
+    for key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+        if key in environ:
+            count += 1
+            bound = max(bound, len(key) + 2 + len(environ[key]))
+    if bound > limits.max_header_bytes:
+        _longest_line(environ, names, limits.max_header_bytes)
+    if count > limits.max_headers:
+        raise HeadersTooLarge(f"{count} header fields; at most {limits.max_headers}", limit=limits.max_headers)
     bearer_token(environ.get("HTTP_AUTHORIZATION"))
