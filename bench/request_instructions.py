@@ -112,6 +112,9 @@ def main() -> int:
             "TORRES_AI_DRIVER": "none", "BENCH_API_KEY": API_KEY,
             # No background threads: what they do depends on the (valgrind-slowed) wall clock, not on the requests.
             "TORRES_ENFORCER_INTERVAL": "0", "TORRES_LOG_INTERVAL": "0", "TORRES_WEBHOOK_INTERVAL": "0",
+            # One string hash for every run: with random ones, dict probing and set order (which the rules engine's
+            # legal actions, and so the games played, follow) vary by 1 % from run to run.
+            "PYTHONHASHSEED": "0",
             "TORRES_MIGRATIONS_DIR": str(ROOT.parent / "infra" / "migrations")}
     keep = Path(args.keep or tempfile.mkdtemp(prefix="torres-callgrind-"))
     keep.mkdir(parents=True, exist_ok=True)
