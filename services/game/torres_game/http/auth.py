@@ -13,10 +13,13 @@ def credentials() -> Credentials:
     """The keys and the seat token the request carries. ``Authorization`` is read by the kit's one parser
     (:func:`torres_service.limits.bearer_token`), which the input guard has already applied: a header that is
     not ``Bearer <token>`` never gets here (401 ``unsupported_authorization``)."""
+    # Straight from the WSGI environ, where ``request.headers.get`` finds them too (``X-API-Key`` is
+    # ``HTTP_X_API_KEY``): one look-up through the ``request`` proxy instead of three, on every request.
+    environ = request.environ
     return Credentials(
-        api_key=request.headers.get("X-API-Key") or None,
-        admin_key=request.headers.get("X-Admin-Key") or None,
-        token=bearer_token(request.headers.get("Authorization")),
+        api_key=environ.get("HTTP_X_API_KEY") or None,
+        admin_key=environ.get("HTTP_X_ADMIN_KEY") or None,
+        token=bearer_token(environ.get("HTTP_AUTHORIZATION")),
     )
 
 
