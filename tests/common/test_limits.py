@@ -7,6 +7,7 @@ import json
 import time
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,15 @@ from torres_service.errors import (
     UriTooLong,
     ValidationFailed,
 )
-from torres_service.limits import SETTINGS, InputLimits, bearer_token, check_head, nesting_depth, parse_json
+from torres_service.limits import (
+    SETTINGS,
+    InputLimits,
+    bearer_token,
+    check_head,
+    nesting_depth,
+    parse_json,
+    parse_json_slowly,
+)
 
 LIMITS = InputLimits()
 
@@ -143,6 +152,85 @@ def test_any_text_is_a_value_or_a_400(text: str) -> None:
         parse(text)
     except ValidationFailed as refused:
         assert refused.status == 400
+
+
+# -- orjson's value where it is the standard library's ------------------------------------------------------------
+
+def _answer(parse_body: Any, data: bytes, limits: InputLimits) -> tuple[Any, ...]:
+    """A parse's whole answer: the value's repr (types and all: 1 is not 1.0, -0.0 not 0.0), or the error's class,
+    status, detail and extras."""
+    try:
+        return ("value", repr(parse_body(data, limits)))
+    except ServiceError as refused:
+        return ("refused", type(refused), refused.status, refused.detail, refused.extras)
+
+
+def _by_the_standard_library(data: bytes, limits: InputLimits) -> Any:
+    """parse_json as it was before orjson answered any body: decode, the depth scan, the decoder with its hooks."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return parse_json_slowly(data, limits)  # the same refusal
+    if text.count("[") + text.count("{") > limits.max_json_depth:
+        depth = nesting_depth(text)
+        if depth > limits.max_json_depth:
+            raise JsonTooDeep(f"the body nests {depth} levels deep; at most {limits.max_json_depth}",
+                              limit=limits.max_json_depth)
+    return parse_json_slowly(data, limits)
+
+
+def _same_answer(data: bytes, limits: InputLimits = LIMITS) -> None:
+    assert _answer(parse_json, data, limits) == _answer(_by_the_standard_library, data, limits), data[:200]
+
+
+HOSTILE_BODIES = [
+    b"[1e999]", b"[-1e400]", b"[1e-400]", b"[5e-324]", b"[1.7976931348623157e308]", b"[-0]", b"[-0.0]", b"[0.1e1]",
+    b"[123456789012345678]", b"[1234567890123456789]", b"[12345678901234567890]", b"[18446744073709551616]",
+    b"[-9223372036854775808]", b"[-9223372036854775809]", b"[" + b"1" * 100 + b"]", b"[" + b"1" * 101 + b"]",
+    b"[0." + b"1" * 99 + b"]", b"[1.00000000000000011102230246251565]", b"[9007199254740993]",
+    b'{"a":1,"a":2}', b'{"a":1,"b":{"c":1,"c":1}}', b'{"a":1,"a":2,"b":"\\u003a"}', b'{"a":":","a":1}',
+    b'{"a\\u0000":1,"a\\u0000":1}', b'{"\\u0061":1,"a":2}', b'{"a": "x:y", "b": 1}', b'["\\ud800"]', b'["\\udc00x"]',
+    b'["\\ud83d\\ude00"]', b'"\\u0000"', b'["a\nb"]', b'["a\x01"]', b'["\xed\xa0\x80"]', b'["\xff"]',
+    b"\xef\xbb\xbf[1]", b"[NaN]", b"[Infinity]", b"[-Infinity]", b"[1] [2]", b"[1,]", b'{"a":1,}',
+    b"[01]", b"[-]", b"[+1]", b"[.5]", b"[1.]", b"[1e]", b" [1] \n", b"\t{}\r\n", b"[\x0c1]",
+    b"[" * 33 + b"]" * 33, b"[" * 32 + b"]" * 32,
+    b"[" * 2000, b"true", b"null", b"1", b'"s"', b"tru", b"{}", b"[]", b'{"a":[1,{"b":null}],"c":true}',
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE_BODIES)
+def test_hostile_bodies_get_the_standard_librarys_answer(data: bytes) -> None:
+    _same_answer(data)
+    _same_answer(data, InputLimits(max_number_length=5, max_json_depth=3))
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(value=JSON_VALUES, dumps=st.sampled_from(["json", "orjson", "compact", "ascii"]),
+       duplicate=st.booleans(), number_length=st.sampled_from([100, 5, 18, 19, 20]))
+def test_generated_bodies_get_the_standard_librarys_answer(value: Any, dumps: str, duplicate: bool,
+                                                           number_length: int) -> None:
+    """Whatever JSON a client writes (each encoder's escapes and spacing), a key sent twice in one object, and
+    numbers near every length limit: the same value, or the same refusal, as the standard library's."""
+    if dumps == "orjson":
+        try:
+            data = orjson.dumps(value)
+        except TypeError:  # an integer past 64 bits
+            data = json.dumps(value).encode()
+    else:
+        data = json.dumps(value, ensure_ascii=dumps == "ascii",
+                          separators=(",", ":") if dumps == "compact" else None).encode("utf-8", "surrogatepass")
+    if duplicate and data.startswith(b"{") and data != b"{}":
+        first = data[1:].split(b",", 1)[0].rstrip(b"}")
+        data = b"{" + first + b"," + data[1:]
+    _same_answer(data, InputLimits(max_number_length=number_length))
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(data=st.binary(max_size=60) | st.text(alphabet=st.sampled_from(
+    '[]{}",:\\01239eE.-+ aNInfitynul\x00\x1f\u00e9\ud800'), max_size=80).map(
+    lambda text: text.encode("utf-8", "surrogatepass")))
+def test_any_bytes_get_the_standard_librarys_answer(data: bytes) -> None:
+    _same_answer(data)
 
 
 @pytest.mark.parametrize(("header", "token"), [
