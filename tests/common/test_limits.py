@@ -31,6 +31,7 @@ from torres_service.limits import (
     nesting_depth,
     parse_json,
     parse_json_slowly,
+    request_bearer,
 )
 
 LIMITS = InputLimits()
@@ -320,3 +321,18 @@ def test_the_limits_come_from_the_environment() -> None:
     assert InputLimits.from_env({"TORRES_MAX_BODY_BYTES": "5"}, max_body_bytes=1024).max_body_bytes == 5
     with pytest.raises(ValueError, match="TORRES_JSON_MAX_DEPTH"):
         InputLimits.from_env({"TORRES_JSON_MAX_DEPTH": "0"})
+
+
+@pytest.mark.parametrize("header", [None, "Bearer abc", "bearer  a+b/c==  ", "Basic x", "Bearer a b", ""])
+def test_the_bearer_token_is_read_once_per_request(header: str | None) -> None:
+    """request_bearer gives bearer_token's answer, the first time and from the environ after."""
+    environ = {} if header is None else {"HTTP_AUTHORIZATION": header}
+    try:
+        expected: Any = bearer_token(header)
+    except UnsupportedAuthorization:
+        with pytest.raises(UnsupportedAuthorization):
+            request_bearer(environ)
+        return
+    assert request_bearer(environ) == expected
+    environ["HTTP_AUTHORIZATION"] = "Basic changed"  # not read again
+    assert request_bearer(environ) == expected

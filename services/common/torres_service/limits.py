@@ -288,6 +288,19 @@ def bearer_token(authorization: str | None) -> str | None:
     return match.group(1)
 
 
+_BEARER_KEY = "torres_service.bearer"
+
+
+def request_bearer(environ: dict[str, Any]) -> str | None:
+    """:func:`bearer_token` of the request's ``Authorization`` header, read once per request: the input guard
+    reads it first (:func:`check_head`), and the credentials of the view take the same value from the environ
+    (the regular expression cost as much as the rest of the head checks)."""
+    if _BEARER_KEY in environ:
+        return environ[_BEARER_KEY]  # type: ignore[no-any-return]
+    token = environ[_BEARER_KEY] = bearer_token(environ.get("HTTP_AUTHORIZATION"))
+    return token
+
+
 def _request_target(environ: Mapping[str, Any]) -> str:
     """The request target as the client sent it (gunicorn and werkzeug both pass it on), else rebuilt."""
     raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
@@ -310,7 +323,7 @@ def _longest_line(environ: Mapping[str, Any], names: list[str], limit: int) -> N
         raise HeadersTooLarge(f"the {name} header line has {lines[longest]} bytes; at most {limit}", limit=limit)
 
 
-def check_head(environ: Mapping[str, Any], limits: InputLimits) -> None:
+def check_head(environ: dict[str, Any], limits: InputLimits) -> None:
     """414, 431 or 401 for a request whose target, header lines or ``Authorization`` the services do not take.
 
     Header lines are counted as the server passed them on: it joins repeated fields into one, so the count here
@@ -335,4 +348,4 @@ def check_head(environ: Mapping[str, Any], limits: InputLimits) -> None:
         _longest_line(environ, names, limits.max_header_bytes)
     if count > limits.max_headers:
         raise HeadersTooLarge(f"{count} header fields; at most {limits.max_headers}", limit=limits.max_headers)
-    bearer_token(environ.get("HTTP_AUTHORIZATION"))
+    request_bearer(environ)
