@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from flask import Flask, Request, Response, request
+from flask import Flask, Request, Response, after_this_request, request
 from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
 from limits.strategies import STRATEGIES, FixedWindowRateLimiter, RateLimiter
@@ -641,11 +641,12 @@ class Guard:
         if first_checks is None:
             raise RuntimeError("rate limits are checked by the input guard's hook: call problem_api first")
         first_checks.insert(0, self._check_rates)
-        # A stream slot is only ever taken on a push route: its hand-over and return run for the blueprints of
-        # those routes only (Flask calls a blueprint's hooks for its own requests), not on every other request.
-        # The routes are all registered by now (``install`` is called last).
+        # A stream slot is only ever taken on a push route: the request that takes one hands it over to its
+        # response (``after_this_request``, :meth:`_check_rates`), and the backstop that gives it back when no
+        # response was made is a hook of those routes' blueprints only (Flask calls a blueprint's hooks for its
+        # own requests): no hook of the stream caps runs for any other request. The routes are all registered by
+        # now (``install`` is called last).
         for blueprint in stream_blueprints(app):
-            app.after_request_funcs.setdefault(blueprint, []).append(self._hand_over_stream)
             app.teardown_request_funcs.setdefault(blueprint, []).append(self._close_stream)
         if settings.trusted_proxies:
             app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
@@ -702,12 +703,14 @@ class Guard:
             except TooManyStreams as refused:
                 REFUSED.labels(self.service, "streams", refused.extras["limit_class"]).inc()
                 raise
+            after_this_request(self._hand_over_stream)
 
     # -- stream caps ------------------------------------------------------------------------------------------
 
     def _hand_over_stream(self, response: Response) -> Response:
-        """A streamed body outlives the request: its slot is given back when the server closes the response (the
-        stream ended, the client left, the worker drained it). Anything else has been answered by now."""
+        """(Run for the requests that took a slot.) A streamed body outlives the request: its slot is given back
+        when the server closes the response (the stream ended, the client left, the worker drained it). Anything
+        else has been answered by now."""
         slot: StreamSlot | None = request.environ.pop(_SLOT, None)
         if slot is not None:
             if response.is_streamed:
