@@ -560,6 +560,10 @@ class RequestCounts:
         self.memory: RateLimiter | None = None if isinstance(self.storage, MemoryStorage) \
             else strategy(_MemoryStorage())
         self.shared = frozenset(settings.shared)
+        # Each class's limits, and whether they are counted in the process's memory beside a shared storage: decided
+        # here once rather than on every request.
+        self._classes = tuple((name, limits, self.memory is not None and name not in self.shared)
+                              for name, limits in self.limits.items())
         self.failing = False
         self._retry_at = 0.0
         self._backoff = 1.0
@@ -597,11 +601,12 @@ class RequestCounts:
     def _hit(self, limiter: RateLimiter, identity: Identity) -> Breach | None:
         shared: list[tuple[_Counted, str]] = []
         local: list[tuple[_Counted, str]] = []
-        for name, limits in self.limits.items():
+        for name, limits, in_memory in self._classes:
             ident = identity.of(name)
             if ident is not None:
-                (shared if self.memory is None or name in self.shared else local).extend(
-                    (counted, ident) for counted in limits)
+                entries = local if in_memory else shared
+                for counted in limits:
+                    entries.append((counted, ident))
         if local:
             assert self.memory is not None  # local entries only exist beside a shared storage
             breach = self._count(self.memory, local)
