@@ -98,6 +98,10 @@ def main() -> int:
     parser.add_argument("--this-rev", metavar="REV", help="the 'this' side runs REV's game service and service kit "
                         "(exported, as --against's), with this side's settings: one commit's figure while the work "
                         "tree moves on")
+    parser.add_argument("--plain", action="store_true", help="the 'this' side at its defaults (no tenants file, "
+                        "loopback exempt from the limits), as game_bench.py --plain: the two checkouts' own code")
+    parser.add_argument("--env-this", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment setting of the 'this' side (repeatable), e.g. TORRES_RATELIMIT_ENABLED=0")
     parser.add_argument("--keep", metavar="DIR", help="keep the callgrind files here")
     parser.add_argument("--play", type=int, help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args()
@@ -121,7 +125,8 @@ def main() -> int:
     per_action: dict[str, float] = {}
     with checkout_of(args.against) as old, checkout_of(args.this_rev or "HEAD") as new, \
             tempfile.TemporaryDirectory() as folder:
-        this_env, old_env = against(old, "", "memory://", tenants_document(folder))
+        this_env, old_env = against(old, "", "memory://", tenants_document(folder), plain=args.plain)
+        this_env.update(item.split("=", 1) for item in args.env_this)
         old_env.pop("DATABASE_URL")
         if args.this_rev:
             this_env["PYTHONPATH"] = os.pathsep.join(str(new / "services" / part) for part in ("game", "common"))
