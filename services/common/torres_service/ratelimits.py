@@ -716,7 +716,7 @@ class Guard:
         """(Run for the requests that took a slot.) A streamed body outlives the request: its slot is given back
         when the server closes the response (the stream ended, the client left, the worker drained it). Anything
         else has been answered by now."""
-        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
+        slot: StreamSlot | None = _environ().pop(_SLOT, None)
         if slot is not None:
             if response.is_streamed:
                 response.call_on_close(slot.release)
@@ -726,7 +726,7 @@ class Guard:
 
     def _close_stream(self, _error: BaseException | None) -> None:
         """No response was made (or an after-request hook failed before ours): give the slot back now."""
-        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
+        slot: StreamSlot | None = _environ().pop(_SLOT, None)
         if slot is not None:
             slot.release()
 
@@ -741,6 +741,12 @@ def stream_blueprints(app: Flask) -> set[str | None]:
     app's push routes."""
     return {endpoint.rpartition(".")[0] or None for rule in app.url_map.iter_rules()
             if is_push_route(rule) and (endpoint := rule.endpoint)}
+
+
+def _environ() -> dict[str, Any]:
+    """The current request's WSGI environ, taken out of the ``request`` proxy without an attribute look-up on the
+    proxy (``request.environ`` is found through an AttributeError the proxy raises and formats first)."""
+    return request._get_current_object().environ  # type: ignore[attr-defined,no-any-return]
 
 
 def _seconds(seconds: int) -> str:

@@ -14,8 +14,9 @@ def credentials() -> Credentials:
     (:func:`torres_service.limits.request_bearer`, the token the input guard has already read): a header that
     is not ``Bearer <token>`` never gets here (401 ``unsupported_authorization``)."""
     # Straight from the WSGI environ, where ``request.headers.get`` finds them too (``X-API-Key`` is
-    # ``HTTP_X_API_KEY``): one look-up through the ``request`` proxy instead of three, on every request.
-    environ = request.environ
+    # ``HTTP_X_API_KEY``), taken out of the ``request`` proxy once: each attribute looked up on the proxy
+    # (``request.headers``) goes through an AttributeError it raises and formats first.
+    environ = request._get_current_object().environ  # type: ignore[attr-defined]
     return Credentials(
         api_key=environ.get("HTTP_X_API_KEY") or None,
         admin_key=environ.get("HTTP_X_ADMIN_KEY") or None,
