@@ -39,6 +39,7 @@ import orjson
 from flask import Request
 from marshmallow import missing
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.local import LocalProxy
 
 from torres_service.errors import (
     HeadersTooLarge,
@@ -234,6 +235,8 @@ def request_json(request: Request, limits: InputLimits) -> Any:
     """The request's JSON body, read and parsed once under ``limits`` (later calls return the same value), or
     ``marshmallow.missing`` when it has none — which the schemas then answer with "missing field" errors, as
     they did for an empty body."""
+    if type(request) is LocalProxy:  # flask.request itself: out of the proxy once (see torres_service.metrics)
+        request = request._get_current_object()  # type: ignore[attr-defined]
     environ = request.environ
     if _PARSED in environ:
         return environ[_PARSED]
