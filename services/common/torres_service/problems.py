@@ -256,19 +256,22 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     for error in (UnicodeEncodeError, *store_input_errors):
         app.register_error_handler(error, refused_by_store)
 
-    # URL value preprocessors are the first hooks Flask runs for every request, matched or not (a routing error
-    # is raised later, at dispatch): the first checks (the rate limits), then the head is judged before anything
-    # reads it, then the path's identifiers, then the body. One hook, not several: Flask's dispatch of each hook
-    # (two look-ups through the ``request`` proxy, ``ensure_sync``) costs as much as most checks in it, and the
-    # request is taken out of its proxy once.
+    # The guard is the first hook Flask runs for every request, matched or not (a routing error is raised later, at
+    # dispatch): the first checks (the rate limits), then the head is judged before anything reads it, then the
+    # path's identifiers, then the body. One hook, not several: Flask's dispatch of each hook costs as much as most
+    # checks in it. It is the first of the app's before-request functions rather than a URL value preprocessor
+    # (which Flask runs just before them, none here): Flask calls a preprocessor with ``request.endpoint`` and
+    # ``request.view_args``, two look-ups on the ``request`` proxy, each found through an AttributeError the proxy
+    # raises and formats first; a before-request function it calls with nothing. The request is taken out of its
+    # proxy once.
     first_checks: list[Callable[[Request], None]] = app.extensions.setdefault(FIRST_CHECKS, [])
 
-    @app.url_value_preprocessor
-    def _guard(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    def _guard() -> None:
         req: Request = request._get_current_object()  # type: ignore[attr-defined]
         for check in first_checks:
             check(req)
         check_head(req.environ, limits)
+        values = req.view_args
         if values:
             for name, value in values.items():
                 kind = kinds.get(name)
@@ -278,6 +281,8 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
         # route or method is answered as such (404, 405) instead.
         if req.routing_exception is None:
             request_json(req, limits)
+
+    app.before_request_funcs.setdefault(None, []).insert(0, _guard)
 
     # Flask asks ``ensure_sync`` about every hook, view and error handler on every request, and the answer
     # (``inspect.iscoroutinefunction``) costs about a microsecond each time, ten times a request; for one
