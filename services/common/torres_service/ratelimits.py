@@ -725,7 +725,8 @@ class Guard:
         return response
 
     def _close_stream(self, _error: BaseException | None) -> None:
-        """No response was made (or an after-request hook failed before ours): give the slot back now."""
+        """No response was made (or a function registered for the request before ours failed): give the slot back
+        now."""
         slot: StreamSlot | None = _environ().pop(_SLOT, None)
         if slot is not None:
             slot.release()
