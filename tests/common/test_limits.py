@@ -7,6 +7,7 @@ import json
 import time
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,16 @@ from torres_service.errors import (
     UriTooLong,
     ValidationFailed,
 )
-from torres_service.limits import SETTINGS, InputLimits, bearer_token, check_head, nesting_depth, parse_json
+from torres_service.limits import (
+    SETTINGS,
+    InputLimits,
+    bearer_token,
+    check_head,
+    nesting_depth,
+    parse_json,
+    parse_json_slowly,
+    request_bearer,
+)
 
 LIMITS = InputLimits()
 
@@ -145,6 +155,85 @@ def test_any_text_is_a_value_or_a_400(text: str) -> None:
         assert refused.status == 400
 
 
+# -- orjson's value where it is the standard library's ------------------------------------------------------------
+
+def _answer(parse_body: Any, data: bytes, limits: InputLimits) -> tuple[Any, ...]:
+    """A parse's whole answer: the value's repr (types and all: 1 is not 1.0, -0.0 not 0.0), or the error's class,
+    status, detail and extras."""
+    try:
+        return ("value", repr(parse_body(data, limits)))
+    except ServiceError as refused:
+        return ("refused", type(refused), refused.status, refused.detail, refused.extras)
+
+
+def _by_the_standard_library(data: bytes, limits: InputLimits) -> Any:
+    """parse_json as it was before orjson answered any body: decode, the depth scan, the decoder with its hooks."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return parse_json_slowly(data, limits)  # the same refusal
+    if text.count("[") + text.count("{") > limits.max_json_depth:
+        depth = nesting_depth(text)
+        if depth > limits.max_json_depth:
+            raise JsonTooDeep(f"the body nests {depth} levels deep; at most {limits.max_json_depth}",
+                              limit=limits.max_json_depth)
+    return parse_json_slowly(data, limits)
+
+
+def _same_answer(data: bytes, limits: InputLimits = LIMITS) -> None:
+    assert _answer(parse_json, data, limits) == _answer(_by_the_standard_library, data, limits), data[:200]
+
+
+HOSTILE_BODIES = [
+    b"[1e999]", b"[-1e400]", b"[1e-400]", b"[5e-324]", b"[1.7976931348623157e308]", b"[-0]", b"[-0.0]", b"[0.1e1]",
+    b"[123456789012345678]", b"[1234567890123456789]", b"[12345678901234567890]", b"[18446744073709551616]",
+    b"[-9223372036854775808]", b"[-9223372036854775809]", b"[" + b"1" * 100 + b"]", b"[" + b"1" * 101 + b"]",
+    b"[0." + b"1" * 99 + b"]", b"[1.00000000000000011102230246251565]", b"[9007199254740993]",
+    b'{"a":1,"a":2}', b'{"a":1,"b":{"c":1,"c":1}}', b'{"a":1,"a":2,"b":"\\u003a"}', b'{"a":":","a":1}',
+    b'{"a\\u0000":1,"a\\u0000":1}', b'{"\\u0061":1,"a":2}', b'{"a": "x:y", "b": 1}', b'["\\ud800"]', b'["\\udc00x"]',
+    b'["\\ud83d\\ude00"]', b'"\\u0000"', b'["a\nb"]', b'["a\x01"]', b'["\xed\xa0\x80"]', b'["\xff"]',
+    b"\xef\xbb\xbf[1]", b"[NaN]", b"[Infinity]", b"[-Infinity]", b"[1] [2]", b"[1,]", b'{"a":1,}',
+    b"[01]", b"[-]", b"[+1]", b"[.5]", b"[1.]", b"[1e]", b" [1] \n", b"\t{}\r\n", b"[\x0c1]",
+    b"[" * 33 + b"]" * 33, b"[" * 32 + b"]" * 32,
+    b"[" * 2000, b"true", b"null", b"1", b'"s"', b"tru", b"{}", b"[]", b'{"a":[1,{"b":null}],"c":true}',
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE_BODIES)
+def test_hostile_bodies_get_the_standard_librarys_answer(data: bytes) -> None:
+    _same_answer(data)
+    _same_answer(data, InputLimits(max_number_length=5, max_json_depth=3))
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(value=JSON_VALUES, dumps=st.sampled_from(["json", "orjson", "compact", "ascii"]),
+       duplicate=st.booleans(), number_length=st.sampled_from([100, 5, 18, 19, 20]))
+def test_generated_bodies_get_the_standard_librarys_answer(value: Any, dumps: str, duplicate: bool,
+                                                           number_length: int) -> None:
+    """Whatever JSON a client writes (each encoder's escapes and spacing), a key sent twice in one object, and
+    numbers near every length limit: the same value, or the same refusal, as the standard library's."""
+    if dumps == "orjson":
+        try:
+            data = orjson.dumps(value)
+        except TypeError:  # an integer past 64 bits
+            data = json.dumps(value).encode()
+    else:
+        data = json.dumps(value, ensure_ascii=dumps == "ascii",
+                          separators=(",", ":") if dumps == "compact" else None).encode("utf-8", "surrogatepass")
+    if duplicate and data.startswith(b"{") and data != b"{}":
+        first = data[1:].split(b",", 1)[0].rstrip(b"}")
+        data = b"{" + first + b"," + data[1:]
+    _same_answer(data, InputLimits(max_number_length=number_length))
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(data=st.binary(max_size=60) | st.text(alphabet=st.sampled_from(
+    '[]{}",:\\01239eE.-+ aNInfitynul\x00\x1f\u00e9\ud800'), max_size=80).map(
+    lambda text: text.encode("utf-8", "surrogatepass")))
+def test_any_bytes_get_the_standard_librarys_answer(data: bytes) -> None:
+    _same_answer(data)
+
+
 @pytest.mark.parametrize(("header", "token"), [
     (None, None), ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc  ", "abc"),
     ("Bearer eyJ0eXAi.eyJzdWIi.c2lnbmF0dXJl", "eyJ0eXAi.eyJzdWIi.c2lnbmF0dXJl"), ("Bearer a+b/c==", "a+b/c=="),
@@ -186,6 +275,45 @@ def test_the_head_checks() -> None:
         check_head(_environ(HTTP_AUTHORIZATION="Basic x"), LIMITS)
 
 
+def _head_answer_line_by_line(environ: dict[str, str], limits: InputLimits) -> str | None:
+    """What :func:`check_head` answers about the header lines, by sizing each line (the code it replaced, kept
+    here as the reference): the message of its 431, or None."""
+    lines = {key: len(key) - 3 + len(value) for key, value in environ.items() if key[:5] == "HTTP_"}
+    lines.update((key, len(key) + 2 + len(environ[key])) for key in ("CONTENT_TYPE", "CONTENT_LENGTH")
+                 if key in environ)
+    if lines:
+        longest = max(lines, key=lines.__getitem__)
+        if lines[longest] > limits.max_header_bytes:
+            name = longest.removeprefix("HTTP_").replace("_", "-").title()
+            return f"the {name} header line has {lines[longest]} bytes; at most {limits.max_header_bytes}"
+    if len(lines) > limits.max_headers:
+        return f"{len(lines)} header fields; at most {limits.max_headers}"
+    return None
+
+
+_header_names = st.sampled_from(["HTTP_HOST", "HTTP_X_PAD", "HTTP_X_A", "HTTP_ACCEPT", "HTTP_" + "L" * 40,
+                                 "CONTENT_TYPE", "CONTENT_LENGTH", "SERVER_NAME", "wsgi.url_scheme", "HTTP_",
+                                 "HTTPX", "X_HTTP_Y"]) | st.text("ABCXY_", min_size=1, max_size=12).map("HTTP_".__add__)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_header_names, st.text("ab", max_size=70), max_size=12),
+       st.integers(1, 90), st.integers(1, 12))
+def test_the_head_bound_answers_as_sizing_each_line(headers: dict[str, str], max_bytes: int, max_count: int) -> None:
+    """The line sizes are bounded by the longest key plus the longest value, and only measured one by one past
+    that bound: the answers (accepted, or the 431 and its message) are the line-by-line sizing's, near the limits
+    and past them."""
+    limits = InputLimits(max_header_bytes=max_bytes, max_headers=max_count)
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/v1/games", **headers}
+    expected = _head_answer_line_by_line(environ, limits)
+    if expected is None:
+        check_head(environ, limits)
+    else:
+        with pytest.raises(HeadersTooLarge) as refused:
+            check_head(environ, limits)
+        assert refused.value.detail == expected
+
+
 def test_the_limits_come_from_the_environment() -> None:
     env = {name: "7" for name in SETTINGS.values()}
     assert InputLimits.from_env(env) == InputLimits(**dict.fromkeys(SETTINGS, 7))
@@ -193,3 +321,18 @@ def test_the_limits_come_from_the_environment() -> None:
     assert InputLimits.from_env({"TORRES_MAX_BODY_BYTES": "5"}, max_body_bytes=1024).max_body_bytes == 5
     with pytest.raises(ValueError, match="TORRES_JSON_MAX_DEPTH"):
         InputLimits.from_env({"TORRES_JSON_MAX_DEPTH": "0"})
+
+
+@pytest.mark.parametrize("header", [None, "Bearer abc", "bearer  a+b/c==  ", "Basic x", "Bearer a b", ""])
+def test_the_bearer_token_is_read_once_per_request(header: str | None) -> None:
+    """request_bearer gives bearer_token's answer, the first time and from the environ after."""
+    environ = {} if header is None else {"HTTP_AUTHORIZATION": header}
+    try:
+        expected: Any = bearer_token(header)
+    except UnsupportedAuthorization:
+        with pytest.raises(UnsupportedAuthorization):
+            request_bearer(environ)
+        return
+    assert request_bearer(environ) == expected
+    environ["HTTP_AUTHORIZATION"] = "Basic changed"  # not read again
+    assert request_bearer(environ) == expected

@@ -22,6 +22,7 @@ from private_redis import PrivateRedis
 from prometheus_client import REGISTRY
 
 from torres_service.limits import InputLimits
+from torres_service.metrics import PUSH_SUFFIXES
 from torres_service.principals import (
     INTERNAL_SCOPES,
     TENANT_SCOPES,
@@ -33,7 +34,7 @@ from torres_service.principals import (
     issue_player_token,
     key_digest,
 )
-from torres_service.problems import ProblemBlueprint, problem_api
+from torres_service.problems import FIRST_CHECKS, ProblemBlueprint, problem_api
 from torres_service.ratelimits import (
     LEASE_MOST,
     SETTINGS,
@@ -504,6 +505,27 @@ def test_stream_caps_count_per_identity_and_give_slots_back_once() -> None:
     assert caps.open_count("address", ALICE) == 2 and caps.open_count("player", "p1") == 1
     b.release()
     assert caps.open_count("player", "p1") == 0 and ("player", "p1") not in caps._open
+
+
+def test_the_slot_hooks_run_for_every_push_route_and_for_nothing_else() -> None:
+    """A slot is taken on a push route only: the request that takes one hands it over to its response itself, and
+    the backstop that returns it without a response is a teardown hook of those routes' blueprints (Flask runs a
+    blueprint's hooks for its own requests): every route that can take a slot is covered, and no request of any
+    other blueprint runs a hook of the stream caps."""
+    app, guard = make_app(Settings(exempt=()))
+    hooked = {name for name, funcs in app.teardown_request_funcs.items() if guard._close_stream in funcs}
+    takers = {rule.endpoint.rpartition(".")[0] or None for rule in app.url_map.iter_rules()
+              if rule.rule.endswith(PUSH_SUFFIXES) and "GET" in (rule.methods or ())}
+    assert takers == hooked == {"things"}
+    assert not any(guard._hand_over_stream in funcs for funcs in app.after_request_funcs.values())
+    assert app.extensions[FIRST_CHECKS][0] == guard._check_rates  # the guard's hook runs the rates first
+    alice = client(app)
+    assert alice.get("/v1/things/a/wait").status_code == 200
+    assert guard.caps.open_count("address", ALICE) == 0  # taken, handed over to the response and given back
+    stream = alice.get("/v1/things/a/stream", buffered=False)
+    assert guard.caps.open_count("address", ALICE) == 1  # held while the body is open
+    stream.close()
+    assert guard.caps.open_count("address", ALICE) == 0
 
 
 def test_one_stream_too_many_for_a_player_gets_429_and_closing_one_frees_a_slot() -> None:

@@ -182,3 +182,38 @@ def test_stamp_with_precomputed_content_hashes_is_the_event_hash_chain(
             game_id="g", version=first + offset, type="action_applied", payload=payloads[offset],
             schema_version=1, created_at=created_at, command_id=command_id))
         prev = event.hash
+
+
+# -- credentials -----------------------------------------------------------------------------------------------
+
+_header_values = (st.text(st.sampled_from("aZ9-_.~+/= \t"), max_size=12)
+                  | st.sampled_from(["", "Bearer abc", "bearer x"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["X-API-Key", "x-api-key", "X-Admin-Key", "X-ADMIN-KEY", "Authorization",
+                                        "authorization"]), _header_values, max_size=4))
+def test_credentials_read_from_the_environ_are_the_headers(headers: dict[str, str]) -> None:
+    """``credentials()`` reads the WSGI environ directly: the same values as ``request.headers.get``, however the
+    client spelled the names, with or without each header, and the same refusal of an Authorization that is not
+    a bearer token."""
+    from torres_game.http.auth import credentials
+    from torres_service.errors import UnsupportedAuthorization
+    from torres_service.limits import bearer_token
+
+    app = Flask("credentials")
+    with app.test_request_context("/", headers=list(headers.items())):
+        from flask import request
+
+        try:
+            expected: Credentials | type[Exception] = Credentials(
+                api_key=request.headers.get("X-API-Key") or None,
+                admin_key=request.headers.get("X-Admin-Key") or None,
+                token=bearer_token(request.headers.get("Authorization")))
+        except UnsupportedAuthorization:
+            expected = UnsupportedAuthorization
+        if expected is UnsupportedAuthorization:
+            with pytest.raises(UnsupportedAuthorization):
+                credentials()
+        else:
+            assert credentials() == expected

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Request, Response, request
 from flask_smorest import Blueprint
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -67,39 +67,50 @@ def metrics() -> Response:
     return Response(exposition(extra), mimetype=CONTENT_TYPE_LATEST)
 
 
+_STARTED, _PUSH = "torres.metrics.started", "torres.metrics.push"
+
+
 def instrument(app: Flask, service: str, *, collectors: Iterable[Collector] = ()) -> None:
     """Count and time every request by its route *template* (``/v1/games/<game_id>``, never the raw path,
     which would make one time series per game) and track open push connections. The caller registers
     ``blp`` (``/metrics``) with its Api."""
     app.extensions["torres_metrics_collectors"] = list(collectors)
 
-    def route() -> str:
-        rule = request.url_rule
+    # Each hook takes the request out of its proxy once and keeps its marks in the request's WSGI environ, not in
+    # ``g``: every attribute of ``request`` or ``g`` not found on the proxy itself (``url_rule``, ``method``,
+    # ``g.pop``) is looked up through an AttributeError the proxy raises and formats first, which cost more than
+    # the counting -- and ``g`` belongs to an app context, which can outlive its request.
+    def route(req: Request) -> str:
+        rule = req.url_rule
         return rule.rule if rule is not None else "unmatched"
 
     @app.before_request
     def _start() -> None:
-        g.metrics_started = time.perf_counter()
-        path = route()
+        req: Request = request._get_current_object()  # type: ignore[attr-defined]
+        environ = req.environ
+        environ[_STARTED] = time.perf_counter()
+        path = route(req)
         if path.endswith(PUSH_SUFFIXES):
             OPEN_PUSH.labels(service, path).inc()
-            g.metrics_push = path
+            environ[_PUSH] = path
 
     @app.after_request
     def _count(response: Response) -> Response:
-        path = route()
-        push = g.pop("metrics_push", None)
+        req: Request = request._get_current_object()  # type: ignore[attr-defined]
+        environ = req.environ
+        path = route(req)
+        push = environ.pop(_PUSH, None)
         if push is not None:  # open until the server closes the response: a stream's body outlives the view
             response.call_on_close(lambda: OPEN_PUSH.labels(service, push).dec())
         if path != "/metrics":
-            labels = (service, request.method, path, str(response.status_code))
+            labels = (service, req.method, path, str(response.status_code))
             REQUESTS.labels(*labels).inc()
-            LATENCY.labels(*labels).observe(time.perf_counter() - g.get("metrics_started", time.perf_counter()))
+            LATENCY.labels(*labels).observe(time.perf_counter() - environ.get(_STARTED, time.perf_counter()))
         return response
 
     @app.teardown_request
     def _closed(_: BaseException | None) -> None:
         # Only when no response was made (an exception that Flask did not turn into one).
-        path = g.pop("metrics_push", None)
+        path = request._get_current_object().environ.pop(_PUSH, None)  # type: ignore[attr-defined]
         if path is not None:
             OPEN_PUSH.labels(service, path).dec()

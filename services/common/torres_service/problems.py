@@ -11,7 +11,7 @@ from http import HTTPStatus
 from typing import Any
 
 from apispec import BasePlugin
-from flask import Flask, Response, current_app, json, request
+from flask import Flask, Request, Response, current_app, json, request
 from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema
@@ -32,6 +32,9 @@ _HTTP_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404
                431: "headers_too_large", 500: "internal_error"}
 #: Where the app keeps its :class:`InputLimits` (``app.extensions``).
 LIMITS = "torres_input_limits"
+#: Where the app keeps the checks its input guard runs first of all, each with the request, before the head is
+#: judged: the rate limits' (:mod:`torres_service.ratelimits`), so that a flood of malformed requests is counted.
+FIRST_CHECKS = "torres_service.first_checks"
 # Headers an HTTP error carries that the problem response must keep (405's ``Allow``, RFC 9110 15.5.6).
 _KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 
@@ -253,12 +256,22 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     for error in (UnicodeEncodeError, *store_input_errors):
         app.register_error_handler(error, refused_by_store)
 
-    # URL value preprocessors are the first hooks Flask runs for every request, matched or not (a routing error
-    # is raised later, at dispatch): the head is judged before anything reads it, then the path's identifiers,
-    # then the body. One hook, not three: Flask's dispatch of each hook costs as much as most checks in it.
-    @app.url_value_preprocessor
-    def _guard(endpoint: str | None, values: dict[str, Any] | None) -> None:
-        check_head(request.environ, limits)
+    # The guard is the first hook Flask runs for every request, matched or not (a routing error is raised later, at
+    # dispatch): the first checks (the rate limits), then the head is judged before anything reads it, then the
+    # path's identifiers, then the body. One hook, not several: Flask's dispatch of each hook costs as much as most
+    # checks in it. It is the first of the app's before-request functions rather than a URL value preprocessor
+    # (which Flask runs just before them, none here): Flask calls a preprocessor with ``request.endpoint`` and
+    # ``request.view_args``, two look-ups on the ``request`` proxy, each found through an AttributeError the proxy
+    # raises and formats first; a before-request function it calls with nothing. The request is taken out of its
+    # proxy once.
+    first_checks: list[Callable[[Request], None]] = app.extensions.setdefault(FIRST_CHECKS, [])
+
+    def _guard() -> None:
+        req: Request = request._get_current_object()  # type: ignore[attr-defined]
+        for check in first_checks:
+            check(req)
+        check_head(req.environ, limits)
+        values = req.view_args
         if values:
             for name, value in values.items():
                 kind = kinds.get(name)
@@ -266,8 +279,10 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
                     raise MalformedId(kind.message, **{name: value[:80]})
         # Every body is read and parsed here, before any view and whether or not the view takes one; an unknown
         # route or method is answered as such (404, 405) instead.
-        if request.routing_exception is None:
-            request_json(request, limits)
+        if req.routing_exception is None:
+            request_json(req, limits)
+
+    app.before_request_funcs.setdefault(None, []).insert(0, _guard)
 
     # Flask asks ``ensure_sync`` about every hook, view and error handler on every request, and the answer
     # (``inspect.iscoroutinefunction``) costs about a microsecond each time, ten times a request; for one

@@ -61,18 +61,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from flask import Flask, Response, request
+from flask import Flask, Request, Response, after_this_request, request
 from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
 from limits.strategies import STRATEGIES, FixedWindowRateLimiter, RateLimiter
 from prometheus_client import Counter
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import Rule
 
 from .errors import ServiceError
 from .logs import configure_logging
 from .metrics import PUSH_SUFFIXES
 from .principals import TENANT_SCOPES, InvalidCredentials, InvalidPlayerToken, Registries
-from .problems import UNLIMITED_PATHS
+from .problems import FIRST_CHECKS, UNLIMITED_PATHS
 from .settings import Setting, values
 
 log = logging.getLogger(__name__)
@@ -559,6 +560,10 @@ class RequestCounts:
         self.memory: RateLimiter | None = None if isinstance(self.storage, MemoryStorage) \
             else strategy(_MemoryStorage())
         self.shared = frozenset(settings.shared)
+        # Each class's limits, and whether they are counted in the process's memory beside a shared storage: decided
+        # here once rather than on every request.
+        self._classes = tuple((name, limits, self.memory is not None and name not in self.shared)
+                              for name, limits in self.limits.items())
         self.failing = False
         self._retry_at = 0.0
         self._backoff = 1.0
@@ -596,11 +601,12 @@ class RequestCounts:
     def _hit(self, limiter: RateLimiter, identity: Identity) -> Breach | None:
         shared: list[tuple[_Counted, str]] = []
         local: list[tuple[_Counted, str]] = []
-        for name, limits in self.limits.items():
+        for name, limits, in_memory in self._classes:
             ident = identity.of(name)
             if ident is not None:
-                (shared if self.memory is None or name in self.shared else local).extend(
-                    (counted, ident) for counted in limits)
+                entries = local if in_memory else shared
+                for counted in limits:
+                    entries.append((counted, ident))
         if local:
             assert self.memory is not None  # local entries only exist beside a shared storage
             breach = self._count(self.memory, local)
@@ -634,20 +640,28 @@ class Guard:
         self.caps = StreamCaps({name: settings.cap(name) for name in CLASSES})
         self.counts = RequestCounts(settings, f"torres-{service}")
         # First of all: before the input guard's checks of the head (a flood of malformed requests is still a
-        # flood), before routing errors (unknown paths count) and long before the body is read. URL value
-        # preprocessors run before every other hook of a request, matched or not; this one first of them.
-        app.url_value_preprocessors.setdefault(None, []).insert(0, self._check_rates)
-        app.after_request(self._hand_over_stream)
-        app.teardown_request(self._close_stream)
+        # flood), before routing errors (unknown paths count) and long before the body is read -- the first of the
+        # input guard's first checks, which its one hook runs before anything else of a request, matched or not.
+        first_checks = app.extensions.get(FIRST_CHECKS)
+        if first_checks is None:
+            raise RuntimeError("rate limits are checked by the input guard's hook: call problem_api first")
+        first_checks.insert(0, self._check_rates)
+        # A stream slot is only ever taken on a push route: the request that takes one hands it over to its
+        # response (``after_this_request``, :meth:`_check_rates`), and the backstop that gives it back when no
+        # response was made is a hook of those routes' blueprints only (Flask calls a blueprint's hooks for its
+        # own requests): no hook of the stream caps runs for any other request. The routes are all registered by
+        # now (``install`` is called last).
+        for blueprint in stream_blueprints(app):
+            app.teardown_request_funcs.setdefault(blueprint, []).append(self._close_stream)
         if settings.trusted_proxies:
             app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
 
     # -- identities -------------------------------------------------------------------------------------------
 
-    def identity(self) -> Identity:
-        """The request's identities, worked out once per request (kept in its WSGI environ, not in ``g``: an app
-        context, and its ``g``, can outlive a request and be reused by the next one in the same thread)."""
-        environ = request.environ
+    def identity(self, environ: dict[str, Any]) -> Identity:
+        """The identities of the request of ``environ``, worked out once per request (kept in its WSGI environ,
+        not in ``g``: an app context, and its ``g``, can outlive a request and be reused by the next one in the
+        same thread)."""
         found: Identity | None = environ.get(_IDENTITY)
         if found is None:
             # Straight from the WSGI environ (as ``ProxyFix`` left it), not through ``request``: each proxy and
@@ -669,10 +683,11 @@ class Guard:
 
     # -- rate limits ------------------------------------------------------------------------------------------
 
-    def _check_rates(self, _endpoint: str | None, _values: dict[str, Any] | None) -> None:
-        """The request's rates, then, for a wait or a stream, its slot under the caps: one hook for both (Flask's
-        dispatch of a hook costs as much as the checks in it)."""
-        identity = self.identity()
+    def _check_rates(self, req: Request) -> None:
+        """The request's rates, then, for a wait or a stream, its slot under the caps: one check for both (see
+        :data:`torres_service.problems.FIRST_CHECKS`)."""
+        environ = req.environ
+        identity = self.identity(environ)
         if identity.exempt:
             return
         breach = self.counts.hit(identity)
@@ -686,20 +701,22 @@ class Guard:
                 window_seconds=counted.expiry, limit_class=limit_class,
                 headers=(("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
                          ("X-RateLimit-Reset", str(int(time.time()) + retry_after))))
-        rule = request.url_rule
-        if rule is not None and rule.rule.endswith(PUSH_SUFFIXES) and request.method == "GET":
+        rule = req.url_rule
+        if rule is not None and req.method == "GET" and is_push_route(rule):
             try:
-                request.environ[_SLOT] = self.caps.acquire({name: identity.of(name) for name in CLASSES})
+                environ[_SLOT] = self.caps.acquire({name: identity.of(name) for name in CLASSES})
             except TooManyStreams as refused:
                 REFUSED.labels(self.service, "streams", refused.extras["limit_class"]).inc()
                 raise
+            after_this_request(self._hand_over_stream)
 
     # -- stream caps ------------------------------------------------------------------------------------------
 
     def _hand_over_stream(self, response: Response) -> Response:
-        """A streamed body outlives the request: its slot is given back when the server closes the response (the
-        stream ended, the client left, the worker drained it). Anything else has been answered by now."""
-        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
+        """(Run for the requests that took a slot.) A streamed body outlives the request: its slot is given back
+        when the server closes the response (the stream ended, the client left, the worker drained it). Anything
+        else has been answered by now."""
+        slot: StreamSlot | None = _environ().pop(_SLOT, None)
         if slot is not None:
             if response.is_streamed:
                 response.call_on_close(slot.release)
@@ -708,10 +725,29 @@ class Guard:
         return response
 
     def _close_stream(self, _error: BaseException | None) -> None:
-        """No response was made (or an after-request hook failed before ours): give the slot back now."""
-        slot: StreamSlot | None = request.environ.pop(_SLOT, None)
+        """No response was made (or a function registered for the request before ours failed): give the slot back
+        now."""
+        slot: StreamSlot | None = _environ().pop(_SLOT, None)
         if slot is not None:
             slot.release()
+
+
+def is_push_route(rule: Rule) -> bool:
+    """A wait or a stream (a route counted under the stream caps): a GET route of a :data:`PUSH_SUFFIXES` path."""
+    return rule.rule.endswith(PUSH_SUFFIXES) and "GET" in (rule.methods or ())
+
+
+def stream_blueprints(app: Flask) -> set[str | None]:
+    """The blueprints (their full dotted names, as Flask keys their hooks; None: the app's own routes) of the
+    app's push routes."""
+    return {endpoint.rpartition(".")[0] or None for rule in app.url_map.iter_rules()
+            if is_push_route(rule) and (endpoint := rule.endpoint)}
+
+
+def _environ() -> dict[str, Any]:
+    """The current request's WSGI environ, taken out of the ``request`` proxy without an attribute look-up on the
+    proxy (``request.environ`` is found through an AttributeError the proxy raises and formats first)."""
+    return request._get_current_object().environ  # type: ignore[attr-defined,no-any-return]
 
 
 def _seconds(seconds: int) -> str:

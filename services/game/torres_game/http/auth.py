@@ -6,17 +6,21 @@ from flask import request
 
 from torres_game.access import Credentials
 from torres_game.errors import ValidationFailed
-from torres_service.limits import bearer_token
+from torres_service.limits import request_bearer
 
 
 def credentials() -> Credentials:
     """The keys and the seat token the request carries. ``Authorization`` is read by the kit's one parser
-    (:func:`torres_service.limits.bearer_token`), which the input guard has already applied: a header that is
-    not ``Bearer <token>`` never gets here (401 ``unsupported_authorization``)."""
+    (:func:`torres_service.limits.request_bearer`, the token the input guard has already read): a header that
+    is not ``Bearer <token>`` never gets here (401 ``unsupported_authorization``)."""
+    # Straight from the WSGI environ, where ``request.headers.get`` finds them too (``X-API-Key`` is
+    # ``HTTP_X_API_KEY``), taken out of the ``request`` proxy once: each attribute looked up on the proxy
+    # (``request.headers``) goes through an AttributeError it raises and formats first.
+    environ = request._get_current_object().environ  # type: ignore[attr-defined]
     return Credentials(
-        api_key=request.headers.get("X-API-Key") or None,
-        admin_key=request.headers.get("X-Admin-Key") or None,
-        token=bearer_token(request.headers.get("Authorization")),
+        api_key=environ.get("HTTP_X_API_KEY") or None,
+        admin_key=environ.get("HTTP_X_ADMIN_KEY") or None,
+        token=request_bearer(environ),
     )
 
 
