@@ -238,7 +238,8 @@ class PgNotifier:
                 self._busy = False
                 self._thread = threading.Thread(target=self._run, name="torres-pg-notifier", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if len(self._pending) == 1:  # the notifier waits for a first notice; while it lingers, it sleeps on
+                self._cond.notify()  # (waking it for every commit cost a thread switch per append)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every notice queued so far has been sent; False when ``timeout`` passed first."""
