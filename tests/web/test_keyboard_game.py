@@ -79,6 +79,9 @@ def test_a_four_player_master_game_by_keyboard_only(stack: dict[str, str], new_p
     ai = {"kind": "ai", "level": "easy"}
     game = ApiGame(stack, [{"kind": "human", "player_id": "keys"}, ai, ai, ai], master=True)
     page = new_page()
+    # the AI seats' turns shown at once, as in the other whole-game tests: played back at 400 ms an action (the
+    # playback is test_readable.py's), three AI turns could outlast a keypress's wait
+    page.emulate_media(reduced_motion="reduce")
     mouse: list[str] = []
     page.expose_function("sawMouse", lambda kind: mouse.append(kind))
     page.add_init_script("for (const kind of ['mousedown', 'click', 'pointerdown']) document.addEventListener(kind,"
