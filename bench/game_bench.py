@@ -361,7 +361,7 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
     first, second = names = tuple(f"{cls} ({side}{''.join(f' {k}={v}' for k, v in env.items())})"
                                   for cls, side, env in zip(classes, "AB", overrides, strict=True))
     rates: dict[str, list[float]] = {name: [] for name in names}
-    cpu: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[list[float]]] = {name: [] for name in names}
     ratios: list[float] = []
     settings = dict(zip(names, zip(classes, overrides, roots, strict=True), strict=True))
     halves = [(0, (slices + 1) // 2, names), ((slices + 1) // 2, slices, names[::-1])]
@@ -374,7 +374,7 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
                 for name in names if pair % 2 == 0 else names[::-1]:
                     result = http_load(*servers[name], games, slice_seconds, warm_up=1.0)
                     rates[name].append(result["rate"])
-                    cpu[name].append(result["cpu"][0])
+                    cpu[name].append(result["cpu"])
                 ratios.append(rates[first][-1] / rates[second][-1])
                 print(f"pair {pair + 1:>2} ({started_first} started first): {first} "
                       f"{rates[first][-1]:7.1f}, {second} {rates[second][-1]:7.1f} actions/s, "
@@ -382,7 +382,9 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
     for name in names:
         threaded = f", {workers}x{threads}" if name.startswith("gthread") else f", {workers} workers"
         report(f"median HTTP accepted actions/s, {name}{threaded}", statistics.median(rates[name]), "actions/s")
-        report(f"median gunicorn CPU per accepted action, {name}", statistics.median(cpu[name]), "ms")
+        for part, label in enumerate(("gunicorn", "PostgreSQL", "load generator")):
+            report(f"median {label} CPU per accepted action, {name}", statistics.median(c[part] for c in cpu[name]),
+                   "ms")
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     report(f"ratio {classes[0]} / {classes[1]}, median of the pairs", statistics.median(ratios), "x",
            "(target >= 1)" if classes == ("gevent", "gthread") and overrides == ({}, {}) else "")

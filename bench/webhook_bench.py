@@ -13,8 +13,10 @@ delivery, its arrival minus the payload's ``created_at`` (the time the append re
 ``--delivery process`` (the default): one ``python -m torres_game webhooks`` process, woken by the NOTIFY of each
 append that wrote webhooks, the servers' own delivery threads off (``TORRES_WEBHOOK_INTERVAL=0``); or by
 ``--delivery thread``: each server process's own worker thread, woken by its appends (the embedded default), which
-under this load waits in the gevent loop behind the requests. Server B has no endpoint: no outbox rows, no
-deliveries.
+under this load waits in the gevent loop behind the requests; or ``--delivery none``: nobody posts until the
+slices are over (the drain then delivers all), which isolates what writing the outbox costs the appends. Server B
+has no endpoint: no outbox rows, no deliveries. The CPU the receiver and the delivery process spent over the
+slices is printed per webhook delivered in them.
 
 Prints the ratio on / off (target >= 0.95), the latency p50/p99 of the deliveries that arrived during the slices,
 and the accounting: webhooks written, delivered (those the servers left pending when they stopped are delivered
@@ -37,7 +39,15 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from game_bench import MIGRATIONS, compare_worker_classes, free_port, pct, report, throwaway_database
+from game_bench import (
+    MIGRATIONS,
+    compare_worker_classes,
+    cpu_seconds,
+    free_port,
+    pct,
+    report,
+    throwaway_database,
+)
 
 SECRET = "bench-webhook-secret"
 
@@ -77,26 +87,28 @@ def receive(port: int, out: Path, secret: str) -> int:
 
 
 @contextlib.contextmanager
-def receiver(out: Path) -> Iterator[str]:
+def receiver(out: Path) -> Iterator[tuple[str, int]]:
+    """The receiver process: yields its URL and pid."""
     port = free_port()
     process = subprocess.Popen([sys.executable, __file__, "--receive", str(port), "--out", str(out)],
                                stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
-        yield f"http://127.0.0.1:{port}/hooks"
+        yield f"http://127.0.0.1:{port}/hooks", process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(10)
 
 
 @contextlib.contextmanager
-def delivery_process(url: str, hook_url: str) -> Iterator[None]:
+def delivery_process(url: str, hook_url: str) -> Iterator[int]:
+    """``python -m torres_game webhooks`` on the benchmark's database: yields its pid."""
     env = {**os.environ, "DATABASE_URL": url, "TORRES_WEBHOOK_URL": hook_url, "TORRES_WEBHOOK_SECRET": SECRET,
            "TORRES_API_KEY": "bench-key", "TORRES_ADMIN_KEY": "bench-admin", "LOG_LEVEL": "WARNING",
            "TORRES_MIGRATIONS_DIR": str(MIGRATIONS)}
     process = subprocess.Popen([sys.executable, "-m", "torres_game", "webhooks"], env=env, stdout=subprocess.DEVNULL)
     try:
-        yield
+        yield process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(30)
@@ -128,8 +140,9 @@ def main() -> int:
     parser.add_argument("--slice-seconds", type=float, default=6.0)
     parser.add_argument("--games", type=int, default=50, help="concurrent games (the HTTP benchmark's load)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--delivery", choices=("process", "thread"), default="process",
-                        help="who posts: a webhook worker process (default), or each server's own thread")
+    parser.add_argument("--delivery", choices=("process", "thread", "none"), default="process",
+                        help="who posts: a webhook worker process (default), each server's own thread, or nobody"
+                             " during the slices (the outbox is written; what the appends' own share costs)")
     parser.add_argument("--receive", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -146,15 +159,19 @@ def main() -> int:
         store.migrate()
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         log = folder / "received.txt"
-        hook_url = stack.enter_context(receiver(log))
+        hook_url, receiver_pid = stack.enter_context(receiver(log))
+        helpers = {"receiver": [receiver_pid]}
         print(f"{'figure':<58} {'value':>10} unit       target")
         on = {"TORRES_WEBHOOK_URL": hook_url, "TORRES_WEBHOOK_SECRET": SECRET}
-        if args.delivery == "process":
+        if args.delivery != "thread":
             on["TORRES_WEBHOOK_INTERVAL"] = "0"
-            stack.enter_context(delivery_process(url, hook_url))
+        if args.delivery == "process":
+            helpers["delivery process"] = [stack.enter_context(delivery_process(url, hook_url))]
         print(f"# delivery: {args.delivery}")
+        spent = {name: cpu_seconds(pids) for name, pids in helpers.items()}
         ratio = compare_worker_classes(url, args.pairs, args.slice_seconds, args.games, args.workers, 8,
                                        ("gevent", "gevent"), (on, {}))
+        spent = {name: cpu_seconds(helpers[name]) - before for name, before in spent.items()}
         in_run = log.read_text().splitlines()
         left = drain(url, hook_url)
         time.sleep(0.5)
@@ -169,6 +186,8 @@ def main() -> int:
     if latencies:
         report(f"webhook latency append -> receiver p50 ({len(latencies)} deliveries)", pct(latencies, 0.5) * 1e3, "ms")
         report("webhook latency append -> receiver p99", pct(latencies, 0.99) * 1e3, "ms")
+    for name, seconds in spent.items():  # over both servers' slices: what each webhook costs beside the servers
+        report(f"CPU of the {name} per webhook delivered in the run", seconds / max(1, len(in_run)) * 1e3, "ms")
     report("webhooks written (outbox rows)", written, "rows")
     report("webhooks delivered", delivered, "rows", f"({pending} pending)")
     report("  of which left pending by the stopped servers", left, "rows")

@@ -71,8 +71,7 @@ class NotifyingInTransaction(PostgresEventStore):
     """Today's design up to migration 0012: the trigger on the games row notifies inside the append's transaction,
     so the store sends nothing after the commit."""
 
-    def _announce(self, game_id: str, version: int, status: str, summary: dict[str, Any] | None,
-                  webhooks: bool) -> None:
+    def _announce(self, game_id: str, version: int, status: str, summary: dict[str, Any] | None) -> None:
         pass
 
 

@@ -45,7 +45,7 @@ SPANNING = {
                                               "portal's paged listing",
     "summary->>'deadline' <=": "the enforcer's scan for games past their deadline",
     "FROM ai_turns WHERE done_at IS NULL": "the AI outbox's sweep for turns nobody plays",
-    "UPDATE webhook_outbox SET lease_until": "the webhook worker claims due rows of any game",
+    "FROM webhook_outbox WHERE status = 'pending'": "the webhook worker claims due rows of any game",
     "UPDATE webhook_outbox o SET attempts": "the webhook worker records attempts by their seq",
     "torres_webhooks_horizon()": "the webhook delivery log's horizon (per tenant, across games)",
     "FROM webhook_outbox WHERE seq >": "the webhook delivery log, read by seq",

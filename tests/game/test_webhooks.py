@@ -520,3 +520,64 @@ def test_a_process_without_the_tenants_file_writes_the_webhooks_of_a_game_that_h
     finally:
         svc.close()
         other.close()
+
+
+@pytest.mark.postgres
+def test_a_worker_that_hangs_holding_rows_gives_them_up_after_its_lease(
+        throwaway_database: Callable[[str], Any]) -> None:
+    """On PostgreSQL a claim is the rows' lock, held while they are posted: a killed worker's connection goes with
+    it (the test above); one that stops answering is ended by the server after its lease, idle in its transaction,
+    and another worker then posts the rows, once."""
+    from datetime import UTC, datetime
+
+    from torres_game.store import PostgresEventStore
+    from torres_game.store.base import GameRecord, GameSecret, NewEvent, WebhookOutcome, WebhookRow
+
+    with throwaway_database("torres_hooks_hang") as url:
+        first, second = (PostgresEventStore(url, migrations_dir=MIGRATIONS, max_size=2) for _ in range(2))
+        first.migrate()
+        game_id = f"g-{uuid.uuid4().hex[:12]}"
+        hook = WebhookRow(f"{game_id}.1.game.created", "portal", "game.created", {"id": f"{game_id}.1.game.created"})
+        first.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                                     tenant="portal", webhooks=True),
+                          GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
+        posting, release = threading.Event(), threading.Event()
+        hung: list[BaseException] = []
+
+        def hang(claimed: list[WebhookDelivery]) -> list[WebhookOutcome]:
+            posting.set()
+            release.wait(30)  # the endpoint, or this worker, stops answering
+            return [WebhookOutcome(d.seq, True, 200) for d in claimed]
+
+        def first_worker() -> None:
+            try:
+                first.deliver_webhooks(hang, limit=10, lease=1.0, clock=lambda: datetime.now(UTC))
+            except BaseException as exc:  # its transaction was ended by the server
+                hung.append(exc)
+
+        clock = lambda: datetime.now(UTC)  # noqa: E731
+        posted: list[str] = []
+
+        def post(claimed: list[WebhookDelivery]) -> list[WebhookOutcome]:
+            posted.extend(d.delivery_id for d in claimed)
+            return [WebhookOutcome(d.seq, True, 200) for d in claimed]
+
+        thread = threading.Thread(target=first_worker, daemon=True)
+        thread.start()
+        try:
+            assert posting.wait(10)
+            assert second.deliver_webhooks(post, limit=10, lease=1.0, clock=clock) == 0  # the first one holds it
+            started = time.monotonic()
+            while not posted and time.monotonic() - started < 10:
+                second.deliver_webhooks(post, limit=10, lease=1.0, clock=clock)
+                time.sleep(0.1)
+            assert posted == [hook.delivery_id]
+            assert 0.8 < time.monotonic() - started < 5  # after the lease, not before
+        finally:
+            release.set()
+            thread.join(10)
+        assert hung, "the hung worker's record was accepted after its lease"
+        [row] = outbox(second, "portal")
+        assert (row.status, row.attempts) == ("delivered", 1)
+        first.close()
+        second.close()

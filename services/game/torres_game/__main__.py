@@ -107,14 +107,14 @@ def sequence(config: Config) -> int:
 def deliver_webhooks(config: Config) -> int:
     """A dedicated webhook delivery worker (the service processes run one each as well, unless
     ``TORRES_WEBHOOK_INTERVAL=0``): posts the outbox's due webhooks until SIGTERM/SIGINT. Any number may run at
-    once (each claims its rows under a lease); killed mid-batch, it loses nothing: its rows are claimed again when
-    their lease ends and posted with the same delivery id. Metrics on ``TORRES_WEBHOOK_METRICS_PORT``."""
+    once (each claims its rows by locking them while it posts them); killed mid-batch, it loses nothing: its rows are
+    claimed again once its connection is gone (or after ``TORRES_WEBHOOK_LEASE`` seconds if it hangs) and posted
+    with the same delivery id. Metrics on ``TORRES_WEBHOOK_METRICS_PORT``."""
     import signal
     import threading
 
     from torres_service.principals import Registries
 
-    from .waiting import WebhooksWritten, hub_for, release_hub
     from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
@@ -136,20 +136,15 @@ def deliver_webhooks(config: Config) -> int:
         from prometheus_client import start_http_server
 
         start_http_server(port, addr=METRICS_HOST.read())
+    # It looks at the outbox every interval (one indexed query when nothing is due); a full batch is followed at
+    # once by the next. No notice wakes it: one per append that wrote webhooks cost every listening process of
+    # every replica more than the looks (docs/performance.md, "Webhooks").
     interval = config.webhook_interval or 0.2
-    # On PostgreSQL woken at each commit that wrote webhooks (and after the listener reconnects, when a notice may
-    # have been missed), by the process's notification listener: not only every interval.
-    hub_key = f"webhooks:{config.database_url}"
-    if store.backend == "postgres":
-        hub_for(hub_key, max_open=1, listen_url=config.database_url).watch(
-            lambda _game, notice: worker.wake() if notice is None or isinstance(notice, WebhooksWritten) else None)
     print(f"webhook worker on {store.backend}, every {interval} s", flush=True)
     try:
         worker.run(stop, interval)
     finally:
         worker.close()
-        if store.backend == "postgres":
-            release_hub(hub_key)
         store.close()
     return 0
 

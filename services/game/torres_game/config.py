@@ -182,8 +182,9 @@ class Config:
     webhook_concurrency: int = field(default=8, metadata=setting(
         "TORRES_WEBHOOK_CONCURRENCY", "webhook deliveries a worker has in flight at once"))
     webhook_lease: float = field(default=60.0, metadata=setting(
-        "TORRES_WEBHOOK_LEASE", "seconds a claimed webhook delivery is a worker's; a worker that died holding it "
-        "leaves it to another after this"))
+        "TORRES_WEBHOOK_LEASE", "seconds a claimed webhook delivery is a worker's at most: on PostgreSQL the server "
+        "ends a worker's claim after this long without a word from it (one that died leaves its rows at once); on "
+        "SQLite the claim's lease"))
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod

@@ -41,19 +41,15 @@ from typing import Any
 from torres_service import wakeups
 from torres_service.wakeups import ShuttingDown, StreamLimit, Subscription, WakeHub, drain_all, release_hub
 
-__all__ = ["CHANNEL", "SEAT_TOKENS_CHANNEL", "WEBHOOKS_CHANNEL", "Notice", "PgListener", "PgNotifier",
-           "SeatTokensChanged", "ShuttingDown", "StreamLimit", "Subscription", "WakeHub", "WebhooksWritten",
-           "drain_all", "hub_for", "release_hub", "wait_for_version"]
+__all__ = ["CHANNEL", "SEAT_TOKENS_CHANNEL", "Notice", "PgListener", "PgNotifier", "SeatTokensChanged",
+           "ShuttingDown", "StreamLimit", "Subscription", "WakeHub", "drain_all", "hub_for", "release_hub",
+           "wait_for_version"]
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "torres_games"
 #: A game's seat-token rows changed (a reissue or a revocation): its id, sent by the transaction that wrote them.
 SEAT_TOKENS_CHANNEL = "torres_seat_tokens"
-
-
-#: An append wrote webhooks to the outbox: its game's id (migration 0012), for the delivery workers.
-WEBHOOKS_CHANNEL = "torres_webhooks"
 
 
 @dataclass(frozen=True)
@@ -63,16 +59,8 @@ class SeatTokensChanged:
     game_id: str
 
 
-@dataclass(frozen=True)
-class WebhooksWritten:
-    """What a hub's watchers hear when an append, in any process, wrote webhooks to the outbox."""
-
-    game_id: str
-
-
 #: The channels whose notices go to a hub's watchers only (no waiter reads them), and what each notice becomes.
-_ANNOUNCED: dict[str, Callable[[str], object]] = {SEAT_TOKENS_CHANNEL: SeatTokensChanged,
-                                                  WEBHOOKS_CHANNEL: WebhooksWritten}
+_ANNOUNCED: dict[str, Callable[[str], object]] = {SEAT_TOKENS_CHANNEL: SeatTokensChanged}
 
 
 @dataclass(frozen=True)

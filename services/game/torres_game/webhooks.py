@@ -6,11 +6,12 @@
   ``game.ended`` (result, ranks, rated, reason), ``seat.timed_out``, ``seat.resigned``, ``game.abandoned``. The
   rows go to the outbox in the append's own transaction (``EventStore.append(..., AppendOptions(webhooks=...))``):
   an event is never recorded without its webhooks, nor a webhook without its event.
-* :class:`WebhookWorker` delivers them, at least once: it claims due rows under a lease (several workers share
-  the outbox; on PostgreSQL ``FOR UPDATE SKIP LOCKED``), posts each signed by :mod:`torres_service.webhooks` (the
-  signature the matchmaker's callbacks carry), and records the attempt on the row: delivered, or retried after
-  the shared back-off, or ``failed`` after ``TORRES_WEBHOOK_ATTEMPTS``. A worker killed mid-batch loses nothing:
-  its rows come back when their lease ends and are posted again with the same ``X-Torres-Delivery`` id.
+* :class:`WebhookWorker` delivers them, at least once: it claims due rows (several workers share the outbox; on
+  PostgreSQL the claim is the rows' lock, ``FOR UPDATE SKIP LOCKED``, held while they are posted; on SQLite a
+  lease), posts each signed by :mod:`torres_service.webhooks` (the signature the matchmaker's callbacks carry),
+  and records the attempt on the row: delivered, or retried after the shared back-off, or ``failed`` after
+  ``TORRES_WEBHOOK_ATTEMPTS``. A worker killed mid-batch loses nothing: its rows come back when its connection
+  is gone (or its lease ends) and are posted again with the same ``X-Torres-Delivery`` id.
 
 A payload never carries what a seat may not see: no seat token, no card, no seed; only what the public event log
 says, and the tenant's own portal data (external id, labels, display names).
@@ -25,7 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 from prometheus_client import Counter, Histogram
 
 from torres_audit import lifecycle as lc
@@ -57,9 +57,9 @@ METRICS_PORT = Setting("TORRES_WEBHOOK_METRICS_PORT", "`python -m torres_game we
 METRICS_HOST = Setting("TORRES_WEBHOOK_METRICS_HOST", "`python -m torres_game webhooks`: the address of that port",
                        default="0.0.0.0")
 
-#: Seconds a woken worker waits before it claims, so that a burst of appends is one batch (one claim, one record)
-#: rather than a claim and a record each: what keeps webhooks' cost to the appends small at the HTTP benchmark's
-#: load (docs/performance.md, "Webhooks"), for a few milliseconds of latency.
+#: Seconds a worker woken by its own process's append waits before it claims, so that a burst of appends is one
+#: batch (one claim and record) rather than one each, for a few milliseconds of latency. (A dedicated worker is
+#: woken by nobody: it looks every ``TORRES_WEBHOOK_INTERVAL``.)
 GATHER = 0.025
 
 WRITTEN = Counter("torres_game_webhooks_written_total", "Webhooks written to the outbox with their events.", ["type"])
@@ -137,8 +137,8 @@ class WebhookWorker:
         self.registries = registries
         self.config = config
         self.clock = clock
-        self._http = httpx.Client(timeout=config.webhook_timeout, follow_redirects=False)
         self._posting = ThreadPoolExecutor(max(1, config.webhook_concurrency), thread_name_prefix="torres-webhook")
+        self._poster = signing.Poster(config.webhook_timeout, connections=max(1, config.webhook_concurrency))
         self._wake = threading.Event()
 
     def wake(self) -> None:
@@ -148,16 +148,14 @@ class WebhookWorker:
     def close(self) -> None:
         self._wake.set()
         self._posting.shutdown(wait=True)
-        self._http.close()
+        self._poster.close()
 
     def deliver_due(self) -> int:
         """One batch: claim due rows, post them (``webhook_concurrency`` at once), record the attempts. Returns
         how many rows were claimed."""
-        claimed = self.store.claim_webhooks(limit=self.config.webhook_batch, lease=self.config.webhook_lease,
-                                            now=self.clock())
-        if claimed:
-            self.store.finish_webhooks(list(self._posting.map(self._attempt, claimed)), now=self.clock())
-        return len(claimed)
+        return self.store.deliver_webhooks(lambda claimed: list(self._posting.map(self._attempt, claimed)),
+                                           limit=self.config.webhook_batch, lease=self.config.webhook_lease,
+                                           clock=self.clock)
 
     def _attempt(self, delivery: WebhookDelivery) -> WebhookOutcome:
         tenant = self.registries.current.tenant(delivery.tenant)
@@ -166,8 +164,7 @@ class WebhookWorker:
             log.warning("webhook has no endpoint", extra={"delivery_id": delivery.delivery_id,
                                                            "tenant": delivery.tenant})
             return WebhookOutcome(delivery.seq, False, None, "no webhook endpoint configured", None)
-        attempt = signing.post(self._http, tenant.webhook.url, tenant.webhook.secret, body_of(delivery),
-                               delivery.delivery_id)
+        attempt = self._poster.post(tenant.webhook.url, tenant.webhook.secret, body_of(delivery), delivery.delivery_id)
         if attempt.ok:
             ATTEMPTS.labels("delivered").inc()
             LATENCY.observe(max(0.0, (self.clock() - lc.parse_time(delivery.created_at)).total_seconds()))

@@ -17,8 +17,6 @@ import logging
 import time
 from collections.abc import Callable
 
-import httpx
-
 from torres_service import webhooks
 
 from .config import Config
@@ -33,10 +31,10 @@ class CallbackSender:
         self.store = store
         self.config = config
         self.clock = clock
-        self._http = httpx.Client(timeout=config.webhook_timeout, follow_redirects=False)
+        self._poster = webhooks.Poster(config.webhook_timeout, connections=1)
 
     def close(self) -> None:
-        self._http.close()
+        self._poster.close()
 
     def deliver_due(self, pool: Pool, limit: int = 50) -> int:
         """Deliver this pool's due callbacks; returns how many were accepted."""
@@ -63,8 +61,8 @@ class CallbackSender:
     def _post(self, fields: dict[str, str], now: float) -> bool:
         doc = public_ticket(fields, now)
         body = json.dumps({"type": f"ticket.{doc['status']}", "ticket": doc}, sort_keys=True).encode()
-        attempt = webhooks.post(self._http, fields["callback_url"], self.config.webhook_secret, body,
-                                f"{doc['ticket_id']}.{doc['status']}")
+        attempt = self._poster.post(fields["callback_url"], self.config.webhook_secret, body,
+                                    f"{doc['ticket_id']}.{doc['status']}")
         if attempt.error is not None and attempt.status is None:
             log.warning("ticket callback failed", extra={"ticket_id": doc["ticket_id"], "error": attempt.error})
         elif not attempt.ok:

@@ -440,15 +440,13 @@ class EventStore(Protocol):
 
     # -- webhooks (issue 29) -----------------------------------------------------------------------------
 
-    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
-        """Up to ``limit`` due pending rows (``next_attempt_at`` passed, no live lease), oldest due first, each
-        leased to the caller for ``lease`` seconds: no other worker claims them until the lease ends (a worker that
-        died holding them leaves them to the next one then)."""
-        ...
-
-    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
-        """Record attempts: one more attempt each, its answer, the lease released, and the row ``delivered``,
-        ``pending`` again from ``retry_at``, or ``failed``."""
+    def deliver_webhooks(self, post: Callable[[list[WebhookDelivery]], list[WebhookOutcome]], *, limit: int,
+                         lease: float, clock: Callable[[], datetime]) -> int:
+        """Claim up to ``limit`` due pending rows (``next_attempt_at`` passed), oldest due first, hand them to
+        ``post`` and record the outcomes it returns: one more attempt each, its answer, and the row ``delivered``,
+        ``pending`` again from ``retry_at``, or ``failed``. No other worker claims a row while ``post`` has it, for
+        at most ``lease`` seconds: a worker that dies or stops answering holding rows leaves them to the next one.
+        Returns how many rows were claimed."""
         ...
 
     def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None

@@ -24,7 +24,7 @@ correct under many writers):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +37,7 @@ from psycopg_pool import ConnectionPool
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import definitions, discover
-from torres_game.waiting import CHANNEL, SEAT_TOKENS_CHANNEL, WEBHOOKS_CHANNEL, Notice, PgNotifier
+from torres_game.waiting import CHANNEL, SEAT_TOKENS_CHANNEL, Notice, PgNotifier
 from torres_service.json_provider import dumps_bytes
 
 from .base import (
@@ -91,14 +91,6 @@ def _webhook(row: tuple[Any, ...]) -> WebhookDelivery:
         created_at=format_time(row[6]), status=row[7], attempts=row[8], next_attempt_at=format_time(row[9]),
         last_status=row[10], last_error=row[11], delivered_at=None if row[12] is None else format_time(row[12]),
     )
-
-
-def _without_flush(conn: psycopg.Connection) -> None:
-    """This transaction commits without waiting for its WAL flush (``synchronous_commit``): fine for the webhook
-    worker's claims and attempt records, and only for them. A crash can lose the last of them, which delivery at
-    least once already allows for: a lost claim is claimed again, a lost record posted again (the same delivery id).
-    Waiting for the disk twice per delivery, at the HTTP benchmark's load, cost the appends around them."""
-    conn.execute("SET LOCAL synchronous_commit TO off")
 
 
 def _webhook_docs(webhooks: Sequence[WebhookRow]) -> list[dict[str, Any]]:
@@ -220,15 +212,13 @@ class PostgresEventStore:
         self.notifier.close()
         self.pool.close()
 
-    def _announce(self, game_id: str, version: int, status: str, summary: dict[str, Any] | None,
-                  webhooks: bool) -> None:
-        """After a commit that moved the game to ``version``: its notice for the waiters of every process, and, when
-        it wrote webhooks, the delivery workers' (sent by the notifier's thread, not in the append's transaction:
-        migration 0013)."""
+    def _announce(self, game_id: str, version: int, status: str, summary: dict[str, Any] | None) -> None:
+        """After a commit that moved the game to ``version``: its notice for the waiters of every process (sent by
+        the notifier's thread, not in the append's transaction: migration 0013). Webhooks have no notice: the
+        delivery workers look at the outbox every ``TORRES_WEBHOOK_INTERVAL`` (a notice per append that wrote one
+        cost every listening process of every replica more than the look, docs/performance.md, "Webhooks")."""
         to_move = None if summary is None else summary.get("to_move")
         self.notifier.send(CHANNEL, Notice(game_id, version, status, to_move).encode())
-        if webhooks:
-            self.notifier.send(WEBHOOKS_CHANNEL, game_id)
 
     @property
     def closed(self) -> bool:
@@ -264,7 +254,7 @@ class PostgresEventStore:
             if webhooks:  # after the events: their seq is drawn under the writers' lock the events took (0012)
                 conn.execute("SELECT torres_write_webhooks(%s, %s, %s)",
                              (game.game_id, now, _jsonb(_webhook_docs(webhooks))))
-        self._announce(game.game_id, stored[-1].version, game.status, game.summary, bool(webhooks))
+        self._announce(game.game_id, stored[-1].version, game.status, game.summary)
         return AppendResult(game.game_id, tuple(stored))
 
     def append(self, game_id: str, expected_version: int, events: Sequence[NewEvent], command_id: str,
@@ -307,7 +297,7 @@ class PostgresEventStore:
         stored = stamp(game_id, first, first_prev, events, command_id, now, positions, created_at=created_at,
                        contents=hashes_sent)
         # Committed: now (and only now) the notice. The status is unchanged unless the append ended the game.
-        self._announce(game_id, current, options.status or "active", options.summary, bool(options.webhooks))
+        self._announce(game_id, current, options.status or "active", options.summary)
         if [e.hash for e in stored] != hashes:  # the two implementations of the chain must agree
             raise RuntimeError("hash chain mismatch between the service and the database")
         return AppendResult(game_id, tuple(stored), fingerprint=options.fingerprint)
@@ -573,27 +563,29 @@ class PostgresEventStore:
 
     # -- webhooks ---------------------------------------------------------------------------------------
 
-    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
-        now = now or datetime.now(UTC)
+    def deliver_webhooks(self, post: Callable[[list[WebhookDelivery]], list[WebhookOutcome]], *, limit: int,
+                         lease: float, clock: Callable[[], datetime]) -> int:
+        # The claim is the rows' lock, held by this transaction while they are posted: a worker that dies loses its
+        # connection and with it the lock at once, and one that stops answering is ended by the server after
+        # `lease` seconds idle in the transaction. Neither the claim nor its release writes a row version: a lease
+        # column set by a committed claim did (until issue 29's measure), and with the attempt's record that was
+        # three versions of each outbox row, 2.5 KB of WAL per webhook where the event that caused it wrote 1 KB
+        # (docs/performance.md, "Webhooks"). Rows leased by a worker of a release before this one are still
+        # passed over until their lease ends.
         with self.pool.connection() as conn, conn.transaction():
-            _without_flush(conn)
-            # SKIP LOCKED: concurrent claims pass over each other's rows instead of waiting; the lease (committed
-            # with the claim) keeps them off the next claims until the worker records the attempt or dies.
+            now = clock()
+            # The record commits without waiting for its WAL flush: a crash can lose the last of them, which
+            # delivery at least once allows for (a lost record is posted again, with the same delivery id).
+            conn.execute("SELECT set_config('synchronous_commit', 'off', true),"
+                         " set_config('idle_in_transaction_session_timeout', %s, true)",
+                         (str(max(1, int(lease * 1000))),))
             rows = conn.execute(
-                f"UPDATE webhook_outbox SET lease_until = %s + make_interval(secs => %s) WHERE seq IN ("
-                " SELECT seq FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= %s"
+                f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= %s"
                 " AND (lease_until IS NULL OR lease_until <= %s) ORDER BY next_attempt_at, seq LIMIT %s"
-                f" FOR UPDATE SKIP LOCKED) RETURNING {_WEBHOOK_COLS}",
-                (now, lease, now, now, limit),
-            ).fetchall()
-        return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
-
-    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
-        if not outcomes:
-            return
-        now = now or datetime.now(UTC)
-        with self.pool.connection() as conn, conn.transaction():
-            _without_flush(conn)
+                " FOR UPDATE SKIP LOCKED", (now, now, limit)).fetchall()
+            if not rows:
+                return 0
+            outcomes = post(sorted((_webhook(r) for r in rows), key=lambda w: w.seq))
             conn.execute(
                 "UPDATE webhook_outbox o SET attempts = o.attempts + 1, lease_until = NULL,"
                 " last_status = u.last_status, last_error = u.last_error,"
@@ -604,9 +596,10 @@ class PostgresEventStore:
                 " FROM unnest(%s::bigint[], %s::boolean[], %s::integer[], %s::text[], %s::timestamptz[])"
                 " AS u(seq, delivered, last_status, last_error, retry_at)"
                 " WHERE o.seq = u.seq AND o.status = 'pending'",
-                (now, [o.seq for o in outcomes], [o.delivered for o in outcomes], [o.status for o in outcomes],
+                (clock(), [o.seq for o in outcomes], [o.delivered for o in outcomes], [o.status for o in outcomes],
                  [o.error for o in outcomes], [o.retry_at for o in outcomes]),
             )
+        return len(rows)
 
     def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
                            ) -> list[WebhookDelivery]:

@@ -14,7 +14,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -503,12 +503,15 @@ class SqliteEventStore:
 
     # -- webhooks ---------------------------------------------------------------------------------------
 
-    def claim_webhooks(self, *, limit: int, lease: float, now: datetime | None = None) -> list[WebhookDelivery]:
-        now = now or datetime.now(UTC)
+    def deliver_webhooks(self, post: Callable[[list[WebhookDelivery]], list[WebhookOutcome]], *, limit: int,
+                         lease: float, clock: Callable[[], datetime]) -> int:
+        # SQLite has one writer lock, which an open transaction would hold through every post: the claim is a lease
+        # committed first, and the record a second write.
+        now = clock()
         at = format_time(now)
         if self._query("SELECT 1 FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1",
                        (at,)).fetchone() is None:
-            return []  # nothing due: no write transaction (it would hold SQLite's one writer lock)
+            return 0  # nothing due: no write transaction
         with self._write() as conn:  # BEGIN IMMEDIATE: the one writer claims, so two claims never share a row
             rows = conn.execute(
                 f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ?"
@@ -517,12 +520,10 @@ class SqliteEventStore:
             ).fetchall()
             conn.executemany("UPDATE webhook_outbox SET lease_until = ? WHERE seq = ?",
                              [(format_time(now + timedelta(seconds=lease)), r[0]) for r in rows])
-        return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
-
-    def finish_webhooks(self, outcomes: Sequence[WebhookOutcome], *, now: datetime | None = None) -> None:
-        if not outcomes:
-            return
-        at = format_time(now or datetime.now(UTC))
+        if not rows:
+            return 0
+        outcomes = post(sorted((_webhook(r) for r in rows), key=lambda w: w.seq))
+        at = format_time(clock())
         with self._write() as conn:
             conn.executemany(
                 "UPDATE webhook_outbox SET attempts = attempts + 1, lease_until = NULL, last_status = ?,"
@@ -533,6 +534,7 @@ class SqliteEventStore:
                   int(o.delivered), at, None if o.retry_at is None else format_time(o.retry_at), o.seq)
                  for o in outcomes],
             )
+        return len(rows)
 
     def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
                            ) -> list[WebhookDelivery]:
