@@ -15,8 +15,9 @@ commit (``PgNotifier``). The store code is this checkout's in both; *before* onl
 (its trigger sends it). Each variant gets 128 games; ``--processes`` writer processes own a quarter of them each
 (Python's lock would otherwise cap the client, not the database) and run N writers in all, one thread per game,
 each appending one ``action_applied`` event (about 200 bytes, as ``game_bench.py``'s append loop) to its own game
-as fast as the store answers, through pools of ``--connections`` in all (32: the server allows 100, and other
-work on it holds some). A slice runs one variant at one N for ``--slice-seconds`` after half a second of
+as fast as the store answers, through pools of ``--connections`` in all (64: a connection per writer up to 64, as
+four game replicas' pools of 16 hold; with 32, half of 64 writers waited for a connection in their process's pool, a
+client's cost, not the database's; the server allows 100). A slice runs one variant at one N for ``--slice-seconds`` after half a second of
 warm-up, with its pools opened before and closed after; rounds alternate the order of the variants (ABBA), and
 the figure is the median over rounds, with the median of the rounds' ratios after / before. Every notice of the
 *after* slices is accounted for: sent by the notifier, or the slice's figure is void.
@@ -267,7 +268,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="slices per variant and writer count")
     parser.add_argument("--slice-seconds", type=float, default=3.0, help="measured seconds of one store slice")
     parser.add_argument("--processes", type=int, default=4, help="writer processes")
-    parser.add_argument("--connections", type=int, default=32,
+    parser.add_argument("--connections", type=int, default=64,
                         help="database connections of the writers in all (a pool per process)")
     parser.add_argument("--against", help="HTTP: the revision compared with this checkout (default: the commit "
                                           "before migration 0013)")

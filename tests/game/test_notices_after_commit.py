@@ -20,7 +20,7 @@ from flask import Flask
 
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import AppendOptions, GameRecord, GameSecret, NewEvent
-from torres_game.waiting import CHANNEL, wait_for_version
+from torres_game.waiting import CHANNEL, PgNotifier, wait_for_version
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(120)]
 
@@ -113,3 +113,36 @@ def test_a_waiter_is_woken_when_the_appending_process_dies_between_its_commit_an
     finally:
         listener.recheck_every = before
         service.hub.unsubscribe(sub)
+
+
+def test_under_load_the_notifier_sends_a_batch_per_period_and_a_lone_notice_at_once(
+        pg_url: str, pg_store: PostgresEventStore) -> None:
+    """Each notifier call is a transaction of its own: one per linger under load cost a fifth of the two cores at 64
+    writers (docs/performance.md, "Writes that scale"). Under load the calls are `spacing` apart; a notice after a
+    quiet spell still leaves after the linger alone."""
+    notifier = PgNotifier(pg_url)
+    try:
+        with psycopg.connect(pg_url, autocommit=True) as listening:
+            listening.execute(f"LISTEN {CHANNEL}")
+            started = time.monotonic()
+            sent = 0
+            while time.monotonic() - started < 1.0:  # a notice every 0.2 ms: far more than one per linger
+                notifier.send(CHANNEL, f"load-{sent} 1 active 0")
+                sent += 1
+                time.sleep(0.0002)
+            assert notifier.flush(10)
+            elapsed = time.monotonic() - started
+            assert notifier.sent == sent
+            assert notifier.calls <= elapsed / notifier.spacing + 3, (notifier.calls, sent)
+            assert notifier.calls >= elapsed / notifier.spacing / 3  # batched by period, not all in one
+            heard = {n.payload for n in listening.notifies(timeout=2, stop_after=sent)}
+            assert len(heard) == sent
+            time.sleep(2 * notifier.spacing)  # quiet
+            before = notifier.calls
+            at = time.monotonic()
+            notifier.send(CHANNEL, "lone 1 active 0")
+            assert notifier.flush(5)
+            assert notifier.calls == before + 1
+            assert time.monotonic() - at < notifier.linger + 0.05  # the linger and a round trip, not a period
+    finally:
+        notifier.close()
