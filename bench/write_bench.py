@@ -16,11 +16,11 @@ commit (``PgNotifier``). The store code is this checkout's in both; *before* onl
 (Python's lock would otherwise cap the client, not the database) and run N writers in all, one thread per game,
 each appending one ``action_applied`` event (about 200 bytes, as ``game_bench.py``'s append loop) to its own game
 as fast as the store answers, through pools of ``--connections`` in all (64: a connection per writer up to 64, as
-four game replicas' pools of 16 hold; with 32, half of 64 writers waited for a connection in their process's pool, a
-client's cost, not the database's; the server allows 100). A slice runs one variant at one N for ``--slice-seconds`` after half a second of
-warm-up, with its pools opened before and closed after; rounds alternate the order of the variants (ABBA), and
-the figure is the median over rounds, with the median of the rounds' ratios after / before. Every notice of the
-*after* slices is accounted for: sent by the notifier, or the slice's figure is void.
+four game replicas' pools of 16 hold; with 32, half of 64 writers waited for a connection in their process's pool,
+a client's cost, not the database's; the server allows 100). A slice runs one variant at one N for
+``--slice-seconds`` after half a second of warm-up, with its pools opened before and closed after; rounds alternate
+the order of the variants (ABBA), and the figure is the median over rounds, with the median of the rounds' ratios
+after / before. Every notice of the *after* slices is accounted for: sent by the notifier, or the figure is void.
 
 **HTTP.** ``game_bench.compare_worker_classes``: two gunicorn servers in the production configuration, this
 checkout and ``--against`` (default: the commit before migration 0013, exported with ``git archive``, on its own
