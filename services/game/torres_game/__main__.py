@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from collections.abc import Callable
 
 from torres_service.logs import configure_logging
 
@@ -47,9 +50,6 @@ def enforce(config: Config) -> int:
     (``TORRES_AI_DRIVER``): published to Celery at once, or played by its own in-process bots; were it to
     only record them, the game would wait for the sweeper or for another process to adopt the outbox row.
     Killed after a timeout's commit, it loses nothing: the row stays due and is taken up elsewhere."""
-    import signal
-    import threading
-
     from .ai_turns import make_driver
     from .service import GameService
 
@@ -59,17 +59,10 @@ def enforce(config: Config) -> int:
     # service processes or `python -m torres_game webhooks`, not here.
     service = GameService(store, config.with_(enforcer_interval=0, webhook_interval=0),
                           make_driver(config.ai_driver, config.ai_delay))
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    interval = config.enforcer_interval or 1.0
     service.start()
-    print(f"deadline enforcer on {store.backend}, every {interval} s", flush=True)
-    try:
-        service.run_enforcer(stop, interval)
-    finally:
-        service.close()  # the driver first (a turn it did not finish stays due in the outbox), then the store
-    return 0
+    # service.close(): the driver first (a turn it did not finish stays due in the outbox), then the store.
+    return _until_stopped("deadline enforcer", store.backend, service.run_enforcer, config.enforcer_interval or 1.0,
+                          service.close)
 
 
 def sequence(config: Config) -> int:
@@ -77,9 +70,6 @@ def sequence(config: Config) -> int:
     ``TORRES_LOG_INTERVAL=0``): integrates finished games' heads and signs checkpoints until SIGTERM/SIGINT.
     Any number may run at once (one works at a time); killed mid-batch, it loses nothing: the batch's
     transaction rolls back and the leaves stay queued for the next one."""
-    import signal
-    import threading
-
     from torres_audit.note import Signer, Verifier
 
     from .translog import TransparencyLog
@@ -92,16 +82,8 @@ def sequence(config: Config) -> int:
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
     log = TransparencyLog(store, Signer.from_skey(skey), batch=config.log_batch,
                           published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    interval = config.log_interval or 0.25
-    print(f"log sequencer on {store.backend} for {log.origin}, every {interval} s", flush=True)
-    try:
-        log.run(stop, interval)
-    finally:
-        store.close()
-    return 0
+    return _until_stopped(f"log sequencer for {log.origin}", store.backend, log.run, config.log_interval or 0.25,
+                          store.close)
 
 
 def deliver_webhooks(config: Config) -> int:
@@ -110,9 +92,6 @@ def deliver_webhooks(config: Config) -> int:
     once (each claims its rows by locking them while it posts them); killed mid-batch, it loses nothing: its rows are
     claimed again once its connection is gone (or after ``TORRES_WEBHOOK_LEASE`` seconds if it hangs) and posted
     with the same delivery id. Metrics on ``TORRES_WEBHOOK_METRICS_PORT``."""
-    import signal
-    import threading
-
     from torres_service.principals import Registries
 
     from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker
@@ -123,14 +102,6 @@ def deliver_webhooks(config: Config) -> int:
          "TORRES_WEBHOOK_URL": config.webhook_url, "TORRES_WEBHOOK_SECRET": config.webhook_secret},
         api_key=config.api_key)
     worker = WebhookWorker(store, registries, config)
-    stop = threading.Event()
-
-    def halt(*_: object) -> None:
-        stop.set()
-        worker.wake()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, halt)
     port = METRICS_PORT.read()
     if port:  # Prometheus scrapes this process here; 0 = off
         from prometheus_client import start_http_server
@@ -139,13 +110,32 @@ def deliver_webhooks(config: Config) -> int:
     # It looks at the outbox every interval (one indexed query when nothing is due); a full batch is followed at
     # once by the next. No notice wakes it: one per append that wrote webhooks cost every listening process of
     # every replica more than the looks (docs/performance.md, "Webhooks").
-    interval = config.webhook_interval or 0.2
-    print(f"webhook worker on {store.backend}, every {interval} s", flush=True)
-    try:
-        worker.run(stop, interval)
-    finally:
+
+    def close() -> None:
         worker.close()
         store.close()
+
+    return _until_stopped("webhook worker", store.backend, worker.run, config.webhook_interval or 0.2, close,
+                          on_stop=worker.wake)
+
+
+def _until_stopped(label: str, backend: str, run: Callable[[threading.Event, float], None], interval: float,
+                   close: Callable[[], None], *, on_stop: Callable[[], None] = lambda: None) -> int:
+    """The loop of a dedicated worker process: ``run(stop, interval)`` until SIGTERM or SIGINT sets ``stop`` (and
+    calls ``on_stop``, to cut a wait short), then ``close()``; exits 0."""
+    stop = threading.Event()
+
+    def halt(*_: object) -> None:
+        stop.set()
+        on_stop()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, halt)
+    print(f"{label} on {backend}, every {interval} s", flush=True)
+    try:
+        run(stop, interval)
+    finally:
+        close()
     return 0
 
 
