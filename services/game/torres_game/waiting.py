@@ -203,8 +203,8 @@ class PgNotifier:
     #: Seconds from the start of one call to the start of the next, at least: under load a process's notices go
     #: out in batches of this period rather than one call per linger. Each call is a transaction of its own, and at
     #: 64 writers in four processes the 2 ms linger alone made ~1 700 of them per second, a fifth of the two cores
-    #: (`bench/write_bench.py`: 1.27x the notifying design with it, 1.41x with 10 ms; docs/performance.md, "Writes
-    #: that scale"). A lone notice still waits only the linger.
+    #: (`bench/write_bench.py` at 64 writers: 1.26x the notifying design with calls a linger apart, 1.49x with this
+    #: spacing; docs/performance.md, "Writes that scale"). A lone notice still waits only the linger.
     spacing = 0.01
 
     def __init__(self, url: str, *, application_name: str = "torres-notifier") -> None:
