@@ -543,8 +543,10 @@ def test_a_worker_that_hangs_holding_rows_gives_them_up_after_its_lease(
                           GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
         posting, release = threading.Event(), threading.Event()
         hung: list[BaseException] = []
+        hung_at: list[float] = []
 
         def hang(claimed: list[WebhookDelivery]) -> list[WebhookOutcome]:
+            hung_at.append(time.monotonic())  # its transaction went idle just before
             posting.set()
             release.wait(30)  # the endpoint, or this worker, stops answering
             return [WebhookOutcome(d.seq, True, 200) for d in claimed]
@@ -567,12 +569,11 @@ def test_a_worker_that_hangs_holding_rows_gives_them_up_after_its_lease(
         try:
             assert posting.wait(10)
             assert second.deliver_webhooks(post, limit=10, lease=1.0, clock=clock) == 0  # the first one holds it
-            started = time.monotonic()
-            while not posted and time.monotonic() - started < 10:
+            while not posted and time.monotonic() - hung_at[0] < 10:
                 second.deliver_webhooks(post, limit=10, lease=1.0, clock=clock)
-                time.sleep(0.1)
+                time.sleep(0.05)
             assert posted == [hook.delivery_id]
-            assert 0.8 < time.monotonic() - started < 5  # after the lease, not before
+            assert 0.8 < time.monotonic() - hung_at[0] < 5  # after the lease, not before
         finally:
             release.set()
             thread.join(10)
