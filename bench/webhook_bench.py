@@ -10,8 +10,8 @@ two-seat games as fast as the server answers), moved between them in short slice
 (``game_bench.compare_worker_classes``, which says why). Server A has webhooks on: tenant ``default``'s endpoint
 (``TORRES_WEBHOOK_URL``) is a receiver process on a loopback port that checks every signature and records, per
 delivery, its arrival minus the payload's ``created_at`` (the time the append recorded). Deliveries are made by
-``--delivery process`` (the default): one ``python -m torres_game webhooks`` process, woken by the NOTIFY of each
-append that wrote webhooks, the servers' own delivery threads off (``TORRES_WEBHOOK_INTERVAL=0``); or by
+``--delivery process`` (the default): one ``python -m torres_game webhooks`` process, looking at the outbox every
+0.2 s, the servers' own delivery threads off (``TORRES_WEBHOOK_INTERVAL=0``); or by
 ``--delivery thread``: each server process's own worker thread, woken by its appends (the embedded default), which
 under this load waits in the gevent loop behind the requests; or ``--delivery none``: nobody posts until the
 slices are over (the drain then delivers all), which isolates what writing the outbox costs the appends. Server B
