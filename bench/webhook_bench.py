@@ -186,8 +186,8 @@ def main() -> int:
     if latencies:
         report(f"webhook latency append -> receiver p50 ({len(latencies)} deliveries)", pct(latencies, 0.5) * 1e3, "ms")
         report("webhook latency append -> receiver p99", pct(latencies, 0.99) * 1e3, "ms")
-    for name, seconds in spent.items():  # over both servers' slices: what each webhook costs beside the servers
-        report(f"CPU of the {name} per webhook delivered in the run", seconds / max(1, len(in_run)) * 1e3, "ms")
+    for name, seconds in spent.items() if in_run else ():  # over both servers' slices: beside the servers
+        report(f"CPU of the {name} per webhook delivered in the run", seconds / len(in_run) * 1e3, "ms")
     report("webhooks written (outbox rows)", written, "rows")
     report("webhooks delivered", delivered, "rows", f"({pending} pending)")
     report("  of which left pending by the stopped servers", left, "rows")
