@@ -446,6 +446,32 @@ def test_every_webhook_type_is_documented() -> None:
         assert f"`{kind}`" in text, kind
 
 
+def test_a_delivery_id_is_written_once_and_a_second_fails_the_append_whole(database_url: str) -> None:
+    """A delivery id names a game, a version and a type, so no append can rightly write one twice: the outbox
+    refuses the second (no conflict is skipped silently), and the append that carried it records nothing."""
+    from torres_game.store import open_store
+    from torres_game.store.base import AppendOptions, GameRecord, GameSecret, NewEvent, WebhookRow
+
+    store = open_store(database_url, migrations_dir=MIGRATIONS)
+    store.migrate()
+    tenant = f"once{uuid.uuid4().hex[:6]}"
+    game_id = f"g-{uuid.uuid4().hex[:12]}"
+    hook = WebhookRow(f"{game_id}.1.game.created", tenant, "game.created", {"id": f"{game_id}.1.game.created"})
+    try:
+        store.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                                     tenant=tenant, webhooks=True),
+                          GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
+        again = WebhookRow(hook.delivery_id, tenant, "game.created", {"id": hook.delivery_id, "again": True})
+        with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
+            store.append(game_id, 1, [NewEvent("action_applied", {"seat": 0})], "c1",
+                         AppendOptions(fingerprint="f", webhooks=[again]))
+        assert store.current_version(game_id) == 1
+        [row] = outbox(store, tenant)
+        assert row.payload == hook.payload
+    finally:
+        store.close()
+
+
 @pytest.mark.postgres
 def test_the_re_read_never_skips_a_webhook_that_commits_later(pg_url: str, tmp_path: Path,
                                                               receiver: Receiver) -> None:

@@ -248,8 +248,9 @@ class AppendOptions:
       rows it read earlier; the append raises :class:`SeatTokenRevoked` instead when a later generation of that
       seat's token has been recorded (checked first, under the append's lock), so a revocation anywhere counts at
       once without a read of the token rows on every action.
-    * ``webhooks``: the outbox rows the events cause (a duplicate or a refused append writes none; a delivery id
-      already in the outbox is kept as it is).
+    * ``webhooks``: the outbox rows the events cause (a duplicate or a refused append writes none). A delivery
+      id names a game, a version and a type, so it is written once; the outbox refuses a second (the append
+      fails) rather than hide the fault.
     """
 
     fingerprint: str | None = None

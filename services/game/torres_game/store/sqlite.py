@@ -287,7 +287,7 @@ class SqliteEventStore:
     def _insert_webhooks(conn: sqlite3.Connection, game_id: str, webhooks: Sequence[WebhookRow], at: str) -> None:
         if webhooks:
             conn.executemany(
-                "INSERT OR IGNORE INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at,"
+                "INSERT INTO webhook_outbox (delivery_id, tenant, game_id, type, payload, created_at,"
                 " next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(w.delivery_id, w.tenant, game_id, w.type, canonical_json(w.payload), at, at) for w in webhooks],
             )
