@@ -51,6 +51,18 @@ def events_of(api: httpx.Client, gid: str, token: str | None = None) -> list[dic
     return api.get(f"/v1/games/{gid}/events?after=0&limit=1000", headers=headers).json()["events"]
 
 
+def finished_ai_game(api: httpx.Client) -> str:
+    """A 2-seat game of two named AI seats (Ada, Bert), played to its end: its id."""
+    created = api.post("/v1/games", headers=SERVICE, json={"seats": [
+        {"kind": "ai", "display_name": "Ada"}, {"kind": "ai", "display_name": "Bert"}]}).json()
+    gid = created["game_id"]
+    deadline = time.monotonic() + 60
+    while api.get(f"/v1/games/{gid}").json()["status"] != "over":
+        assert time.monotonic() < deadline, "the AI game did not end"
+        time.sleep(0.2)
+    return gid
+
+
 def two_humans_after_setup(api: httpx.Client) -> tuple[str, list[str], int]:
     """A 2-seat game of two people, its setup played through the API (each seat's first legal placement): the
     game id, the seat tokens and the seat whose first turn it is."""
@@ -96,13 +108,7 @@ def test_the_log_speaks_player_words_by_turn_and_the_replay_says_the_same(
     """A finished game of two named AI seats: the log is grouped by turn under the seats' names, its lines hold no
     engine notation (0-based stacks, type names, lists) while each line's tooltip is the engine's wire text of
     that event; the replay's step line and log line for a version say what the live log says."""
-    created = api.post("/v1/games", headers=SERVICE, json={"seats": [
-        {"kind": "ai", "display_name": "Ada"}, {"kind": "ai", "display_name": "Bert"}]}).json()
-    gid = created["game_id"]
-    deadline = time.monotonic() + 60
-    while api.get(f"/v1/games/{gid}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the AI game did not end"
-        time.sleep(0.2)
+    gid = finished_ai_game(api)
     events = events_of(api, gid)
     page = new_page()
     open_seat(page, stack, gid)  # a spectator of the finished game
@@ -147,6 +153,59 @@ def test_the_log_speaks_player_words_by_turn_and_the_replay_says_the_same(
         prefix = f"{names[str(seat)]}: " if seat is not None else ""
         assert page.inner_text("#step") == f"v{version}: {prefix}{words}"
         assert words_of_line(page, version) == words
+    assert console.unexpected() == []
+
+
+#: Holds back, until the test calls `window.release()`, the replay's first position (the first answer of
+#: `GET /state?version=`) or the seed check (every WebCrypto SHA-256): what a loaded machine or a slow connection
+#: does to a long game's replay while the person already uses its controls.
+HOLD = """(() => {
+  let release;
+  const gate = new Promise((resolve) => { release = resolve; });
+  window.release = () => release();
+  if (%r === 'position') {
+    const plain = window.fetch.bind(window);
+    let held = false;
+    window.fetch = async (...args) => {
+      const answer = await plain(...args);
+      if (!held && String(args[0]).includes('/state?version=')) { held = true; await gate; }
+      return answer;
+    };
+  } else {
+    const digest = crypto.subtle.digest.bind(crypto.subtle);
+    crypto.subtle.digest = async (...args) => { await gate; return digest(...args); };
+  }
+})();"""
+
+
+@pytest.mark.parametrize("slow", ["position", "seed"])
+def test_a_version_asked_for_while_the_replay_loads_is_the_one_shown(
+        stack: dict[str, str], api: httpx.Client, new_page: Any, console: Console, slow: str) -> None:
+    """The replay's controls work as soon as they show. A version typed in the jump box while the first
+    position loads stays there (the position arrived and replaced it: "Jump" went to the last version); a jump
+    made while the seed is checked is not undone when the check ends (the first position was asked for after
+    it and won). Either left the test above waiting for its jump in a full-suite run (the page on the last
+    version, 30 s)."""
+    gid = finished_ai_game(api)
+    last = events_of(api, gid)[-1]["version"]
+    page = new_page()
+    page.add_init_script(HOLD % slow)
+    page.goto(f"{stack['game']}/play/#game={gid}&replay=1")
+    page.wait_for_selector("#verify")
+    page.fill("#jump", "5")
+    if slow == "position":
+        page.evaluate("() => window.release()")
+        page.wait_for_function("n => document.getElementById('at').textContent === `version ${n} of ${n}`", arg=last)
+        assert page.input_value("#jump") == "5"  # what the person typed, not the version that arrived
+    page.click("text=Jump")
+    page.wait_for_function("() => document.getElementById('at').textContent.startsWith('version 5 ')")
+    if slow == "seed":
+        page.evaluate("() => window.release()")
+        page.wait_for_selector("#seed-check")
+    page.click("#forward")  # from version 5, whatever the page still had to finish
+    at = page.wait_for_function("""n => { const at = document.getElementById('at').textContent;
+        return new RegExp(`^version (6|${n}) `).test(at) && at; }""", arg=last).json_value()
+    assert at == f"version 6 of {last}" and page.input_value("#jump") == "6"
     assert console.unexpected() == []
 
 

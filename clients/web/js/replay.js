@@ -19,6 +19,7 @@ export class Replay {
     this.states = new Map();
     this.at = 1;
     this.want = 1;
+    this.touched = 0;  // focus and edits of the jump box so far: what a person typed there is not overwritten
   }
 
   path(suffix = '') { return `/v1/games/${encodeURIComponent(this.id)}${suffix}`; }
@@ -35,8 +36,10 @@ export class Replay {
     this.layout();
     renderAudit(this.auditBox, null);  // the record checked in this browser, beside the server's own /verify
     auditGame(this.api, this.id, this.creds).then((r) => renderAudit(this.auditBox, r), (e) => renderAudit(this.auditBox, null, e));
-    await this.renderSeed();
-    await this.go(version ?? this.last);
+    // The first position is asked for at once, in the same task as the controls appear, so that a version a
+    // person asks for from them supersedes it. Asked for after the seed check (an await), it overrode a jump
+    // made meanwhile and the page stayed on the last version.
+    await Promise.all([this.go(version ?? this.last), this.renderSeed()]);
   }
 
   stop() { if (this.keys) document.removeEventListener("keydown", this.keys); }
@@ -52,7 +55,8 @@ export class Replay {
     this.auditBox = h('div', { id: 'browser-audit' });
     this.slider = h('input', { type: 'range', min: '1', max: String(this.last), value: '1', id: 'slider',
       'aria-label': 'Version', oninput: () => this.go(Number(this.slider.value)) });
-    this.jump = h('input', { type: 'number', min: '1', max: String(this.last), id: 'jump', 'aria-label': 'Jump to version' });
+    this.jump = h('input', { type: 'number', min: '1', max: String(this.last), id: 'jump', 'aria-label': 'Jump to version',
+      onfocus: () => { this.touched += 1; }, oninput: () => { this.touched += 1; } });
     const badge = this.verify.ok
       ? h('span', { class: 'badge-ok', id: 'verify' }, `✔ verified: ${this.verify.events} events, hash chain and re-fold consistent`)
       : h('span', { class: 'badge-bad', id: 'verify' }, `✘ verification failed at version ${this.verify.first_inconsistency?.version}: ${this.verify.first_inconsistency?.reason}`);
@@ -111,6 +115,7 @@ export class Replay {
     const v = Math.max(1, Math.min(this.last, version));
     this.want = v;  // steps count from the version asked for last, so quick clicks are never lost
     const token = (this.pending = {});
+    const touched = this.touched;
     let doc;
     try {
       doc = await this.state(v);
@@ -123,7 +128,10 @@ export class Replay {
     this.at = v;
     this.pos = pos;
     this.slider.value = String(v);
-    this.jump.value = String(v);
+    // Not over a version typed (or about to be: the box has focus) since this one was asked for, as the first
+    // position of a long game on a slow server: the answer replaced the typed number (or, arriving between the
+    // focus and the keys, took "5" to "1565"), and "Jump" then went to the version already shown.
+    if (this.touched === touched) this.jump.value = String(v);
     this.main.querySelector('#at').textContent = `version ${v} of ${this.last}`;
     const event = this.events.find((e) => e.version === v);
     this.stepText.textContent = event ? `v${v}: ${eventWords(event, this.summary.seats)}` : '';
