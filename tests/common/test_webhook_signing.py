@@ -6,6 +6,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -67,3 +71,110 @@ def test_the_single_key_default_takes_its_webhook_from_two_variables() -> None:
     tenant = registry.tenant("default")
     assert tenant is not None and tenant.webhook is not None and tenant.webhook.url == "http://127.0.0.1:9/hooks"
     assert Registries.from_env({}, api_key="k").current.tenant("default").webhook is None  # type: ignore[union-attr]
+
+
+# -- the poster ---------------------------------------------------------------------------------------------
+
+class RawEndpoint:
+    """A loopback endpoint written on sockets, so that a test decides exactly what the peer does: answer and keep
+    the connection, answer and close it without saying so, answer with a given status, or read and never answer.
+    It counts the connections it accepted and keeps every request's bytes."""
+
+    def __init__(self, behaviour: str, status: int = 200) -> None:
+        self.behaviour, self.status = behaviour, status
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}/hooks?portal=1"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            data = b""
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length")))
+                while len(data) < length:
+                    data += conn.recv(65536)
+                self.requests.append(head + b"\r\n\r\n" + data[:length])
+                data = data[length:]
+                if self.behaviour == "silent":
+                    time.sleep(2)
+                    return
+                if self.behaviour == "hang-up":
+                    return
+                conn.sendall(f"HTTP/1.1 {self.status} X\r\nContent-Length: 0\r\n\r\n".encode())
+                if self.behaviour == "close-unannounced":
+                    conn.shutdown(socket.SHUT_RDWR)
+                    return
+
+    def close(self) -> None:
+        self._server.close()
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Callable[..., RawEndpoint]]:
+    made: list[RawEndpoint] = []
+
+    def make(behaviour: str, status: int = 200) -> RawEndpoint:
+        made.append(RawEndpoint(behaviour, status))
+        return made[-1]
+
+    yield make
+    for e in made:
+        e.close()
+
+
+def test_the_poster_keeps_a_connection_alive_and_opens_another_when_the_peer_closed_it(
+        endpoint: Callable[..., RawEndpoint]) -> None:
+    poster = webhooks.Poster(2.0)
+    kept, closing = endpoint("keep-alive"), endpoint("close-unannounced")
+    try:
+        for n in range(3):
+            assert poster.post(kept.url, SECRET, b'{"n": %d}' % n, f"d{n}") == webhooks.Attempt(True, 200)
+            assert poster.post(closing.url, SECRET, b'{"n": %d}' % n, f"d{n}") == webhooks.Attempt(True, 200)
+            time.sleep(0.05)  # the peer's close has arrived before the next post takes the connection
+    finally:
+        poster.close()
+    assert (kept.connections, closing.connections) == (1, 3)
+    head, _, body = kept.requests[2].partition(b"\r\n\r\n")
+    assert head.startswith(b"POST /hooks?portal=1 HTTP/1.1\r\n") and body == b'{"n": 2}'
+    headers = dict(line.decode().split(": ", 1) for line in head.split(b"\r\n")[1:])
+    assert headers["X-Torres-Delivery"] == "d2" and webhooks.verify(SECRET, headers, body)
+
+
+def test_the_poster_names_each_failure_as_the_delivery_log_always_has(endpoint: Callable[..., RawEndpoint]) -> None:
+    poster = webhooks.Poster(0.5)
+    refused = socket.create_server(("127.0.0.1", 0))
+    port = refused.getsockname()[1]
+    refused.close()  # nobody listens there now
+    try:
+        assert poster.post(f"http://127.0.0.1:{port}/", SECRET, b"{}", "d") == webhooks.Attempt(
+            False, None, "ConnectError")
+        assert poster.post(endpoint("silent").url, SECRET, b"{}", "d") == webhooks.Attempt(False, None, "ReadTimeout")
+        assert poster.post(endpoint("hang-up").url, SECRET, b"{}", "d") == webhooks.Attempt(
+            False, None, "RemoteProtocolError")
+        assert poster.post(endpoint("keep-alive", 500).url, SECRET, b"{}", "d") == webhooks.Attempt(
+            False, 500, "HTTP 500")
+        redirect = endpoint("keep-alive", 302)  # not followed, and not an acceptance
+        assert poster.post(redirect.url, SECRET, b"{}", "d") == webhooks.Attempt(False, 302, "HTTP 302")
+        assert len(redirect.requests) == 1
+        assert poster.post("ftp://127.0.0.1/hooks", SECRET, b"{}", "d") == webhooks.Attempt(False, None, "InvalidURL")
+        assert poster.post("http://127.0.0.1:port/", SECRET, b"{}", "d").error == "ValueError"
+    finally:
+        poster.close()
