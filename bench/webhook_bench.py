@@ -32,11 +32,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from game_bench import (
@@ -53,35 +51,43 @@ SECRET = "bench-webhook-secret"
 
 
 def receive(port: int, out: Path, secret: str) -> int:
-    """The receiver process: answers 200 to every POST and appends ``<delivery id> <latency s> <signature ok>``."""
+    """The receiver process, the portal's endpoint: answers 200 to every POST (kept alive, as a portal's web server
+    answers) and appends ``<delivery id> <latency s> <signature ok>``.
+
+    One asyncio loop reading each request's head and body, not ``http.server``: it stands in for a portal's server,
+    which runs on the portal's machines, and shares the benchmark's two cores only because the benchmark has one
+    machine, so it is written to cost those cores little (docs/performance.md, "Webhooks", compares the two).
+    """
+    import asyncio
+
     from torres_service import webhooks
 
-    lock = threading.Lock()
     sink = out.open("a", encoding="utf-8")
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as a portal's web server answers
-
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            arrived = time.time()
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            ok = webhooks.verify(secret, dict(self.headers.items()), body)
-            created = datetime.fromisoformat(json.loads(body)["created_at"]).timestamp()
-            with lock:
-                sink.write(f"{self.headers['X-Torres-Delivery']} {arrived - created:.6f} {int(ok)}\n")
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                headers = dict(line.split(": ", 1) for line in head[:-4].decode("latin-1").split("\r\n")[1:])
+                body = await reader.readexactly(int(headers.get("Content-Length", "0")))
+                arrived = time.time()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                ok = webhooks.verify(secret, headers, body)
+                created = datetime.fromisoformat(json.loads(body)["created_at"]).timestamp()
+                sink.write(f"{headers['X-Torres-Delivery']} {arrived - created:.6f} {int(ok)}\n")
                 sink.flush()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
 
-        def log_message(self, *_: object) -> None:
-            pass
+    async def main() -> None:
+        server = await asyncio.start_server(serve, "127.0.0.1", port)
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        print("ready", flush=True)
+        async with server:
+            await stop.wait()
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
-    print("ready", flush=True)
-    server.serve_forever()
+    asyncio.run(main())
     sink.close()
     return 0
 

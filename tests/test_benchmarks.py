@@ -48,6 +48,7 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class (i
     ("audit_bench.py", ["--runs", "1", "--players", "2"], "verify (in process), 1 runs: median", []),
     ("webhook_bench.py", ["--pairs", "1", "--slice-seconds", "1", "--games", "2"],
      "ratio webhooks on / off (accepted actions/s)", [POSTGRES]),
+    ("webhook_cpu_bench.py", ["--rounds", "1", "--rows", "40"], "the webhook row, this checkout", [POSTGRES]),
     ("write_bench.py", ["--rounds", "1", "--writers", "1,2", "--slice-seconds", "0.5", "--processes", "2",
                         "--connections", "4", "--http-pairs", "1", "--http-games", "2", "--http-seconds", "1"],
      "ratio notice after the commit", [POSTGRES]),
