@@ -78,6 +78,8 @@ def receive(port: int, out: Path, secret: str) -> int:
                 sink.flush()
         except (asyncio.IncompleteReadError, ConnectionError):
             writer.close()
+        except asyncio.CancelledError:  # stopped with the connection open: nothing to finish (3.11 logs it else)
+            writer.close()
 
     async def main() -> None:
         server = await asyncio.start_server(serve, "127.0.0.1", port)
