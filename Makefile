@@ -104,6 +104,8 @@ bench: install
 	$(BIN)/python bench/matchmaking_bench.py
 	$(BIN)/python bench/edge_bench.py
 	$(BIN)/python bench/audit_bench.py
+	$(BIN)/python bench/webhook_bench.py
+	$(BIN)/python bench/webhook_cpu_bench.py
 
 lock: $(STAMP)
 	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
