@@ -89,14 +89,14 @@ class Poster:
 
     The standard library's ``http.client`` with a few idle connections kept per endpoint, rather than urllib3's
     pool (or httpx): a worker delivering a portal's webhooks does little but post, and through urllib3 a webhook
-    cost the delivery worker 1 030 µs of CPU against 596 µs through this class (8 posting threads; 121 µs of it is
-    the claim and the record; side by side in one run, docs/performance.md "Webhooks"): urllib3's pool manager,
-    locks, header dictionaries and response wrapper run for every request. What this
-    keeps of it: connections reused only when idle and not closed by the peer, a timeout on connecting and on each
-    read, TLS verified by the default context, no retries inside an attempt and no redirects followed (an attempt
-    is one request, its outcome recorded and retried after :func:`backoff` by the caller; a 3xx is not an
-    acceptance). ``last_error`` names a failure as the delivery log always has (``ConnectError``,
-    ``ConnectTimeout``, ``ReadTimeout``, ``RemoteProtocolError``), whichever client posted.
+    cost the delivery worker 1 163 µs of CPU against 732 µs through this class, 156 µs of either being the claim and
+    the record (``bench/webhook_cpu_bench.py``, side by side): urllib3's pool manager, locks, header dictionaries
+    and response wrapper run for every request. What this keeps of it: connections reused only when idle and not
+    closed by the peer, a timeout on connecting and on each read, TLS verified by the default context, no retries
+    inside an attempt and no redirects followed (an attempt is one request, its outcome recorded and retried after
+    :func:`backoff` by the caller; a 3xx is not an acceptance). ``last_error`` names a failure as the delivery log
+    always has (``ConnectError``, ``ConnectTimeout``, ``ReadTimeout``, ``RemoteProtocolError``), whichever client
+    posted.
     """
 
     def __init__(self, timeout: float, *, connections: int = 8) -> None:
@@ -119,24 +119,23 @@ class Poster:
             return Attempt(False, None, "InvalidURL")
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         connection = self._take(endpoint)
-        stage = "ReadTimeout"
+        connecting = connection is None
         try:
             if connection is None:
-                stage = "ConnectTimeout"
                 connection = self._connect(endpoint)
-                stage = "ReadTimeout"
+                connecting = False
             connection.request("POST", path, body, signed_headers(secret, body, delivery_id))
             response = connection.getresponse()
             response.read()
         except TimeoutError:
             _close(connection)
-            return Attempt(False, None, stage)
-        except (http.client.HTTPException, ConnectionResetError, BrokenPipeError) as exc:
+            return Attempt(False, None, "ConnectTimeout" if connecting else "ReadTimeout")
+        except (http.client.HTTPException, ConnectionResetError, BrokenPipeError):
             _close(connection)
-            return Attempt(False, None, "RemoteProtocolError" if stage == "ReadTimeout" else type(exc).__name__)
+            return Attempt(False, None, "ConnectError" if connecting else "RemoteProtocolError")
         except OSError as exc:  # refused, unreachable, a name that does not resolve, a certificate refused
             _close(connection)
-            return Attempt(False, None, "ConnectError" if stage == "ConnectTimeout" else type(exc).__name__)
+            return Attempt(False, None, "ConnectError" if connecting else type(exc).__name__)
         if response.will_close:
             connection.close()
         else:
