@@ -76,10 +76,8 @@ def receive(port: int, out: Path, secret: str) -> int:
                 created = datetime.fromisoformat(json.loads(body)["created_at"]).timestamp()
                 sink.write(f"{headers['X-Torres-Delivery']} {arrived - created:.6f} {int(ok)}\n")
                 sink.flush()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            writer.close()
-        except asyncio.CancelledError:  # stopped with the connection open: nothing to finish (3.11 logs it else)
-            writer.close()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):  # the sender hung up, or
+            writer.close()  # this receiver stopped with the connection open (3.11 logs the cancel unless caught)
 
     async def main() -> None:
         server = await asyncio.start_server(serve, "127.0.0.1", port)
@@ -95,10 +93,10 @@ def receive(port: int, out: Path, secret: str) -> int:
 
 
 @contextlib.contextmanager
-def receiver(out: Path) -> Iterator[tuple[str, int]]:
-    """The receiver process: yields its URL and pid."""
+def receiver(out: Path, script: Path = Path(__file__)) -> Iterator[tuple[str, int]]:
+    """The receiver process (``script``'s: this one, or another revision's copy of it): yields its URL and pid."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, __file__, "--receive", str(port), "--out", str(out)],
+    process = subprocess.Popen([sys.executable, str(script), "--receive", str(port), "--out", str(out)],
                                stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"

@@ -35,15 +35,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from game_bench import MIGRATIONS, ROOT, cpu_seconds, free_port, new_bench_game, throwaway_database
+import webhook_bench
+from game_bench import MIGRATIONS, ROOT, cpu_seconds, new_bench_game, throwaway_database
+from webhook_bench import SECRET
 
-SECRET = "bench-webhook-secret"
-BENCH = Path(__file__).resolve().parent
 SUMMARY = {"stage": "turn", "phase": 1, "round": 1, "to_move": 0, "scores": [0, 0], "winner": None}
 
 
@@ -54,6 +54,16 @@ def payload(delivery_id: str) -> dict[str, Any]:
             "created_at": "2026-11-27T00:00:00+00:00",
             "data": {"seat": 1, "kind": "human", "player_id": "portal-user-0002", "display_name": "Bert",
                      "deadline": "2026-11-28T00:00:00+00:00", "stage": "turn", "phase": 1, "round": 2}}
+
+
+def append(store: Any, game_id: str, version: int, *, webhook: bool) -> None:
+    """One event appended to ``game_id`` at ``version``, with one ``turn.started`` outbox row or none."""
+    from torres_game.store.base import AppendOptions, NewEvent, WebhookRow
+
+    delivery = f"{game_id}.{version}.turn.started"
+    rows = [WebhookRow(delivery, "default", "turn.started", payload(delivery))] if webhook else []
+    store.append(game_id, version, [NewEvent("action_applied", {"seat": 0})], f"c{version}",
+                 AppendOptions(fingerprint="f", summary=SUMMARY, webhooks=rows))
 
 
 def git_show(rev: str, path: str) -> str:
@@ -82,7 +92,6 @@ def backend_cpu(pid: int) -> int:
 
 def outbox(against: str, rows: int, rounds: int) -> None:
     from torres_game.store import PostgresEventStore
-    from torres_game.store.base import AppendOptions, NewEvent, WebhookRow
 
     definition = "infra/migrations/postgres/definitions/torres_write_webhooks.sql"
     with contextlib.ExitStack() as stack:
@@ -104,12 +113,8 @@ def outbox(against: str, rows: int, rounds: int) -> None:
             def run() -> float:
                 before = backend_cpu(pid)
                 for _ in range(rows):
-                    v = version[0]
-                    delivery = f"{game_id}.{v}.turn.started"
-                    webhooks = [WebhookRow(delivery, "default", "turn.started", payload(delivery))] if hooks else ()
-                    store.append(game_id, v, [NewEvent("action_applied", {"seat": 0})], f"c{v}",
-                                 AppendOptions(fingerprint="f", summary=SUMMARY, webhooks=webhooks))
-                    version[0] = v + 1
+                    append(store, game_id, version[0], webhook=hooks)
+                    version[0] += 1
                 return (backend_cpu(pid) - before) / rows / 1e3
             return run
 
@@ -137,30 +142,16 @@ def load_module(name: str, text: str, folder: Path) -> ModuleType:
     return module
 
 
-@contextlib.contextmanager
-def receiver_process(script: Path) -> Iterator[tuple[str, int]]:
-    port = free_port()
-    with tempfile.TemporaryDirectory() as folder:
-        process = subprocess.Popen([sys.executable, str(script), "--receive", str(port), "--out",
-                                    str(Path(folder) / "received.txt")], stdout=subprocess.PIPE, text=True,
-                                   cwd=script.parent)
-        try:
-            assert process.stdout is not None and process.stdout.readline().strip() == "ready"
-            yield f"http://127.0.0.1:{port}/hooks", process.pid
-        finally:
-            process.terminate()
-            process.wait(10)
-
-
 def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
     from torres_game.config import Config
     from torres_game.store import PostgresEventStore
-    from torres_game.store.base import AppendOptions, NewEvent, WebhookOutcome, WebhookRow
+    from torres_game.store.base import WebhookOutcome
     from torres_game.webhooks import WebhookWorker
     from torres_service.principals import Registries, Registry, Webhook
 
     old = load_module("against_webhooks", git_show(against, "services/common/torres_service/webhooks.py"), folder)
-    with throwaway_database("torres_delivery_bench") as url, receiver_process(BENCH / "webhook_bench.py") as (hook, _):
+    with throwaway_database("torres_delivery_bench") as url, \
+            webhook_bench.receiver(folder / "received.txt") as (hook, _):
         store = PostgresEventStore(url, min_size=1, max_size=4, migrations_dir=MIGRATIONS)
         store.migrate()
         game_id = new_bench_game(store)
@@ -171,12 +162,8 @@ def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
         def deliver(kind: str) -> Callable[[], float]:
             def run() -> float:
                 for _ in range(rows):
-                    v = version[0]
-                    delivery = f"{game_id}.{v}.turn.started"
-                    store.append(game_id, v, [NewEvent("action_applied", {"seat": 0})], f"c{v}",
-                                 AppendOptions(fingerprint="f", summary=SUMMARY, webhooks=[
-                                     WebhookRow(delivery, "default", "turn.started", payload(delivery))]))
-                    version[0] = v + 1
+                    append(store, game_id, version[0], webhook=True)
+                    version[0] += 1
                 worker = WebhookWorker(store, registries, config)
                 if kind == "against":
                     worker._poster = old.Poster(config.webhook_timeout, connections=8)
@@ -209,7 +196,8 @@ def receiver(against: str, rows: int, rounds: int, folder: Path) -> None:
     for name in ("webhook_bench.py", "game_bench.py"):
         (old / name).write_text(git_show(against, f"bench/{name}"))
     body = json.dumps(payload("g.1.turn.started"), separators=(",", ":")).encode()
-    with receiver_process(BENCH / "webhook_bench.py") as this, receiver_process(old / "webhook_bench.py") as them:
+    with webhook_bench.receiver(folder / "received-this.txt") as this, \
+            webhook_bench.receiver(folder / "received-them.txt", old / "webhook_bench.py") as them:
         def posts(url: str, pid: int) -> Callable[[], float]:
             def run() -> float:
                 poster = Poster(5.0, connections=8)
