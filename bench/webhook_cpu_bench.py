@@ -142,6 +142,29 @@ def load_module(name: str, text: str, folder: Path) -> ModuleType:
     return module
 
 
+def against_worker(against: str, folder: Path) -> type:
+    """``--against``'s ``WebhookWorker``, posting through its own ``Poster``: both modules from git, the worker's
+    loaded into this checkout's ``torres_game`` package (its store and config are this checkout's) with its metrics
+    registered in place of this checkout's (prometheus refuses a second collector of a name)."""
+    from prometheus_client import REGISTRY
+
+    from torres_game import webhooks as current
+
+    old_signing = load_module("against_signing", git_show(against, "services/common/torres_service/webhooks.py"),
+                              folder)
+    for metric in (current.WRITTEN, current.ATTEMPTS, current.LATENCY):
+        REGISTRY.unregister(metric)
+    path = folder / "against_worker.py"
+    path.write_text(git_show(against, "services/game/torres_game/webhooks.py"))
+    spec = importlib.util.spec_from_file_location("torres_game.against_worker", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    module.signing = old_signing  # type: ignore[attr-defined]
+    return module.WebhookWorker  # type: ignore[no-any-return]
+
+
 def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
     from torres_game.config import Config
     from torres_game.store import PostgresEventStore
@@ -149,7 +172,7 @@ def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
     from torres_game.webhooks import WebhookWorker
     from torres_service.principals import Registries, Registry, Webhook
 
-    old = load_module("against_webhooks", git_show(against, "services/common/torres_service/webhooks.py"), folder)
+    workers = {"this": WebhookWorker, "against": against_worker(against, folder), "none": WebhookWorker}
     with throwaway_database("torres_delivery_bench") as url, \
             webhook_bench.receiver(folder / "received.txt") as (hook, _):
         store = PostgresEventStore(url, min_size=1, max_size=4, migrations_dir=MIGRATIONS)
@@ -164,11 +187,9 @@ def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
                 for _ in range(rows):
                     append(store, game_id, version[0], webhook=True)
                     version[0] += 1
-                worker = WebhookWorker(store, registries, config)
-                if kind == "against":
-                    worker._poster = old.Poster(config.webhook_timeout, connections=8)
-                elif kind == "none":
-                    worker._attempt = lambda d: WebhookOutcome(d.seq, True, 200)  # type: ignore[method-assign]
+                worker = workers[kind](store, registries, config)
+                if kind == "none":
+                    worker._attempts = lambda claimed: [WebhookOutcome(d.seq, True, 200) for d in claimed]
                 started, delivered = time.process_time(), 0
                 while claimed := worker.deliver_due():
                     delivered += claimed
@@ -178,10 +199,10 @@ def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
                 return spent / delivered * 1e6
             return run
 
-        figures = rounds_of({"this checkout's Poster": deliver("this"), f"{against}'s Poster": deliver("against"),
+        figures = rounds_of({"this checkout's worker": deliver("this"), f"{against}'s worker": deliver("against"),
                              "no post (claim and record only)": deliver("none")}, rounds)
         store.close()
-    print(f"# delivery: the worker process's CPU per webhook ({rows} a round, 8 posting threads, batches of 20)")
+    print(f"# delivery: the worker process's CPU per webhook ({rows} a round, 8 at once, batches of 20)")
     for name, values in figures.items():
         show(f"  {name}", values)
 

@@ -3,14 +3,21 @@ and the matchmaker's callbacks send, and what a receiver checks; and the tenants
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import hmac
+import ipaddress
 import json
+import os
 import socket
+import ssl
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -80,12 +87,23 @@ class RawEndpoint:
     the connection, answer and close it without saying so, answer with a given status, or read and never answer.
     It counts the connections it accepted and keeps every request's bytes."""
 
-    def __init__(self, behaviour: str, status: int = 200) -> None:
+    #: What a response is made of, by behaviour (the others answer with a Content-Length of 0).
+    ANSWERS: ClassVar[dict[str, str]] = {
+        "close-delimited": "HTTP/1.1 {status} X\r\n\r\nthe body ends where the connection does",
+        "chunked-dribble": "HTTP/1.1 {status} X\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+    }
+
+    def __init__(self, behaviour: str, status: int = 200, *, together: int = 1,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.behaviour, self.status = behaviour, status
         self.connections = 0
         self.requests: list[bytes] = []
+        #: "together": no request is answered before ``together`` requests are open at once.
+        self._together = threading.Barrier(together)
+        self._tls = tls
         self._server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}/hooks?portal=1"
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self._server.getsockname()[1]}/hooks?portal=1"
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -98,6 +116,12 @@ class RawEndpoint:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
+        if self._tls is not None:
+            try:
+                conn = self._tls.wrap_socket(conn, server_side=True)
+            except (ssl.SSLError, OSError):  # the client refused the certificate
+                conn.close()
+                return
         with conn:
             data = b""
             while True:
@@ -118,8 +142,19 @@ class RawEndpoint:
                     return
                 if self.behaviour == "hang-up":
                     return
-                conn.sendall(f"HTTP/1.1 {self.status} X\r\nContent-Length: 0\r\n\r\n".encode())
-                if self.behaviour == "close-unannounced":
+                if self.behaviour == "together":
+                    try:
+                        self._together.wait(timeout=3)
+                    except threading.BrokenBarrierError:
+                        return
+                answer = self.ANSWERS.get(self.behaviour, "HTTP/1.1 {status} X\r\nContent-Length: 0\r\n\r\n")
+                if self.behaviour == "chunked-dribble":  # a byte at a time: the response arrives in pieces
+                    for byte in answer.format(status=self.status).encode():
+                        conn.sendall(bytes([byte]))
+                        time.sleep(0.001)
+                else:
+                    conn.sendall(answer.format(status=self.status).encode())
+                if self.behaviour in ("close-unannounced", "close-delimited"):
                     conn.shutdown(socket.SHUT_RDWR)
                     return
 
@@ -131,8 +166,8 @@ class RawEndpoint:
 def endpoint() -> Iterator[Callable[..., RawEndpoint]]:
     made: list[RawEndpoint] = []
 
-    def make(behaviour: str, status: int = 200) -> RawEndpoint:
-        made.append(RawEndpoint(behaviour, status))
+    def make(behaviour: str, status: int = 200, **options: Any) -> RawEndpoint:
+        made.append(RawEndpoint(behaviour, status, **options))
         return made[-1]
 
     yield make
@@ -178,3 +213,130 @@ def test_the_poster_names_each_failure_as_the_delivery_log_always_has(endpoint: 
         assert poster.post("http://127.0.0.1:port/", SECRET, b"{}", "d").error == "ValueError"
     finally:
         poster.close()
+
+
+def test_the_poster_reads_a_response_in_pieces_chunked_or_ended_by_the_close(
+        endpoint: Callable[..., RawEndpoint]) -> None:
+    poster = webhooks.Poster(2.0)
+    dribble, delimited = endpoint("chunked-dribble"), endpoint("close-delimited")
+    try:
+        for n in range(2):
+            assert poster.post(dribble.url, SECRET, b"{}", f"d{n}") == webhooks.Attempt(True, 200)
+            assert poster.post(delimited.url, SECRET, b"{}", f"d{n}") == webhooks.Attempt(True, 200)
+    finally:
+        poster.close()
+    # A complete chunked response leaves the connection for the next post; one ended by the close cannot.
+    assert (dribble.connections, delimited.connections) == (1, 2)
+
+
+def test_the_poster_has_its_connections_worth_of_attempts_in_flight_at_once(
+        endpoint: Callable[..., RawEndpoint]) -> None:
+    """The delivery worker's batch is posted from one thread, several at a time: an endpoint that answers nobody
+    before four requests are open at once gets its four from a poster of four connections, and from a poster of
+    one gets one request and no answer in time."""
+    four, one = webhooks.Poster(5.0, connections=4), webhooks.Poster(1.0, connections=1)
+    target, alone = endpoint("together", together=4), endpoint("together", together=4)
+    posts = [webhooks.Post(target.url, SECRET, b'{"n": %d}' % n, f"d{n}") for n in range(4)]
+    try:
+        assert four.post_all(posts) == [webhooks.Attempt(True, 200)] * 4
+        outcomes = one.post_all([webhooks.Post(alone.url, p.secret, p.body, p.delivery_id) for p in posts])
+    finally:
+        four.close()
+        one.close()
+    assert outcomes[0] == webhooks.Attempt(False, None, "ReadTimeout")
+    assert not any(outcome.ok for outcome in outcomes)
+
+
+def test_the_poster_refuses_to_put_a_line_break_or_a_space_into_its_request(
+        endpoint: Callable[..., RawEndpoint]) -> None:
+    """A header injected through a delivery id or a URL: refused before anything is sent."""
+    poster = webhooks.Poster(1.0)
+    target = endpoint("keep-alive")
+    try:
+        assert poster.post(target.url, SECRET, b"{}", "d\r\nX-Injected: 1") == webhooks.Attempt(
+            False, None, "InvalidDeliveryId")
+        assert poster.post(target.url.replace("/hooks", "/ho oks"), SECRET, b"{}", "d") == webhooks.Attempt(
+            False, None, "InvalidURL")
+        injected = target.url.replace("/hooks", "/a\r\nX-Injected: 1")
+        assert poster.post(injected, SECRET, b"{}", "d").error == "InvalidURL"
+    finally:
+        poster.close()
+    assert target.connections == 0 and target.requests == []
+
+
+def _certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, as PEM files."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=1))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_the_poster_posts_over_tls_and_refuses_a_certificate_it_does_not_trust(
+        endpoint: Callable[..., RawEndpoint], tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path)
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(cert, key)
+    target = endpoint("keep-alive", tls=server)
+    trusting = webhooks.Poster(2.0, tls=ssl.create_default_context(cafile=str(cert)))
+    default = webhooks.Poster(2.0)  # the system's roots: a self-signed certificate is an impostor's
+    try:
+        for n in range(2):
+            assert trusting.post(target.url, SECRET, b'{"n": %d}' % n, f"d{n}") == webhooks.Attempt(True, 200)
+        assert default.post(target.url, SECRET, b'{"secret": 1}', "d9") == webhooks.Attempt(False, None, "ConnectError")
+    finally:
+        trusting.close()
+        default.close()
+    assert target.connections == 2  # one kept alive for both posts, one refused at the handshake
+    assert [r.partition(b"\r\n\r\n")[2] for r in target.requests] == [b'{"n": 0}', b'{"n": 1}']
+
+
+GEVENT_POSTS = """
+from gevent import monkey
+monkey.patch_all()
+import http.server, selectors, sys, threading
+from torres_service import webhooks
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        ok = webhooks.verify("s", self.headers, body)
+        self.send_response(200 if ok else 403)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
+poster = webhooks.Poster(2.0, connections=4)
+outcomes = poster.post_all([webhooks.Post(url, "s", b"{}", f"d{n}") for n in range(10)])
+print(type(selectors.DefaultSelector()).__module__, [o.status for o in outcomes])
+"""
+
+
+def test_the_poster_posts_from_a_greenlet_once_gevent_has_patched_the_process() -> None:
+    """The game service's own delivery thread runs in a gevent worker: the poster's sockets and selector are
+    gevent's there, and its posts complete while the hub serves the (green) endpoint in the same process."""
+    out = subprocess.run([sys.executable, "-c", GEVENT_POSTS], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert out.returncode == 0, out.stderr
+    module, statuses = out.stdout.split(" ", 1)
+    assert module.startswith("gevent") and statuses.strip() == str([200] * 10)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -137,7 +136,6 @@ class WebhookWorker:
         self.registries = registries
         self.config = config
         self.clock = clock
-        self._posting = ThreadPoolExecutor(max(1, config.webhook_concurrency), thread_name_prefix="torres-webhook")
         self._poster = signing.Poster(config.webhook_timeout, connections=max(1, config.webhook_concurrency))
         self._wake = threading.Event()
 
@@ -147,24 +145,33 @@ class WebhookWorker:
 
     def close(self) -> None:
         self._wake.set()
-        self._posting.shutdown(wait=True)
         self._poster.close()
 
     def deliver_due(self) -> int:
-        """One batch: claim due rows, post them (``webhook_concurrency`` at once), record the attempts. Returns
-        how many rows were claimed."""
-        return self.store.deliver_webhooks(lambda claimed: list(self._posting.map(self._attempt, claimed)),
-                                           limit=self.config.webhook_batch, lease=self.config.webhook_lease,
-                                           clock=self.clock)
+        """One batch: claim due rows, post them (``webhook_concurrency`` at once, :meth:`Poster.post_all`), record
+        the attempts. Returns how many rows were claimed."""
+        return self.store.deliver_webhooks(self._attempts, limit=self.config.webhook_batch,
+                                           lease=self.config.webhook_lease, clock=self.clock)
 
-    def _attempt(self, delivery: WebhookDelivery) -> WebhookOutcome:
-        tenant = self.registries.current.tenant(delivery.tenant)
-        if tenant is None or tenant.webhook is None:  # the tenant removed its endpoint: nothing to post to
+    def _attempts(self, claimed: Sequence[WebhookDelivery]) -> list[WebhookOutcome]:
+        """Every claimed row's attempt, posted together (a row whose tenant has no endpoint now is not posted)."""
+        registry = self.registries.current
+        posts: dict[int, signing.Post] = {}
+        for delivery in claimed:
+            tenant = registry.tenant(delivery.tenant)
+            if tenant is not None and tenant.webhook is not None:
+                posts[delivery.seq] = signing.Post(tenant.webhook.url, tenant.webhook.secret, body_of(delivery),
+                                                   delivery.delivery_id)
+        attempts = dict(zip(posts, self._poster.post_all(list(posts.values())), strict=True))
+        return [self._outcome(delivery, attempts.get(delivery.seq)) for delivery in claimed]
+
+    def _outcome(self, delivery: WebhookDelivery, attempt: signing.Attempt | None) -> WebhookOutcome:
+        """What the delivery log records of ``delivery``'s attempt (None: its tenant has no endpoint now)."""
+        if attempt is None:  # the tenant removed its endpoint: nothing to post to
             ATTEMPTS.labels("failed").inc()
             log.warning("webhook has no endpoint", extra={"delivery_id": delivery.delivery_id,
                                                            "tenant": delivery.tenant})
             return WebhookOutcome(delivery.seq, False, None, "no webhook endpoint configured", None)
-        attempt = self._poster.post(tenant.webhook.url, tenant.webhook.secret, body_of(delivery), delivery.delivery_id)
         if attempt.ok:
             ATTEMPTS.labels("delivered").inc()
             LATENCY.observe(max(0.0, (self.clock() - lc.parse_time(delivery.created_at)).total_seconds()))
