@@ -12,10 +12,10 @@ this shared two-core machine, more than any one of these parts; a process's CPU 
   ``turn.started`` row of the usual size, on two throwaway databases: this checkout's migrations, and the same with
   ``torres_write_webhooks`` as ``--against`` defined it. The backend's CPU (``/proc/<pid>/schedstat``) per append;
   the row's cost is the difference with and without it, per round, the median over rounds.
-* **delivery**: ``--rows`` outbox rows, then ``WebhookWorker.deliver_due`` until none is left (8 posting threads, a
-  batch of 20), posting to one receiver through this checkout's ``Poster`` and through ``--against``'s
-  (``torres_service/webhooks.py`` from git), and with no post at all (the claim and the record alone). The
-  process's CPU (all threads) per webhook.
+* **delivery**: ``--rows`` outbox rows, then ``WebhookWorker.deliver_due`` until none is left (8 posts at once, a
+  batch of 20), posting to one receiver: this checkout's worker, ``--against``'s (its ``torres_game/webhooks.py``
+  and ``torres_service/webhooks.py`` from git, on this checkout's store), and this checkout's with no post at all
+  (the claim and the record alone). The process's CPU (all threads) per webhook.
 * **receiver**: ``--rows`` posts (8 threads) to this checkout's ``webhook_bench.py --receive`` and to
   ``--against``'s; the receiver process's CPU per webhook.
 

@@ -132,20 +132,20 @@ class _Response:
 
 class Poster:
     """Posts signed attempts, several at once from one thread, over kept-alive connections: what every sender of
-    webhooks here uses (the game service's delivery workers, a batch at a time; the matchmaker's callbacks, one at
-    a time), from any number of threads or greenlets.
+    webhooks here uses (the game service's delivery workers, a batch at a time; the matchmaker's callbacks, one at a
+    time), from any number of threads or greenlets.
 
-    Non-blocking sockets multiplexed by :mod:`selectors` (gevent's, cooperatively, once a gevent worker has
-    patched it), each exchange a generator that yields what it waits for; the request head written here (it is
-    ours: a fixed shape, every value checked to be a header token) and the response read by httptools (llhttp,
-    the parser uvicorn uses). Not a general client: a worker delivering a portal's webhooks does little but post,
-    and the delivery worker's CPU per webhook was 194 µs through ``http.client`` and threads against 39 µs for the
-    claim and the record alone (``bench/webhook_cpu_bench.py``, docs/performance.md, "Webhooks"); urllib3 had cost
-    twice that again. What it keeps of a client: connections reused only when idle and not closed by the peer, a
-    timeout on connecting and on each wait of an exchange, TLS verified by the default context, no retries inside
-    an attempt and no redirects followed (an attempt is one request, its outcome recorded and retried after
-    :func:`backoff` by the caller; a 3xx is not an acceptance). A failure is named as the delivery log always has
-    (``ConnectError``, ``ConnectTimeout``, ``ReadTimeout``, ``RemoteProtocolError``).
+    Non-blocking sockets multiplexed by :mod:`selectors` (gevent's, cooperatively, once a gevent worker has patched
+    it), each exchange a generator that yields what it waits for; the request head written here (it is ours: a fixed
+    shape, every value checked to be a header token) and the response read by httptools (llhttp, the parser uvicorn
+    uses). Not a general client: a worker delivering a portal's webhooks does little but post, and through
+    ``http.client`` on 8 threads the delivery worker spent 237 µs of CPU per webhook, against 60 µs this way, 23 µs
+    of either being the claim and the record (``bench/webhook_cpu_bench.py``, side by side; docs/performance.md,
+    "Webhooks"); through urllib3 it had spent more again. What it keeps of a client: connections reused only when
+    idle and not closed by the peer, a timeout on connecting and on each wait of an exchange, TLS verified by the
+    default context, no retries inside an attempt and no redirects followed (an attempt is one request, its outcome
+    recorded and retried after :func:`backoff` by the caller; a 3xx is not an acceptance). A failure is named as the
+    delivery log always has (``ConnectError``, ``ConnectTimeout``, ``ReadTimeout``, ``RemoteProtocolError``).
     """
 
     def __init__(self, timeout: float, *, connections: int = 8, tls: ssl.SSLContext | None = None) -> None:
@@ -154,7 +154,7 @@ class Poster:
         self._keep = max(1, connections)
         self._idle: dict[_Endpoint, list[socket.socket]] = {}
         self._lock = threading.Lock()
-        self._tls = tls or ssl.create_default_context()
+        self._tls = tls or ssl.create_default_context()  # the system's roots; a test's own CA where it passes one
 
     def post(self, url: str, secret: str, body: bytes, delivery_id: str) -> Attempt:
         """One signed attempt; never raises for what the receiver or the network did (that is the attempt's
