@@ -309,7 +309,7 @@ def test_the_poster_posts_over_tls_and_refuses_a_certificate_it_does_not_trust(
 GEVENT_POSTS = """
 from gevent import monkey
 monkey.patch_all()
-import http.server, selectors, sys, threading
+import http.server, os, selectors, sys, threading
 from torres_service import webhooks
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -328,15 +328,26 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
 poster = webhooks.Poster(2.0, connections=4)
 outcomes = poster.post_all([webhooks.Post(url, "s", b"{}", f"d{n}") for n in range(10)])
+if "--many-descriptors" in sys.argv:  # the next connections' numbers beyond select()'s 1 024, then reused
+    poster.close()
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    outcomes = [poster.post(url, "s", b"{}", f"e{n}") for n in range(10)]
 print(type(selectors.DefaultSelector()).__module__, [o.status for o in outcomes])
 """
 
 
-def test_the_poster_posts_from_a_greenlet_once_gevent_has_patched_the_process() -> None:
+@pytest.mark.parametrize("patched", [True, False], ids=["gevent", "threads"])
+@pytest.mark.parametrize("descriptors", ["few", "many"])
+def test_the_poster_posts_in_a_gevent_or_a_threaded_process_and_past_1024_descriptors(patched: bool,
+                                                                                       descriptors: str) -> None:
     """The game service's own delivery thread runs in a gevent worker: the poster's sockets and selector are
-    gevent's there, and its posts complete while the hub serves the (green) endpoint in the same process."""
-    out = subprocess.run([sys.executable, "-c", GEVENT_POSTS], capture_output=True, text=True, timeout=60,
+    gevent's there, and its posts complete while the hub serves the (green) endpoint in the same process. With
+    more than 1 024 descriptors open (a process holding thousands of streams), a kept-alive connection is still
+    checked and reused, where ``select()`` refuses such numbers."""
+    script = GEVENT_POSTS if patched else GEVENT_POSTS.replace("monkey.patch_all()", "")
+    argv = [sys.executable, "-c", script] + (["--many-descriptors"] if descriptors == "many" else [])
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert out.returncode == 0, out.stderr
     module, statuses = out.stdout.split(" ", 1)
-    assert module.startswith("gevent") and statuses.strip() == str([200] * 10)
+    assert module.startswith("gevent") == patched and statuses.strip() == str([200] * 10)

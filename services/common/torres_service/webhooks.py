@@ -287,8 +287,7 @@ class Poster:
                 if not idle:
                     return None
                 sock = idle.pop()
-            pending = isinstance(sock, ssl.SSLSocket) and sock.pending()
-            if not pending and not select.select([sock], [], [], 0)[0]:
+            if not (isinstance(sock, ssl.SSLSocket) and sock.pending()) and not _readable(sock):
                 return sock
             sock.close()
 
@@ -306,6 +305,14 @@ class Poster:
         for sockets in idle.values():
             for sock in sockets:
                 sock.close()
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether ``sock`` has something to read now: ``poll``, not ``select``, whose descriptor numbers end at 1 024
+    (a game-service process holding thousands of streams has descriptors far beyond)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _send(sock: socket.socket, data: bytes) -> Generator[_Wait, None, None]:
