@@ -209,6 +209,48 @@ def test_a_version_asked_for_while_the_replay_loads_is_the_one_shown(
     assert console.unexpected() == []
 
 
+#: Holds back the next request for the seat's view, once armed (`window.armView()`), until `window.releaseView()`:
+#: its refresh's events then answer at once, the view later, at a newer version (what two requests of one refresh
+#: answered by a busy server around someone else's appends do).
+HOLD_VIEW = """() => {
+  const plain = window.fetch.bind(window);
+  let armed = false, release = null;
+  window.viewHeld = false;
+  window.armView = () => { armed = true; };
+  window.releaseView = () => release();
+  window.fetch = async (...args) => {
+    if (armed && /\\/view(\\?|$)/.test(String(args[0]))) {
+      armed = false;
+      window.viewHeld = true;
+      await new Promise((resolve) => { release = resolve; });
+    }
+    return plain(...args);
+  };
+}"""
+
+
+def test_a_refresh_whose_view_is_newer_than_its_events_plays_back_every_action_up_to_the_view(
+        stack: dict[str, str], api: httpx.Client, new_page: Any, console: Console) -> None:
+    """Ada builds; Bert's refresh reads the events (the build) and, held back, his view after Ada has also moved
+    and ended her turn. His board shows each of her three actions in turn before his own turn, not the build
+    alone followed by his turn (seen once in a full-suite run)."""
+    gid, tokens, mover = two_humans_after_setup(api)
+    page = new_page()
+    open_seat(page, stack, gid, tokens[1 - mover])
+    page.evaluate(HOLD_VIEW)
+    page.evaluate(WATCH_PLAYBACK)
+    page.evaluate("() => window.armView()")
+    done = play(api, gid, tokens[mover], mover, "build")
+    page.wait_for_function("() => window.viewHeld")
+    done += play(api, gid, tokens[mover], mover, "move_knight", "end_turn")
+    page.evaluate("() => window.releaseView()")
+    page.wait_for_function("() => document.querySelector('main').dataset.turn === 'mine'"
+                           " && document.querySelector('main').dataset.busy === '0'")
+    assert [int(f["v"]) for f in page.evaluate("() => window.playbackFrames")] == [v for v, _ in done]
+    assert page.locator(f"#log li[data-version='{done[-1][0]}']").count() == 1
+    assert console.unexpected() == []
+
+
 def test_the_other_seats_turn_is_played_back_one_action_at_a_time_with_an_arrow(
         stack: dict[str, str], api: httpx.Client, new_page: Any, console: Console) -> None:
     """Bert watches Ada build, move a knight and end her turn (through the API): his board shows each action on

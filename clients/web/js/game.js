@@ -129,12 +129,19 @@ export class LiveGame {
   }
 
   async load() {
-    const [summary, view, legal, events] = await Promise.all([
+    const known = this.events.length ? this.events[this.events.length - 1].version : 0;
+    const [summary, view, legal, read] = await Promise.all([
       this.api.get(this.path(), this.creds),
       this.api.get(this.path('/view'), this.creds),
       this.token ? this.api.get(this.path('/legal-actions'), this.creds) : Promise.resolve(null),
-      this.api.allEvents(this.id, this.creds, this.events.length ? this.events[this.events.length - 1].version : 0),
+      this.api.allEvents(this.id, this.creds, known),
     ]);
+    // Asked together, answered apart: the events may stop short of the view's version (others appended between
+    // the two answers) or go past it. The log and the playback describe the view's version exactly: the events
+    // missing are read now, newer ones wait for the next refresh (the push that announced them queued it).
+    const last = read.length ? read[read.length - 1].version : known;
+    if (last < view.version) read.push(...await this.api.allEvents(this.id, this.creds, last));
+    const events = read.filter((e) => e.version <= view.version);
     const old = this.pos;
     this.summary = summary;
     this.pos = view.view;
@@ -147,7 +154,7 @@ export class LiveGame {
     this.legal = legal && legal.version === view.version ? legal.actions : [];
     if (legal && legal.version !== view.version) this.refreshSoon();
     this.changed = old ? diffSquares(old, this.pos) : new Set();
-    const fresh = events.filter((e) => !this.events.length || e.version > this.events[this.events.length - 1].version);
+    const fresh = events.filter((e) => e.version > known);
     this.events.push(...fresh);
     if (fresh.length && old) announce(turnsWords(fresh, this.summary.seats));
     this.newEvents = old ? fresh.length : 0;
