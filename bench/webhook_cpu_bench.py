@@ -154,13 +154,8 @@ def against_worker(against: str, folder: Path) -> type:
                               folder)
     for metric in (current.WRITTEN, current.ATTEMPTS, current.LATENCY):
         REGISTRY.unregister(metric)
-    path = folder / "against_worker.py"
-    path.write_text(git_show(against, "services/game/torres_game/webhooks.py"))
-    spec = importlib.util.spec_from_file_location("torres_game.against_worker", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = load_module("torres_game.against_worker", git_show(against, "services/game/torres_game/webhooks.py"),
+                         folder)
     module.signing = old_signing  # type: ignore[attr-defined]
     return module.WebhookWorker  # type: ignore[no-any-return]
 

@@ -204,13 +204,14 @@ class Poster:
         except ValueError as exc:  # a port that is not a number
             return Attempt(False, None, type(exc).__name__)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        host = parts.netloc.rpartition("@")[2]  # the Host header: the URL's host and port, without credentials
         if parts.scheme not in ("http", "https") or not parts.hostname or not _TOKEN.fullmatch(target) \
-                or not _TOKEN.fullmatch(parts.netloc.rpartition("@")[2]):
+                or not _TOKEN.fullmatch(host):
             return Attempt(False, None, "InvalidURL")
         if not _TOKEN.fullmatch(post.delivery_id):
             return Attempt(False, None, "InvalidDeliveryId")
         headers = signed_headers(post.secret, post.body, post.delivery_id)
-        request = (f"POST {target} HTTP/1.1\r\nHost: {parts.netloc.rpartition('@')[2]}\r\n"
+        request = (f"POST {target} HTTP/1.1\r\nHost: {host}\r\n"
                    + "".join(f"{name}: {value}\r\n" for name, value in headers.items())
                    + f"Content-Length: {len(post.body)}\r\nUser-Agent: torres-webhooks\r\n\r\n").encode() + post.body
         sock = self._take(endpoint)
@@ -225,9 +226,9 @@ class Poster:
         except TimeoutError:
             _close(sock)
             return Attempt(False, None, "ConnectTimeout" if phase == "connect" else "ReadTimeout")
-        except _Failed as failed:
+        except _Failed as failed:  # only an exchange fails so (connecting fails with an OSError)
             _close(sock)
-            return Attempt(False, None, "ConnectError" if phase == "connect" else failed.name)
+            return Attempt(False, None, failed.name)
         except OSError as exc:  # refused, unreachable, a name that does not resolve, a certificate refused, reset
             _close(sock)
             if phase == "connect":
