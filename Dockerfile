@@ -1,32 +1,51 @@
 # syntax=docker/dockerfile:1
-# One image for every component; the command picks which one runs (see docs/operations.md):
+# One image for every component; the command picks which one runs (infra/compose.yaml gives each its command):
 #   game service       gunicorn -c infra/gunicorn.conf.py torres_game.wsgi:app          (the default)
 #   matchmaking HTTP   gunicorn -c infra/gunicorn.conf.py torres_matchmaking.wsgi:app
 #   migrations         python -m torres_game migrate
+#   webhook delivery   python -m torres_game webhooks
 #   AI worker          celery -A torres_ai.celery_app worker --queues torres-ai,torres-ai-bulk
 #   AI sweeper         python -m torres_ai.sweeper
 #   matcher            python -m torres_matchmaking matcher --no-ratings
 #   ratings consumer   python -m torres_matchmaking ratings
+#   offline verifier   torres-audit verify ...
+# `make image` builds it with buildah (docs/operations.md, "The image"); PYTHON_IMAGE may name any Debian bookworm
+# image with Python 3.11 on the PATH as `python` (infra/image/make-base.sh makes one from Debian's packages).
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 # --- build: compilers live only here (for any package without a wheel, and the compiled rules engine) ---
 FROM ${PYTHON_IMAGE} AS build
+# The official image carries Python's headers; Debian's python3 takes them from python3-dev.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends build-essential \
+    && if ! python -c 'import os, sysconfig; assert os.path.exists(sysconfig.get_path("include") + "/Python.h")'; \
+       then apt-get install -y --no-install-recommends python3-dev; fi \
     && rm -rf /var/lib/apt/lists/*
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PATH=/opt/venv/bin:$PATH
-RUN python -m venv /opt/venv
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+# Two environments: /opt/venv is what ships (the runtime lock only); /opt/build holds mypyc and setuptools, which
+# compile the engine and build the components' wheels, and stays behind in this stage.
+RUN python -m venv /opt/venv && python -m venv /opt/build
 WORKDIR /src
-# The lock first, alone: its layer is reused until a pin changes. Every package is checked against its hash.
-COPY requirements.lock ./
-RUN pip install --no-deps --require-hashes -r requirements.lock
+# The locks first, alone: their layers are reused until a pin changes. Every package is checked against its hash.
+# A build host behind a TLS-inspecting proxy passes its CA bundle as the secret `pip-cert` (make image does): it is
+# mounted for these steps only and never lands in a layer.
+COPY requirements-runtime.lock requirements-build.lock ./
+RUN --mount=type=secret,id=pip-cert \
+    if [ -s /run/secrets/pip-cert ]; then export PIP_CERT=/run/secrets/pip-cert; fi \
+    && /opt/venv/bin/pip install --no-deps --require-hashes -r requirements-runtime.lock \
+    && /opt/build/bin/pip install --no-deps --require-hashes -r requirements-build.lock
 COPY shared ./shared
 COPY services ./services
-# The compiled rules engine first (profile-guided; it lands inside the package, which ships it as package data),
-# then the packages; the step says which build it made, or why the image will run the pure one.
-RUN python shared/build_compiled.py \
-    && pip install --no-deps ./shared ./services/audit ./services/common ./services/game ./services/ai-worker ./services/matchmaking
+# The compiled rules engine first (profile-guided; it lands inside the package, which ships it as package data):
+# --require fails the build where it cannot be compiled, so an image never runs the pure engine unnoticed. Then every
+# component as a wheel (a normal install, as a portal's deploy gets it), the installers dropped from what ships, and the engine build the image will run.
+RUN /opt/build/bin/python shared/build_compiled.py --require \
+    && /opt/build/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
+       ./shared ./services/audit ./services/common ./services/game ./services/ai-worker ./services/matchmaking \
+    && /opt/venv/bin/pip install --no-deps --no-index /wheels/*.whl \
+    && /opt/venv/bin/pip uninstall --yes --quiet pip setuptools \
+    && /opt/venv/bin/python -c 'import torres_rules as t; print("rules engine:", t.ENGINE_BUILD); assert t.ENGINE_BUILD == "compiled"'
 
 # --- runtime: the virtual environment, the migrations and the gunicorn settings; no compilers, no pip cache ---
 FROM ${PYTHON_IMAGE} AS runtime

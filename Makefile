@@ -12,7 +12,7 @@ COMPONENTS := shared services/audit services/common clients/terminal services/ga
 COMPILED_RULES := shared/torres_rules/_compiled/SOURCES.sha256
 RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
-.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -55,6 +55,10 @@ sdk-tools:
 # `make test` fails while they differ (tests/sdk/test_generation.py).
 sdk: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python sdk/generate.py
+
+# The image (Dockerfile) built with buildah, as root, on a Debian-made base or PYTHON_IMAGE (docs/operations.md).
+image:
+	infra/image/build.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -107,11 +111,17 @@ bench: install
 	$(BIN)/python bench/webhook_bench.py
 	$(BIN)/python bench/webhook_cpu_bench.py
 
+# Three hashed locks at one set of pins: requirements.lock (development: the runtime and every tool; make install),
+# requirements-runtime.lock (what the image and every deployed process install) and requirements-build.lock (the
+# image's build stage: mypyc and setuptools), the last two constrained to the first. The project's own components
+# (-e lines, with their annotations) are left out: they are installed from the checkout or as wheels.
+LOCK := $(BIN)/uv pip compile -q --generate-hashes --no-emit-index-url --no-header --python-version 3.11
 lock: $(STAMP)
-	$(BIN)/uv pip compile --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
-		requirements.in | grep -v '^-e ' > requirements.lock
-	$(BIN)/uv pip compile -q --generate-hashes --no-emit-index-url --no-header --python-version 3.11 \
-		infra/tools/checkov.in > infra/tools/checkov.lock
+	$(LOCK) requirements.in | awk '/^-e /{s=1; next} s && /^    #/{next} {s=0; print}' > requirements.lock
+	$(LOCK) requirements-runtime.in -c requirements.lock \
+		| awk '/^-e /{s=1; next} s && /^    #/{next} {s=0; print}' > requirements-runtime.lock
+	$(LOCK) requirements-build.in -c requirements.lock > requirements-build.lock
+	$(LOCK) infra/tools/checkov.in > infra/tools/checkov.lock
 
 clean:
 	rm -rf $(VENV) .tools sdk/typescript/node_modules .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build shared/torres_rules/_compiled

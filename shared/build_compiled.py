@@ -14,7 +14,8 @@ compiled again with the counts (see `_profile_guided`); with another compiler, o
 once without a profile.
 
 Exit status 0 also when compilation is impossible here (no compiler, no headers, no mypyc): it then removes any
-earlier build, says why, and the engine runs pure.
+earlier build, says why, and the engine runs pure. With `--require` (the image build) that is a failure instead:
+an image never ships the pure engine unnoticed.
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ def main() -> int:
         how = build()
     except (Exception, SystemExit) as exc:  # setuptools reports a failed compiler run as SystemExit
         shutil.rmtree(OUT, ignore_errors=True)
+        if "--require" in sys.argv[1:]:
+            print(f"torres_rules: compiled build impossible here ({type(exc).__name__}: {exc})", file=sys.stderr)
+            return 1
         print(f"torres_rules: compiled build impossible here ({type(exc).__name__}: {exc}); the pure build runs",
               file=sys.stderr)
         return 0

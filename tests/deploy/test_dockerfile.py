@@ -36,7 +36,7 @@ def test_hadolint_does_fail_on_a_bad_dockerfile(tmp_path: Path) -> None:
 
 def test_multi_stage_with_build_tools_only_in_the_build_stage() -> None:
     build, runtime = stages()
-    assert "build-essential" in build and "--require-hashes -r requirements.lock" in build
+    assert "build-essential" in build and "--require-hashes -r requirements-runtime.lock" in build
     assert re.search(r"(?m)^ARG PYTHON_IMAGE=python:3\.\d+-slim", DOCKERFILE)
     assert runtime.startswith("${PYTHON_IMAGE} AS runtime") and build.startswith("${PYTHON_IMAGE} AS build")
     for tool_name in ("build-essential", "gcc", "apt-get install", "pip install"):
@@ -67,6 +67,6 @@ def test_the_image_compiles_the_rules_engine_and_installs_it_with_the_package() 
     """The compiled engine is package data of torres_rules (tests/rules/test_loader.py): built in the build stage
     before the package is installed, never taken from the checkout that sends the build context."""
     build = stages()[0]
-    assert build.index("python shared/build_compiled.py") < build.index("pip install --no-deps ./shared")
+    assert build.index("python shared/build_compiled.py --require") < build.index("pip wheel --no-deps")
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert "shared/build" in ignored and "shared/torres_rules/_compiled" in ignored

@@ -22,8 +22,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
-
 from .bots import BOT_KINDS, Bot, Budget, make_bot
 from .config import LEVELS, Settings
 from .match import GameResult, play_game
@@ -142,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     with open(out / "games-partial.csv", "w", newline="") as partial_file:
         partial = csv.writer(partial_file)
         partial.writerow(GAMES_HEADER)
+    from tqdm import tqdm  # the tournament extra: a developer's tool, not in the services' image
+
     with ctx.Pool(args.workers) as pool, tqdm(total=len(jobs), desc=" vs ".join(e.name for e in field_),
                                               unit="game") as bar:
         for game, seats, result, simulations in pool.imap_unordered(_play, jobs):

@@ -46,7 +46,11 @@ def connect(config: Config) -> Any:
         if config.redis_cluster:
             return RedisCluster.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
         return redis.Redis.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
-    import fakeredis  # only needed in embedded mode
+    try:
+        import fakeredis  # the `embedded` extra: `make run` only, never the image
+    except ModuleNotFoundError as exc:
+        raise RuntimeError("MM_REDIS_URL is unset (embedded mode), which needs torres-matchmaking[embedded] "
+                           "(fakeredis); set MM_REDIS_URL or REDIS_URL to a Redis server") from exc
 
     global _embedded_server
     with _embedded_lock:
