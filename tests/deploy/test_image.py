@@ -5,7 +5,7 @@ portals) runs from the image's read-only root file system, as the image's user, 
 env files, tmpfs and volumes its compose service gives, read from the compose files so that the two cannot
 drift. Only what a container network would differ in is changed: the services' host names (postgres, redis,
 game) become loopback addresses and each process gets free ports of its own, because here they share one
-network. PostgreSQL is a throwaway database on the machine's server; Redis a server of this test's own.
+network; and loopback is allowed as a webhook address, because the portal's endpoint is this test's. PostgreSQL is a throwaway database on the machine's server; Redis a server of this test's own.
 
 Then a portal plays: a game with an AI seat that the Celery worker plays, a match made by the matcher and rated
 by the ratings consumer, webhooks posted by the delivery worker and verified by their signature, `/verify` and
@@ -49,6 +49,8 @@ IMAGE = "torres:local"
 #: Started in this order (compose's depends_on); `migrate` runs to completion first.
 PROCESSES = ("game", "webhooks", "ai-worker", "ai-sweeper", "matchmaking", "matcher", "ratings")
 USER = (10001, 10001)
+#: The portal's endpoint is this test's, on loopback, which webhooks refuse by default (outside addresses only).
+LOOPBACK_HOOKS = {"TORRES_WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8"}
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +159,7 @@ class Stack:
                 value = re.sub(r":(\d+)/", lambda m: f":{ports.get(m[1], m[1])}/", value)
             env[key] = value
         env["DATABASE_URL"] = self.database_url
+        env.update(LOOPBACK_HOOKS)
         return env
 
     def mounts(self, name: str) -> dict[str, Any]:
@@ -223,7 +226,7 @@ class Stack:
 def keys_cli(root: ImageRoot, tenants: Path, *args: str) -> dict[str, Any]:
     """`python -m torres_service.keys` run from the image, as the image's user, on the project's tenants folder."""
     result = root.run(["python", "-m", "torres_service.keys", "--file", "/tenants/tenants.json", *args],
-                      binds=[(str(tenants), "/tenants", False)])
+                      LOOPBACK_HOOKS, binds=[(str(tenants), "/tenants", False)])
     assert result.returncode == 0, result.stderr.decode()
     return dict(json.loads(result.stdout))
 
