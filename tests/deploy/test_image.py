@@ -5,7 +5,8 @@ portals) runs from the image's read-only root file system, as the image's user, 
 env files, tmpfs and volumes its compose service gives, read from the compose files so that the two cannot
 drift. Only what a container network would differ in is changed: the services' host names (postgres, redis,
 game) become loopback addresses and each process gets free ports of its own, because here they share one
-network; and loopback is allowed as a webhook address, because the portal's endpoint is this test's. PostgreSQL is a throwaway database on the machine's server; Redis a server of this test's own.
+network; and loopback is allowed as a webhook address, because the portal's endpoint is this test's. PostgreSQL is
+a throwaway database on the machine's server; Redis a server of this test's own.
 
 Then a portal plays: a game with an AI seat that the Celery worker plays, a match made by the matcher and rated
 by the ratings consumer, webhooks posted by the delivery worker and verified by their signature, `/verify` and
