@@ -59,11 +59,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from flask import Flask, Request, Response, after_this_request, request
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage, RedisStorage, Storage, storage_from_string
+from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import STRATEGIES, FixedWindowRateLimiter, RateLimiter
 from prometheus_client import Counter
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -375,30 +375,11 @@ class StreamCaps:
 
 # -- request rates --------------------------------------------------------------------------------------------------
 
-class _MemoryStorage(MemoryStorage):
-    """``limits``' in-memory storage without its expiry timer. ``MemoryStorage`` starts a thread (a greenlet under
-    gevent) 10 ms after each increment to drop expired keys: under load a thread start every 10 ms and a walk over
-    every key, which cost more than the counting itself. The counts are right without it (a read drops an expired
-    key first); here the keys nobody asks for again are dropped by a sweep at most once a second, run by the
-    increment that finds it due."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.timer.cancel()
-        self._sweep_at = 0.0
-
-    def _MemoryStorage__schedule_expiry(self) -> None:  # replaces MemoryStorage's private scheduler
-        now = time.monotonic()
-        if now >= self._sweep_at:
-            self._sweep_at = now + 1.0
-            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
-
-
 def _storage(uri: str) -> Storage:
     """The storage of ``uri`` (``limits``' URIs, as flask-limiter's ``RATELIMIT_STORAGE_URI``). A Redis that hangs
     must not hang every request: its connections give up after 0.25 s, and the in-memory fallback takes over."""
     if uri.startswith("memory://"):
-        return _MemoryStorage()
+        return MemoryStorage()
     options: dict[str, Any] = {"socket_connect_timeout": 0.25, "socket_timeout": 0.25} if "redis" in uri else {}
     return storage_from_string(uri, **options)  # type: ignore[return-value]
 
@@ -451,9 +432,6 @@ class _Leases:
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        # One round trip for all the leases a request needs on a single Redis (a cluster spreads a request's keys
-        # over its shards: there each is its own call).
-        self.pipelined = type(storage) is RedisStorage
         self.leases: dict[str, _Lease] = {}
         self._lock = threading.Lock()
         self._sweep_at = 0.0
@@ -502,27 +480,11 @@ class _Leases:
         return leases
 
     def _incr(self, keys: list[tuple[str, int, int]]) -> list[tuple[int, float]]:
-        """Each key's ``INCRBY n`` (in Redis ``limits``' own increment script: ``EXPIRE`` on a new key) and the
-        seconds left of its window. On a single Redis all of them in one pipeline; a server that lost the script
-        (restarted, ``SCRIPT FLUSH``) answers NOSCRIPT to each, and the keys are counted one by one, which loads
-        it again."""
+        """Each key's ``INCRBY n`` and the seconds left of its window, through ``limits``' public storage API
+        (``incr``: in Redis its own increment script, which sets the window's expiry on a new key, and which
+        redis-py loads again where the server lost it). Two round trips per key, once per lease: a lease spares
+        the storage up to :attr:`MOST` requests, so per request this is a fraction of one."""
         storage = self.storage
-        if self.pipelined:
-            from redis.exceptions import NoScriptError  # only here: a Redis storage needs redis-py anyway
-
-            redis_storage = cast(RedisStorage, storage)
-            pipe = redis_storage.get_connection().pipeline(transaction=False)  # type: ignore[attr-defined]
-            sha = redis_storage.lua_incr_expire.sha
-            for key, expiry, n in keys:
-                prefixed = redis_storage.prefixed_key(key)
-                pipe.evalsha(sha, 1, prefixed, expiry, n)
-                pipe.pttl(prefixed)
-            try:
-                replies = pipe.execute()
-            except NoScriptError:
-                pass
-            else:
-                return [(int(count), int(ttl) / 1000) for count, ttl in zip(replies[::2], replies[1::2], strict=True)]
         return [(storage.incr(key, expiry, amount=n), storage.get_expiry(key) - time.time())
                 for key, expiry, n in keys]
 
@@ -534,17 +496,16 @@ class RequestCounts:
     2, 4 ... 32 s.
 
     **Leases.** With the fixed window (the default), a request does not wait for the storage: the process counts
-    requests in it ahead of time, a lease of up to :attr:`_Leases.MOST` of one key at a time (``INCRBY n``, one
-    round trip for all the keys a request needs a lease of), and admits them from the lease while its window lasts.
+    requests in it ahead of time, a lease of up to :attr:`_Leases.MOST` of one key at a time (``INCRBY n``), and
+    admits them from the lease while its window lasts.
     Every request admitted was counted in the storage before it was admitted, so no client gets past its limit
     however many workers and replicas it spreads over. What a lease costs is the other way: units a process took
     and the client did not spend there are counted all the same, so a client spread over several processes may be
     refused up to ``MOST - 1`` requests per process before its limit (in one process, none: it spends its own
     leases). A lease is a sixteenth of what is left of the limit at most (1 near the limit: counted one by one
     there, as without leases), and a key past its limit is refused in the process until its window ends, with no
-    round trip at all. Measured: with a round trip to Redis per request, 0.26 ms of gunicorn CPU per accepted
-    action in the HTTP benchmark (0.84 of the throughput without limits), and a count in ``limits``' memory storage
-    cost 14 us per request where a lease costs 2 (docs/performance.md)."""
+    round trip at all: the cost of counting, in Redis or in memory, is paid once per lease, not per request
+    (figures in docs/performance.md)."""
 
     BACKOFF_MAX = 32.0
 
@@ -558,7 +519,7 @@ class RequestCounts:
         # The process's own counts: the classes not shared, and all of them while the storage fails (None when the
         # storage is memory already).
         self.memory: RateLimiter | None = None if isinstance(self.storage, MemoryStorage) \
-            else strategy(_MemoryStorage())
+            else strategy(MemoryStorage())
         self.shared = frozenset(settings.shared)
         # Each class's limits, and whether they are counted in the process's memory beside a shared storage: decided
         # here once rather than on every request.
