@@ -11,6 +11,7 @@ from collections.abc import Callable
 from torres_service.logs import configure_logging
 
 from .config import Config
+from .migrations import MigrationEdited
 from .store import open_store
 
 
@@ -19,6 +20,9 @@ def migrate(config: Config) -> int:
     try:
         applied = store.migrate()
         done, pending = store.migration_status()
+    except MigrationEdited as exc:
+        print(f"{store.backend}: {exc}", file=sys.stderr)
+        return 2
     finally:
         store.close()
     print(f"{store.backend}: applied now {applied or 'nothing'}; current {done}; pending {pending or 'none'}")

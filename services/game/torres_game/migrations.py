@@ -4,10 +4,14 @@
 Each backend applies them itself (its dialect decides how to run a script atomically); this
 module only decides *which* files exist and in what order, so both backends agree on numbering.
 
-A numbered migration runs once. A definition (Flyway's "repeatable migration") is the one home of a database
-object that changes in place, a function such as ``torres_append``: applied after the numbered migrations whenever
-its text differs from the text last applied, so that a change to it is an edit of one file, not one more copy of
-the whole function in a new migration.
+A numbered migration runs once, and is never edited after: the store records each applied file's SHA-256 and
+refuses to migrate or to report ready while an applied file's text differs from what was applied (as Flyway's
+checksums do), because the database would silently not match the schema its files describe.
+
+A definition (Flyway's "repeatable migration") is the one home of a database object that changes in place, a
+function such as ``torres_append``: applied after the numbered migrations whenever its text differs from the text
+last applied, so that a change to it is an edit of one file, not one more copy of the whole function in a new
+migration.
 """
 
 from __future__ import annotations
@@ -25,6 +29,26 @@ class Migration:
     number: int
     name: str
     sql: str
+
+    @property
+    def digest(self) -> str:
+        """What the store records of an applied migration, and compares the file with ever after."""
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+class MigrationEdited(RuntimeError):
+    """An applied migration's file no longer has the text that was applied."""
+
+
+def check_applied(found: list[Migration], recorded: dict[int, str | None]) -> None:
+    """Raise :class:`MigrationEdited` for the first applied migration whose recorded digest differs from its file.
+    A digest of None (applied before digests were recorded) is taken as it is: the store records it then."""
+    for migration in found:
+        digest = recorded.get(migration.number)
+        if digest is not None and digest != migration.digest:
+            raise MigrationEdited(
+                f"migration {migration.number:04d}_{migration.name}.sql was edited after it was applied "
+                f"(applied {digest[:12]}, file {migration.digest[:12]}): restore it and add a new migration")
 
 
 def discover(migrations_dir: Path, backend: str) -> list[Migration]:

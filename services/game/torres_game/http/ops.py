@@ -7,6 +7,7 @@ from typing import Any
 from flask import current_app
 
 from torres_game.errors import NotReady
+from torres_game.migrations import MigrationEdited
 from torres_service.ops import ops_blueprint
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import problem_responses
@@ -28,6 +29,9 @@ def readyz() -> dict[str, Any]:
     try:
         store.ping()
         applied, pending = store.migration_status()
+    except MigrationEdited as exc:
+        current_app.logger.error("readiness check failed: %s", exc)
+        raise NotReady(str(exc)) from exc
     except Exception as exc:  # any driver error means "not ready", with the reason
         current_app.logger.warning("readiness check failed: %s", exc)
         raise NotReady(f"database unreachable: {type(exc).__name__}") from exc

@@ -36,7 +36,7 @@ from psycopg_pool import ConnectionPool
 
 from torres_audit.chain import GENESIS_HASH, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
-from torres_game.migrations import definitions, discover
+from torres_game.migrations import check_applied, definitions, discover
 from torres_game.waiting import CHANNEL, SEAT_TOKENS_CHANNEL, Notice, PgNotifier
 from torres_service.json_provider import dumps_bytes
 
@@ -164,15 +164,22 @@ class PostgresEventStore:
                     "CREATE TABLE IF NOT EXISTS schema_migrations ("
                     " version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)"
                 )
-                done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
-                for migration in discover(self.migrations_dir, "postgres"):
+                conn.execute("ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS sha256 text")
+                found = discover(self.migrations_dir, "postgres")
+                done = dict(conn.execute("SELECT version, sha256 FROM schema_migrations").fetchall())
+                check_applied(found, done)
+                for migration in found:
                     if migration.number in done:
+                        if done[migration.number] is None:  # applied before digests were recorded
+                            conn.execute("UPDATE schema_migrations SET sha256 = %s WHERE version = %s",
+                                         (migration.digest, migration.number))
                         continue
                     with conn.transaction():
                         conn.execute(migration.sql.encode())  # no params: multi-statement script
                         conn.execute(
-                            "INSERT INTO schema_migrations VALUES (%s, %s, now())",
-                            (migration.number, migration.name),
+                            "INSERT INTO schema_migrations (version, name, applied_at, sha256)"
+                            " VALUES (%s, %s, now(), %s)",
+                            (migration.number, migration.name, migration.digest),
                         )
                     applied_now.append(migration.number)
                 conn.execute(
@@ -196,13 +203,18 @@ class PostgresEventStore:
 
     def migration_status(self) -> tuple[list[int], list[int]]:
         assert self.migrations_dir is not None
-        wanted = [m.number for m in discover(self.migrations_dir, "postgres")]
+        found = discover(self.migrations_dir, "postgres")
         with self.pool.connection() as conn:
             exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
-            done: set[int] = set()
+            done: dict[int, str | None] = {}
             if exists and exists[0]:
-                done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
-        return sorted(done), [n for n in wanted if n not in done]
+                has_digest = conn.execute(
+                    "SELECT 1 FROM information_schema.columns WHERE table_name = 'schema_migrations'"
+                    " AND column_name = 'sha256' AND table_schema = current_schema()").fetchone()
+                column = "sha256" if has_digest else "NULL::text"
+                done = dict(conn.execute(f"SELECT version, {column} FROM schema_migrations").fetchall())
+        check_applied(found, done)
+        return sorted(done), [m.number for m in found if m.number not in done]
 
     def ping(self) -> None:
         with self.pool.connection(timeout=2) as conn:

@@ -23,7 +23,7 @@ from typing import Any
 
 from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
-from torres_game.migrations import discover
+from torres_game.migrations import check_applied, discover
 
 from .base import (
     EVERY_GAME,
@@ -150,26 +150,43 @@ class SqliteEventStore:
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
             )
-        for migration in discover(self.migrations_dir, "sqlite"):
+            if not any(column[1] == "sha256" for column in conn.execute("PRAGMA table_info(schema_migrations)")):
+                conn.execute("ALTER TABLE schema_migrations ADD COLUMN sha256 TEXT")
+        found = discover(self.migrations_dir, "sqlite")
+        check_applied(found, self._applied())
+        for migration in found:
             with self._write() as c:
-                if c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (migration.number,)).fetchone():
+                row = c.execute("SELECT sha256 FROM schema_migrations WHERE version = ?",
+                                (migration.number,)).fetchone()
+                if row is not None:
+                    if row[0] is None:  # applied before digests were recorded
+                        c.execute("UPDATE schema_migrations SET sha256 = ? WHERE version = ?",
+                                  (migration.digest, migration.number))
                     continue
                 for statement in _statements(migration.sql):
                     c.execute(statement)
                 c.execute(
-                    "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                    (migration.number, migration.name, format_time(datetime.now(UTC))),
+                    "INSERT INTO schema_migrations (version, name, applied_at, sha256) VALUES (?, ?, ?, ?)",
+                    (migration.number, migration.name, format_time(datetime.now(UTC)), migration.digest),
                 )
             applied_now.append(migration.number)
         return applied_now
 
+    def _applied(self) -> dict[int, str | None]:
+        """Each applied migration's number and recorded digest (None: applied before digests were recorded)."""
+        with self._conn() as conn:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone():
+                return {}
+            has_digest = any(column[1] == "sha256" for column in conn.execute("PRAGMA table_info(schema_migrations)"))
+            column = "sha256" if has_digest else "NULL"
+            return dict(conn.execute(f"SELECT version, {column} FROM schema_migrations").fetchall())
+
     def migration_status(self) -> tuple[list[int], list[int]]:
         assert self.migrations_dir is not None
-        wanted = [m.number for m in discover(self.migrations_dir, "sqlite")]
-        with self._conn() as conn:
-            has = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
-            done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")} if has else set()
-        return sorted(done), [n for n in wanted if n not in done]
+        found = discover(self.migrations_dir, "sqlite")
+        done = self._applied()
+        check_applied(found, done)
+        return sorted(done), [m.number for m in found if m.number not in done]
 
     def ping(self) -> None:
         with self._conn() as conn:
