@@ -52,7 +52,7 @@ def test_every_complete_game_yields_a_record_the_verifier_accepts(audit_app: Fla
     wait_for_sequencer(svc.store)
     record = fetch(audit_app, gid)
     checkpoint = audit_app.test_client().get("/v1/audit/checkpoint").get_data(as_text=True)
-    report = verify_record(record, keys=[svc.signer.verifier()], checkpoint=checkpoint)
+    report = verify_record(record, keys=[svc.signer.verifier(), *svc.translog.keys], checkpoint=checkpoint)
     assert report.ok, report.text()
     assert statuses(report) == {"format": OK, "chain": OK, "head": OK, "signature": OK, "seed": OK, "replay": OK,
                                 "result": OK, "inclusion": OK}
