@@ -41,6 +41,7 @@ class Plan:
     resign_at: int | None = None  # after this many actions the seat to move resigns (once), besides p_resign
     options: dict[str, Any] = field(default_factory=dict)
     prefer: str | None = None  # an action type the driver picks, when legal, a third of the time
+    visibility: str | None = None  # "public" (the service's default), "unlisted" or "private"
 
     def body(self) -> dict[str, Any]:
         seats = [{"kind": "ai", "level": "easy"} if i in self.ai_seats else {"kind": "human", "player_id": f"p{i}"}
@@ -51,6 +52,8 @@ class Plan:
             body["clock"] = self.clock
         if self.timeout is not None:
             body["timeout"] = self.timeout
+        if self.visibility is not None:
+            body["visibility"] = self.visibility
         return body
 
 

@@ -10,6 +10,7 @@ the times and the keys (test keys, published with the vectors; never use them fo
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sys
@@ -146,8 +147,30 @@ def vectors() -> dict[str, str]:
                    "root": merkle.root(leaves).hex(), "inclusion_proof_of_leaf_2": [node.hex() for node in proof],
                    "checkpoint": checkpoint},
     }
+    later = [*leaves, *(head_text(f"00000000-0000-4000-8000-00000000000{i}", 10 * i, f"{i:02x}" * 32, "over").encode()
+                        for i in (3, 4, 5, 6))]
+    later_checkpoint = Checkpoint(LOG_KEY.name, len(later), merkle.root(later)).sign(LOG_KEY)
+
+    def b64(nodes: list[bytes]) -> list[str]:
+        return [base64.b64encode(node).decode() for node in nodes]
+
+    consistency = {
+        "about": "docs/audit.md, section Test vectors: the log of record.json grown to 7 leaves; its checkpoint "
+                 "(checkpoint-7.txt), the inclusion proof of record.json's head (leaf 2) at size 7, and the "
+                 "consistency proof from every smaller size, as /v1/audit/proof/consistency answers them",
+        "leaves": [leaf.decode() for leaf in later],
+        "checkpoint": later_checkpoint,
+        "inclusion_of_leaf_2": {"leaf_index": 2, "tree_size": len(later),
+                                "proof": b64(merkle.inclusion_proof(2, later))},
+        "consistency": [{"first": first, "second": len(later),
+                         "first_root": base64.b64encode(merkle.root(later[:first])).decode(),
+                         "second_root": base64.b64encode(merkle.root(later)).decode(),
+                         "proof": b64(merkle.consistency_proof(first, later))} for first in range(1, len(later) + 1)],
+    }
     return {
         "record.json": json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+        "consistency.json": json.dumps(consistency, indent=1, ensure_ascii=False) + "\n",
+        "checkpoint-7.txt": later_checkpoint,
         "intermediate.json": json.dumps(intermediate, indent=1, ensure_ascii=False) + "\n",
         "checkpoint.txt": checkpoint,
         "game.vkey": GAME_KEY.verifier().vkey() + "\n",

@@ -38,6 +38,7 @@ from .games import Plan, play
 pytestmark = pytest.mark.postgres
 
 SIGNER = Signer.generate("torres.test/games-2026")
+LOG = Signer.generate("torres.test/log-2026")
 SHORT = Plan(2, "rio_grande", abandon_after=12)
 
 
@@ -48,7 +49,8 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 @contextlib.contextmanager
 def served(url: str) -> Iterator[Server]:
-    with gunicorn(url, extra_env={"TORRES_SIGNING_KEY": SIGNER.skey(), "TORRES_LOG_INTERVAL": "0.1"}) as server:
+    with gunicorn(url, extra_env={"TORRES_SIGNING_KEY": SIGNER.skey(), "TORRES_LOG_SIGNING_KEY": LOG.skey(),
+                                       "TORRES_LOG_INTERVAL": "0.1"}) as server:
         yield server
 
 
@@ -110,7 +112,8 @@ def attacked(throwaway_database: Callable[[str], contextlib.AbstractContextManag
     """Eight finished games in a logged database, their records kept by the portal, and monitor A's state."""
     with throwaway_database("torres_log_attacks") as url:
         clock = Clock()
-        app: Flask = create_app(make_config(url, enforcer_interval=0, signing_key=SIGNER.skey(), log_interval=0))
+        app: Flask = create_app(make_config(url, enforcer_interval=0, signing_key=SIGNER.skey(),
+                                           log_signing_key=LOG.skey(), log_interval=0))
         svc = service(app)
         svc.now = clock
         games = [play(svc, app.test_client(), clock, SHORT, seed=100 + i) for i in range(8)]
@@ -124,16 +127,17 @@ def attacked(throwaway_database: Callable[[str], contextlib.AbstractContextManag
                 path.write_bytes(server.client.get(f"/v1/games/{gid}/record").data)
                 kept[gid] = path
             first = cli("monitor", "--state", str(tmp / "a.cp"), "--url", base(server),
-                        "--key", SIGNER.verifier().vkey(),
+                        "--key", LOG.verifier().vkey(),
                         *[arg for path in kept.values() for arg in ("--record", str(path))])
             assert first.returncode == 0, first.stderr
             assert "trusted on first use" in first.stdout and first.stdout.endswith("OK\n")
         yield {"url": url, "games": games, "kept": kept, "tmp": tmp}
 
 
-def monitor(ctx: dict[str, Any], server: Server, state: str, *records: str) -> subprocess.CompletedProcess[str]:
-    return cli("monitor", "--state", str(ctx["tmp"] / state), "--url", base(server), "--key", SIGNER.verifier().vkey(),
-               *[arg for gid in records for arg in ("--record", str(ctx["kept"][gid]))])
+def monitor(ctx: dict[str, Any], server: Server, state: str, *records: str, extra: tuple[str, ...] = (),
+            ) -> subprocess.CompletedProcess[str]:
+    return cli("monitor", "--state", str(ctx["tmp"] / state), "--url", base(server), "--key", LOG.verifier().vkey(),
+               *[arg for gid in records for arg in ("--record", str(ctx["kept"][gid]))], *extra)
 
 
 def verify_served(ctx: dict[str, Any], server: Server, gid: str) -> subprocess.CompletedProcess[str]:
@@ -141,7 +145,8 @@ def verify_served(ctx: dict[str, Any], server: Server, gid: str) -> subprocess.C
     path.write_bytes(server.client.get(f"/v1/games/{gid}/record").data)
     checkpoint = ctx["tmp"] / "fetched.cp"
     checkpoint.write_bytes(server.client.get("/v1/audit/checkpoint").data)
-    return cli("verify", str(path), "--key", SIGNER.verifier().vkey(), "--checkpoint", str(checkpoint))
+    return cli("verify", str(path), "--key", SIGNER.verifier().vkey(), "--key", LOG.verifier().vkey(), "--checkpoint",
+               str(checkpoint))
 
 
 def test_every_kept_record_verifies_with_its_inclusion_against_the_fetched_checkpoint(attacked: dict[str, Any]) -> None:
@@ -191,16 +196,22 @@ def test_the_operator_attacks_are_each_caught_with_a_precise_message(attacked: d
         assert out.returncode == 1 and "REFUSED at version 3: hash mismatch" in out.stdout, out.stdout
 
         for gid, words in ((g_rewrite, f"game {g_rewrite} was rewritten: the service now serves head"),
-                           (g_delete, f"game {g_delete} was deleted: the service answers 404, but the log holds"),
+                           (g_delete, f"game {g_delete} was deleted: the service answers 404 to the operator's key,"
+                                      " but the log holds"),
                            (g_swap2, f"game {g_swap2} was rewritten"),
                            (g_truncate, f"game {g_truncate} was rewritten"),
                            (g_seed, None), (g_edit, None)):
-            out = monitor(attacked, server, "a.cp", gid)
+            out = monitor(attacked, server, "a.cp", gid, extra=("--admin-key", ADMIN_KEY))
             if words is None:  # the head is untouched: the monitor has nothing to say, the verifier has (above)
                 assert out.returncode == 0, out.stderr
                 continue
             assert out.returncode == 1 and "INCONSISTENT" in out.stderr and words in out.stderr, out.stderr
         assert ", active; the head logged at leaf" in monitor(attacked, server, "a.cp", g_truncate).stderr
+        # Without the operator's key a 404 proves nothing: a private game answers the same to a reader it hides
+        # from. The monitor says what it saw, concludes nothing (exit 2) and never cries "deleted".
+        anonymous = monitor(attacked, server, "a.cp", g_delete)
+        assert anonymous.returncode == 2 and "deleted" not in anonymous.stderr, anonymous.stderr
+        assert f"game {g_delete} is not readable with these credentials (no credentials)" in anonymous.stderr
 
 
 def test_a_forged_checkpoint_and_a_rebuilt_tree_are_caught_and_two_monitors_see_the_split_view(
@@ -210,8 +221,8 @@ def test_a_forged_checkpoint_and_a_rebuilt_tree_are_caught_and_two_monitors_see_
     latest = store.log_checkpoint()
     assert latest is not None
     # The operator without the key: a checkpoint of a larger tree, signed by a key of the same name.
-    forger = Signer.generate(SIGNER.name)
-    forged = Checkpoint(SIGNER.name, latest.tree_size + 1, b"\x07" * 32).sign(forger)
+    forger = Signer.generate(LOG.name)
+    forged = Checkpoint(LOG.name, latest.tree_size + 1, b"\x07" * 32).sign(forger)
     superuser(url, ("INSERT INTO log_checkpoints VALUES (%s, %s, %s, now())",
                     (latest.tree_size + 1, b"\x07" * 32, forged)))
     with served(url) as server:
@@ -234,7 +245,7 @@ def test_a_forged_checkpoint_and_a_rebuilt_tree_are_caught_and_two_monitors_see_
         assert "the log forked" in out.stderr or "the log shrank" in out.stderr, out.stderr
         fresh = monitor(attacked, server, "b.cp")  # monitor B, first run: trusts what it is shown
         assert fresh.returncode == 0, fresh.stderr
-        cmp = cli("compare", str(tmp / "a.cp"), str(tmp / "b.cp"), "--key", SIGNER.verifier().vkey(),
+        cmp = cli("compare", str(tmp / "a.cp"), str(tmp / "b.cp"), "--key", LOG.verifier().vkey(),
                   "--url", base(server))
         assert cmp.returncode == 1 and "split view" in cmp.stderr, cmp.stderr
         if rebuilt.tree_size == latest.tree_size:
@@ -256,7 +267,7 @@ def test_a_sequencer_killed_mid_batch_loses_and_duplicates_nothing(
                          " SELECT 'g-' || i, 40 + i %% 9, encode(sha256(i::text::bytea), 'hex'), now()"
                          " FROM generate_series(1, %s) i", (total,))
         env = {**os.environ, "DATABASE_URL": f"{url}?application_name=torres-seq-kill",
-               "TORRES_SIGNING_KEY": SIGNER.skey(), "TORRES_LOG_BATCH": "300", "TORRES_LOG_INTERVAL": "0.05",
+               "TORRES_LOG_SIGNING_KEY": LOG.skey(), "TORRES_LOG_BATCH": "300", "TORRES_LOG_INTERVAL": "0.05",
                "TORRES_AUTO_MIGRATE": "0",
                "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "LOG_LEVEL": "WARNING", "TORRES_API_KEY": API_KEY,
                "TORRES_ADMIN_KEY": ADMIN_KEY}
@@ -304,4 +315,4 @@ def test_a_sequencer_killed_mid_batch_loses_and_duplicates_nothing(
 def _checkpoints(url: str) -> list[Checkpoint]:
     with psycopg.connect(url) as conn:
         notes = [r[0] for r in conn.execute("SELECT note FROM log_checkpoints ORDER BY tree_size").fetchall()]
-    return [open_checkpoint(note, [SIGNER.verifier()])[0] for note in notes]
+    return [open_checkpoint(note, [LOG.verifier()])[0] for note in notes]

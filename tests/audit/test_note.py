@@ -64,7 +64,9 @@ def test_checkpoints_round_trip_and_verify() -> None:
     witness = Signer.generate("torres.test/witness")  # a cosigned checkpoint: unknown signatures are ignored
     cosigned = text + witness.signature_line(checkpoint.text())
     assert open_checkpoint(cosigned, [log.verifier()])[0] == checkpoint
-    assert open_checkpoint(cosigned, [witness.verifier()])[1] == [witness.verifier()]
+    assert open_checkpoint(cosigned, [witness.verifier(), log.verifier()])[1] == [log.verifier(), witness.verifier()]
+    with pytest.raises(NoteError, match="no trusted key named as the log"):  # a witness vouches for no log alone
+        open_checkpoint(cosigned, [witness.verifier()])
     empty = Checkpoint("torres.test/log", 0, merkle.EMPTY_ROOT)
     assert open_checkpoint(empty.sign(log), [log.verifier()])[0] == empty
 

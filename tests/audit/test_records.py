@@ -52,7 +52,7 @@ def test_every_complete_game_yields_a_record_the_verifier_accepts(audit_app: Fla
     wait_for_sequencer(svc.store)
     record = fetch(audit_app, gid)
     checkpoint = audit_app.test_client().get("/v1/audit/checkpoint").get_data(as_text=True)
-    report = verify_record(record, keys=[svc.signer.verifier()], checkpoint=checkpoint)
+    report = verify_record(record, keys=[svc.signer.verifier(), *svc.translog.keys], checkpoint=checkpoint)
     assert report.ok, report.text()
     assert statuses(report) == {"format": OK, "chain": OK, "head": OK, "signature": OK, "seed": OK, "replay": OK,
                                 "result": OK, "inclusion": OK}
@@ -193,3 +193,25 @@ def test_the_signing_key_comes_from_torres_signing_key(tmp_path: Path) -> None:
         service(app).close()
     with pytest.raises(ValueError, match="signing key"):
         create_app(make_config(f"sqlite:///{tmp_path / 'bad.sqlite3'}", signing_key="PRIVATE+KEY+x+00+AAAA"))
+
+
+def test_the_log_has_a_key_of_its_own(tmp_path: Path) -> None:
+    """The record key never signs the log (docs/audit.md section 9): given as both keys, the service refuses to
+    start; without TORRES_LOG_SIGNING_KEY the log signs with a key of its process, not the record key, and the
+    well-known URL lists the log's key first, the record key after it."""
+    from game.conftest import make_config
+
+    from torres_game.app import create_app
+
+    signer = Signer.generate("games.example.org/2026")
+    with pytest.raises(ValueError, match="TORRES_LOG_SIGNING_KEY is TORRES_SIGNING_KEY"):
+        create_app(make_config(f"sqlite:///{tmp_path / 'same.sqlite3'}", signing_key=signer.skey(),
+                               log_signing_key=signer.skey()))
+    app = create_app(make_config(f"sqlite:///{tmp_path / 'own.sqlite3'}", signing_key=signer.skey()))
+    try:
+        svc = service(app)
+        assert svc.translog.keys[0] != signer.verifier() and svc.translog.origin == "torres.invalid/dev-log"
+        published = app.test_client().get("/.well-known/torres-audit-key").get_data(as_text=True).split("\n")
+        assert published == [svc.translog.keys[0].vkey(), signer.verifier().vkey(), ""]
+    finally:
+        service(app).close()

@@ -3,22 +3,26 @@ from the specification's own words (an independent MT19937 written from docs/aud
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import http.server
 import json
 import random
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import served
 
 import torres_rules as tr
 from torres_audit import merkle
-from torres_audit.note import Verifier, open_checkpoint, open_note
+from torres_audit.note import Checkpoint, Verifier, open_checkpoint, open_note
 from torres_audit.verify import verify_text
 
-from .spec_vectors import OUT, vectors
+from .spec_vectors import LOG_KEY, OUT, vectors
 
 SPEC = OUT.parent / "audit.md"
 
@@ -191,3 +195,101 @@ def test_the_verifier_needs_nothing_of_the_game_service() -> None:
     done = subprocess.run([sys.executable, "-c", code, str(OUT / "record.json"), str(OUT / "game.vkey"),
                            str(OUT / "log.vkey")], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and done.stdout.endswith("VERIFIED\n"), done.stdout + done.stderr
+
+
+def consistency_vectors() -> dict[str, Any]:
+    return dict(json.loads(committed("consistency.json")))
+
+
+def mth(leaves: list[bytes]) -> bytes:
+    """RFC 9162 section 2.1.1's MTH, written here from the RFC, not taken from torres_audit.merkle."""
+    if not leaves:
+        return hashlib.sha256(b"").digest()
+    if len(leaves) == 1:
+        return hashlib.sha256(b"\x00" + leaves[0]).digest()
+    k = 1
+    while k * 2 < len(leaves):
+        k *= 2
+    return hashlib.sha256(b"\x01" + mth(leaves[:k]) + mth(leaves[k:])).digest()
+
+
+def test_the_consistency_vectors_verify_against_roots_computed_from_the_rfc() -> None:
+    data = consistency_vectors()
+    leaves = [leaf.encode() for leaf in data["leaves"]]
+    assert leaves[2].decode() == intermediate()["head"]["text"]  # record.json's head is leaf 2
+    checkpoint, _ = open_checkpoint(committed("checkpoint-7.txt"), [Verifier.from_vkey(committed("log.vkey"))])
+    assert committed("checkpoint-7.txt") == data["checkpoint"] and checkpoint.root == mth(leaves)
+    assert checkpoint.size == len(leaves) == 7
+    inclusion = data["inclusion_of_leaf_2"]
+    merkle.verify_inclusion(2, 7, merkle.leaf_hash(leaves[2]), [base64.b64decode(n) for n in inclusion["proof"]],
+                            checkpoint.root)
+    assert [entry["first"] for entry in data["consistency"]] == list(range(1, 8))
+    for entry in data["consistency"]:
+        first_root, second_root = (base64.b64decode(entry[name]) for name in ("first_root", "second_root"))
+        assert first_root == mth(leaves[:entry["first"]]) and second_root == mth(leaves)
+        proof = [base64.b64decode(node) for node in entry["proof"]]
+        merkle.verify_consistency(entry["first"], entry["second"], proof, first_root, second_root)
+        if proof:
+            with pytest.raises(merkle.ProofError):
+                merkle.verify_consistency(entry["first"], entry["second"], proof[:-1], first_root, second_root)
+
+
+def log_server(leaves: list[bytes]) -> http.server.ThreadingHTTPServer:
+    """A transparency log of the test's own on loopback: the two proof endpoints of docs/audit.md section 13,
+    answered from ``leaves`` by the RFC 9162 functions the game service answers with."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            url = urllib.parse.urlsplit(self.path)
+            query = dict(urllib.parse.parse_qsl(url.query))
+            body: dict[str, Any] | None = None
+            if url.path == "/v1/audit/proof/inclusion":
+                size = int(query["tree_size"])
+                hashes = [merkle.leaf_hash(leaf).hex() for leaf in leaves[:size]]
+                if query["leaf_hash"] in hashes:
+                    index = hashes.index(query["leaf_hash"])
+                    body = {"leaf_index": index, "tree_size": size, "leaf_hash": query["leaf_hash"],
+                            "proof": [base64.b64encode(n).decode()
+                                      for n in merkle.inclusion_proof(index, leaves[:size])]}
+            elif url.path == "/v1/audit/proof/consistency":
+                first, second = int(query["first"]), int(query["second"])
+                body = {"first": first, "second": second, "proof": [
+                    base64.b64encode(n).decode() for n in merkle.consistency_proof(first, leaves[:second])]}
+            data = json.dumps(body).encode()
+            self.send_response(404 if body is None else 200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+
+
+def verify_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "torres_audit", "verify", str(OUT / "record.json"), "--key", str(OUT / "game.vkey"),
+         "--key", str(OUT / "log.vkey"), *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_a_checkpoint_of_another_size_is_checked_with_proofs_the_cli_fetches_for_that_size(tmp_path: Path) -> None:
+    """The record's proof is for the 3-leaf tree; a witness hands the auditor the 7-leaf checkpoint. With --url
+    the verifier fetches the head's proof at size 7 and the consistency proof 3 -> 7 and checks both; a log that
+    answers from a forked tree (an earlier leaf replaced, the head still at leaf 2) is caught by the latter."""
+    leaves = [leaf.encode() for leaf in consistency_vectors()["leaves"]]
+    later = str(OUT / "checkpoint-7.txt")
+    alone = verify_cli("--checkpoint", later)
+    assert alone.returncode == 1 and "fetch a proof for size 7 (--url)" in alone.stdout, alone.stdout + alone.stderr
+    with served(log_server(leaves)) as url:
+        done = verify_cli("--checkpoint", later, "--url", url)
+    assert done.returncode == 0 and done.stdout.endswith("VERIFIED\n"), done.stdout + done.stderr
+    assert "the head is leaf 2 of torres.invalid/test-vector-log at tree size 7" in done.stdout, done.stdout
+    forked = [b"a rewritten first game\n", *leaves[1:]]
+    fork_checkpoint = tmp_path / "fork-7.txt"
+    fork_checkpoint.write_text(Checkpoint(LOG_KEY.name, 7, mth(forked)).sign(LOG_KEY), encoding="utf-8")
+    with served(log_server(forked)) as url:
+        lied = verify_cli("--checkpoint", str(fork_checkpoint), "--url", url)
+    assert lied.returncode == 1 and "REFUSED at version 12: the checkpoint given does not hold this head" in \
+        lied.stdout and "consistency proof" in lied.stdout, lied.stdout + lied.stderr

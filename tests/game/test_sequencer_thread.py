@@ -61,7 +61,7 @@ def test_a_configured_key_runs_the_sequencer_and_close_stops_it(request: pytest.
                                                                 backend: str) -> None:
     url = request.getfixturevalue("pg_url") if backend == "postgres" else f"sqlite:///{tmp_path / 'b.sqlite3'}"
     before = set(sequencers())
-    app = create_app(make_config(url, signing_key=KEY.skey(), log_interval=0.05, pool_max=2))
+    app = create_app(make_config(url, log_signing_key=KEY.skey(), log_interval=0.05, pool_max=2))
     thread = service(app)._sequencer
     assert thread is not None and thread.is_alive()
     service(app).close()

@@ -137,7 +137,8 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     tenants = folder / "tenants.json"
     keys = two_tenants(tenants)
     url, store = side_store(request, folder)
-    env = {"TORRES_TENANTS_FILE": str(tenants), "TORRES_SIGNING_KEY": LOG_SIGNER.skey(), "TORRES_LOG_INTERVAL": "0.1"}
+    env = {"TORRES_TENANTS_FILE": str(tenants), "TORRES_LOG_SIGNING_KEY": LOG_SIGNER.skey(),
+           "TORRES_LOG_INTERVAL": "0.1"}
     with gunicorn(url, extra_env=env) as server:
         world = World(server.client, store, keys, {}, request.param)
         for visibility in ("public", "unlisted", "private"):

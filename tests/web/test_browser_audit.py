@@ -198,3 +198,42 @@ def test_a_running_games_record_verifies_its_chain_and_signature_only(stack: dic
     assert checks(page) == {"format": "ok", "chain": "ok", "head": "ok", "signature": "ok", "seed": "skip",
                             "replay": "skip", "result": "skip", "inclusion": "skip"}
     assert console.unexpected() == []
+
+
+def test_audit_js_takes_no_checkpoint_from_the_record_key_or_a_key_not_named_as_the_log(
+        stack: dict[str, str], new_page: Any, console: Console) -> None:
+    """docs/audit.md sections 8 and 9 in the browser too: the vectors' record given a one-leaf "log" signed with
+    the service's (record) key, and its checkpoint signed by the record key under the log's name; both keys
+    trusted, both refused at the inclusion check, as the CLI refuses them."""
+    from audit.spec_vectors import GAME_KEY, LOG_KEY
+    from audit.test_strict_records import resigned, vector
+
+    from torres_audit import merkle
+    from torres_audit.note import Checkpoint
+    from torres_audit.record import inclusion_json, parse
+
+    keys = [GAME_KEY.verifier(), LOG_KEY.verifier()]
+    forged = []
+    for origin in (GAME_KEY.name, LOG_KEY.name):
+        record = resigned(vector())
+        leaf = parse(record).head_text().encode()
+        record["inclusion"] = inclusion_json(log_key=GAME_KEY.verifier().vkey(), leaf_index=0, tree_size=1, proof=[],
+                                             checkpoint=Checkpoint(origin, 1, merkle.root([leaf])).sign(GAME_KEY))
+        assert not verify_text(json.dumps(record), keys=keys).ok  # the CLI refuses it
+        forged.append(json.dumps(record))
+    page = new_page()
+    page.goto(stack["play"])
+    reports = page.evaluate("""async (arg) => {
+        const a = await import(new URL('js/audit.js', location.href).href);
+        const out = [];
+        for (const text of arg.records) {
+          out.push(await a.auditRecord(text, { logKeys: arg.keys, keySource: 'the test' }));
+        }
+        return out;
+    }""", {"records": forged, "keys": [key.vkey() for key in keys]})
+    for report in reports:
+        statuses = {c["name"]: c["status"] for c in report["checks"]}
+        assert not report["ok"] and statuses["inclusion"] == "FAIL" and statuses["signature"] == "ok", report
+    assert "the key that signed the game's head" in json.dumps(reports[0])
+    assert "no trusted key named as the log" in json.dumps(reports[1])
+    assert console.unexpected() == []

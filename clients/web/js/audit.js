@@ -205,9 +205,17 @@ export function parseCheckpoint(text) {
   return { origin, size: Number(size), root: raw };
 }
 
-export async function openCheckpoint(data, keys) {
+/** A checkpoint signed by a trusted key named as its origin (the log's own), which is none of `headKeys` (the keys
+ * that signed the game's head: a log key is never the record key, docs/audit.md sections 8 and 9). */
+export async function openCheckpoint(data, keys, headKeys = []) {
   const { note, signed } = await openNote(data, keys);
-  return { cp: parseCheckpoint(note.text), signed };
+  const cp = parseCheckpoint(note.text);
+  const own = signed.filter((k) => k.name === cp.origin);
+  if (own.length === 0) throw new Error(`the checkpoint of log ${cp.origin} is signed by ${signed.map((k) => k.name).join(', ')}, no trusted key named as the log`);
+  if (headKeys.some((h) => h.name === own[0].name && h.id === own[0].id)) {
+    throw new Error(`it is signed by ${own[0].name}+${idHex(own[0].id)}, the key that signed the game's head: a log has a key of its own, never the service's`);
+  }
+  return { cp, signed: [...own, ...signed.filter((k) => !own.includes(k))] };
 }
 
 // --- RFC 9162 section 2.1 ---------------------------------------------------------------------------------------
@@ -362,6 +370,7 @@ export async function auditRecord(recordText, { checkpoint = null, logKeys = [],
   const pinnedWords = `a key ${keySource} gave`;
 
   // signature (sections 7, 8)
+  let headKeys = [];
   try {
     const own = await parseVkey(plain.signature?.key || '');
     const note = parseNote(plain.signature?.note || '');
@@ -370,6 +379,7 @@ export async function auditRecord(recordText, { checkpoint = null, logKeys = [],
     if (opened.text !== statement) {
       report.fail('signature', headV, `the signed head is not this record's head: it says ${opened.text.trim().split('\n').slice(1).join(' / ')}`);
     } else {
+      headKeys = signed;
       const names = signed.map((k) => `${k.name}+${idHex(k.id)}`).join(', ');
       if (known) report.add('signature', OK, `head signed by ${names} (${pinnedWords})`);
       else report.add('signature', WARN, `head signed by ${names}, the key the record names itself (not one ${keySource} gave): anyone can sign a forgery with a key of their own`);
@@ -413,11 +423,11 @@ export async function auditRecord(recordText, { checkpoint = null, logKeys = [],
   }
 
   // inclusion (section 9)
-  await checkInclusion(plain, statement, headV, trusted, keySource, checkpoint, consistency, report);
+  await checkInclusion(plain, statement, headV, trusted, headKeys, keySource, checkpoint, consistency, report);
   return report.result();
 }
 
-async function checkInclusion(plain, statement, headV, trusted, keySource, checkpoint, consistency, report) {
+async function checkInclusion(plain, statement, headV, trusted, headKeys, keySource, checkpoint, consistency, report) {
   const inc = plain.inclusion;
   if (inc === null) {
     report.add('inclusion', SKIP, 'no inclusion proof in the record (the transparency log does not hold this head yet)');
@@ -427,7 +437,7 @@ async function checkInclusion(plain, statement, headV, trusted, keySource, check
   let cp; let signed; let pinned = trusted.length > 0;
   try {
     const logKey = await parseVkey(inc.log_key || '');
-    ({ cp, signed } = await openCheckpoint(inc.checkpoint, pinned ? trusted : [logKey]));
+    ({ cp, signed } = await openCheckpoint(inc.checkpoint, pinned ? trusted : [logKey], headKeys));
   } catch (err) {
     report.fail('inclusion', headV, `the record's checkpoint does not verify: ${err.message}`);
     return;
@@ -447,7 +457,7 @@ async function checkInclusion(plain, statement, headV, trusted, keySource, check
   let against = '';
   if (checkpoint) {
     try {
-      const { cp: latest } = await openCheckpoint(checkpoint, pinned ? trusted : [await parseVkey(inc.log_key)]);
+      const { cp: latest } = await openCheckpoint(checkpoint, pinned ? trusted : [await parseVkey(inc.log_key)], headKeys);
       if (latest.origin !== cp.origin) throw new Error(`the latest checkpoint is of ${latest.origin}, the record's of ${cp.origin}`);
       if (latest.size < cp.size) throw new Error(`the latest checkpoint (size ${latest.size}) is older than the record's (size ${cp.size})`);
       if (latest.size === cp.size) {

@@ -1,23 +1,26 @@
-"""``python -m torres_audit verify record.json [--checkpoint cp.txt] [--key VKEY ...] [--json]``
+"""``python -m torres_audit verify record.json [--checkpoint cp.txt [--url URL]] [--key VKEY ...] [--json]``
 and ``python -m torres_audit keygen NAME`` (a signing key for TORRES_SIGNING_KEY and the vkey to publish),
-``python -m torres_audit monitor --state FILE --url URL --key VKEY [--record R.json ...]`` (checks the log's new
-checkpoint against the kept one) and ``python -m torres_audit compare A B --key VKEY [--url URL]`` (two monitors'
-checkpoints: split-view detection).
+``python -m torres_audit monitor --state FILE --url URL --key VKEY [--record R.json ...] [--api-key K]
+[--admin-key K]`` (checks the log's new checkpoint against the kept one) and ``python -m torres_audit compare A B
+--key VKEY [--url URL]`` (two monitors' checkpoints: split-view detection).
 
 Verifies a game record offline and prints what was checked; exits 0 when the record verifies, 1 when it is
 refused (the report names the first problem and its version), 2 when the command itself cannot run (no such
-file, a key that is not a vkey). Everything it needs is in the record and this package: no network.
+file, a key that is not a vkey). Everything it needs is in the record and this package: no network, unless a
+checkpoint of another tree size than the record's is given with ``--url``, the log whose proofs for that size
+are fetched (docs/audit.md section 9).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .monitor import MonitorError, Unreachable, compare, monitor
+from .monitor import Credentials, Log, MonitorError, Unreachable, compare, monitor
 from .note import NoteError, Signer, Verifier
 from .verify import verify_text
 
@@ -53,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--checkpoint", type=Path, metavar="FILE",
                         help="a signed checkpoint of the transparency log you obtained yourself; the record's "
                              "inclusion proof must lead to its root")
+    verify.add_argument("--url", help="the game service whose log to fetch proofs from when the --checkpoint is of "
+                                      "another tree size than the record's proof, e.g. https://games.example.org")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     keygen = commands.add_parser("keygen", help="make an Ed25519 signing key: its skey (keep secret: "
                                                 "TORRES_SIGNING_KEY) and its vkey (publish it for auditors)")
@@ -67,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                             "repeat during a rotation")
     watch.add_argument("--record", type=Path, action="append", default=[], metavar="RECORD",
                        help="a finished game's record you kept: its head must still be in the log and served")
+    watch.add_argument("--api-key", default=os.environ.get("TORRES_API_KEY") or None,
+                       help="the portal's key, to read its private games' records (env TORRES_API_KEY)")
+    watch.add_argument("--admin-key", default=os.environ.get("TORRES_ADMIN_KEY") or None,
+                       help="the operator's key, which reads every game (env TORRES_ADMIN_KEY)")
     both = commands.add_parser("compare", help="compare the checkpoints two monitors kept (split view)")
     both.add_argument("first", type=Path)
     both.add_argument("second", type=Path)
@@ -75,8 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command in ("monitor", "compare"):
         try:
-            lines = (monitor(args.url, args.state, _keys(args.key), args.record) if args.command == "monitor"
-                     else compare(args.first, args.second, _keys(args.key), args.url))
+            lines = (monitor(args.url, args.state, _keys(args.key), args.record,
+                             Credentials(api_key=args.api_key, admin_key=args.admin_key))
+                     if args.command == "monitor" else compare(args.first, args.second, _keys(args.key), args.url))
         except MonitorError as exc:
             print(f"torres-audit {args.command}: INCONSISTENT: {exc}", file=sys.stderr)
             return 1
@@ -100,7 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"torres-audit: cannot read: {exc}", file=sys.stderr)
         return 2
-    report = verify_text(data, keys=_keys(args.key), checkpoint=checkpoint)
+    if args.url and checkpoint is None:
+        print("torres-audit: --url fetches the proofs for a --checkpoint of another size: give the checkpoint",
+              file=sys.stderr)
+        return 2
+    report = verify_text(data, keys=_keys(args.key), checkpoint=checkpoint,
+                         log=Log(args.url.rstrip("/")) if args.url else None)
     sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if args.json else report.text())
     return 0 if report.ok else 1
 

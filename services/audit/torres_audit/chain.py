@@ -24,6 +24,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def same(a: Any, b: Any) -> bool:
+    """Whether two JSON values are equal as docs/audit.md defines it (section 4): the same canonical JSON. So
+    ``1``, ``1.0`` and ``true`` are three different values, where Python's ``==`` takes them for one."""
+    return canonical_json(a) == canonical_json(b)
+
+
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

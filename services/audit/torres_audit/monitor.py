@@ -35,7 +35,7 @@ from . import merkle
 from .note import Checkpoint, NoteError, Verifier, open_checkpoint
 from .record import RecordError, loads, parse
 
-__all__ = ["MonitorError", "Unreachable", "compare", "monitor"]
+__all__ = ["Credentials", "Log", "MonitorError", "Unreachable", "compare", "monitor"]
 
 TIMEOUT = 30.0
 
@@ -54,8 +54,27 @@ class Fetched:
     body: bytes
 
 
-def _get(url: str) -> Fetched:
-    request = urllib.request.Request(url, headers={"User-Agent": "torres-audit-monitor/1"})
+@dataclass(frozen=True)
+class Credentials:
+    """What the monitor presents when it reads a game's record: a private game is readable only with a key that
+    may read it (the portal's ``X-API-Key``, the operator's ``X-Admin-Key``); without one the service answers
+    404 exactly as for a game that does not exist. The log's endpoints are public and get none of them."""
+
+    api_key: str | None = None
+    admin_key: str | None = None
+
+    def headers(self) -> dict[str, str]:
+        given = {"X-API-Key": self.api_key, "X-Admin-Key": self.admin_key}
+        return {name: value for name, value in given.items() if value}
+
+    def describe(self) -> str:
+        names = [name for name, value in (("the portal's key (--api-key)", self.api_key),
+                                          ("the operator's key (--admin-key)", self.admin_key)) if value]
+        return " and ".join(names) or "no credentials"
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> Fetched:
+    request = urllib.request.Request(url, headers={"User-Agent": "torres-audit-monitor/1", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return Fetched(response.status, response.read())
@@ -70,6 +89,41 @@ def _json(fetched: Fetched, url: str) -> Any:
         return json.loads(fetched.body)
     except ValueError as exc:
         raise MonitorError(f"{url} answered {fetched.status} with something that is not JSON") from exc
+
+
+@dataclass(frozen=True)
+class Log:
+    """The transparency log's public proof endpoints at ``url`` (docs/audit.md section 13): what the monitor and
+    ``verify --url`` ask for. Answers that are not proofs raise :class:`MonitorError`; no answer,
+    :class:`Unreachable`."""
+
+    url: str
+
+    def inclusion(self, leaf: bytes, size: int) -> tuple[int, list[bytes]] | None:
+        """The leaf index and audit path of the leaf hash ``leaf`` in the tree of ``size`` leaves; None when the
+        log answers that it does not hold that leaf (404)."""
+        where = f"{self.url}/v1/audit/proof/inclusion?" + urllib.parse.urlencode(
+            {"leaf_hash": leaf.hex(), "tree_size": size})
+        fetched = _get(where)
+        if fetched.status == 404:
+            return None
+        if fetched.status != 200:
+            raise Unreachable(f"{where} answered {fetched.status}")
+        body = _json(fetched, where)
+        index = body.get("leaf_index") if isinstance(body, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise MonitorError(f"{where} names no leaf index")
+        return index, _hashes(body.get("proof"), "the inclusion proof")
+
+    def consistency(self, first: int, second: int, who: str) -> list[bytes]:
+        """The consistency proof from the tree of ``first`` leaves to the one of ``second``."""
+        where = f"{self.url}/v1/audit/proof/consistency?" + urllib.parse.urlencode({"first": first, "second": second})
+        fetched = _get(where)
+        if fetched.status != 200:
+            raise MonitorError(f"the log cannot prove that tree size {second} extends {who} (size {first}): "
+                               f"{where} answered {fetched.status}")
+        body = _json(fetched, where)
+        return _hashes(body.get("proof") if isinstance(body, dict) else None, "the consistency proof")
 
 
 def _hashes(values: Any, what: str) -> list[bytes]:
@@ -121,12 +175,7 @@ def check_consistent(url: str, old: Checkpoint, new: Checkpoint, who: str = "the
         return
     if old.size == 0:
         return  # every tree extends the empty one
-    where = f"{url}/v1/audit/proof/consistency?" + urllib.parse.urlencode({"first": old.size, "second": new.size})
-    fetched = _get(where)
-    if fetched.status != 200:
-        raise MonitorError(f"the log cannot prove that tree size {new.size} extends {who} ({_describe(old)}): "
-                           f"{where} answered {fetched.status}")
-    proof = _hashes(_json(fetched, where).get("proof"), "the consistency proof")
+    proof = Log(url).consistency(old.size, new.size, f"{who} ({_describe(old)})")
     try:
         merkle.verify_consistency(old.size, new.size, proof, old.root, new.root)
     except merkle.ProofError as exc:
@@ -134,9 +183,12 @@ def check_consistent(url: str, old: Checkpoint, new: Checkpoint, who: str = "the
                            f"({_describe(old)}): {exc} (keep both checkpoints as evidence)") from exc
 
 
-def check_record(url: str, record_file: Path, current: Checkpoint) -> str:
+def check_record(url: str, record_file: Path, current: Checkpoint, credentials: Credentials = Credentials()) -> str:
     """That a game record kept by the portal is still what the log and the service say: its head is in the log
-    at ``current`` and the service still serves the same head. Returns a line for the report."""
+    at ``current`` and the service still serves the same head, read with ``credentials``. Returns a line for the
+    report. A 404 is "deleted" only to the operator's key, which reads every game: to any other reader the
+    service answers 404 for a private game it may not read too, so the monitor says the game is not readable
+    with these credentials and concludes nothing (exit 2)."""
     try:
         record = parse(loads(record_file.read_bytes()))
     except (OSError, RecordError) as exc:
@@ -145,27 +197,24 @@ def check_record(url: str, record_file: Path, current: Checkpoint) -> str:
         raise Unreachable(f"{record_file} is the record of a running game: only finished games are logged")
     game = record.game_id
     leaf = merkle.leaf_hash(record.head_text().encode())
-    where = f"{url}/v1/audit/proof/inclusion?" + urllib.parse.urlencode(
-        {"leaf_hash": leaf.hex(), "tree_size": current.size})
-    fetched = _get(where)
-    if fetched.status == 404:
+    found = Log(url).inclusion(leaf, current.size)
+    if found is None:
         raise MonitorError(f"game {game}: the log at {_describe(current)} does not hold the head you kept "
                            f"(version {record.head_version} hash {record.head_hash})")
-    if fetched.status != 200:
-        raise Unreachable(f"{where} answered {fetched.status}")
-    body = _json(fetched, where)
-    index = body.get("leaf_index")
-    if not isinstance(index, int) or isinstance(index, bool):
-        raise MonitorError(f"{where} names no leaf index")
+    index, proof = found
     try:
-        merkle.verify_inclusion(index, current.size, leaf, _hashes(body.get("proof"), "the inclusion proof"),
-                                current.root)
+        merkle.verify_inclusion(index, current.size, leaf, proof, current.root)
     except merkle.ProofError as exc:
         raise MonitorError(f"game {game}: the log's proof of the head you kept does not verify: {exc}") from exc
-    served = _get(f"{url}/v1/games/{urllib.parse.quote(game)}/record")
-    if served.status == 404:
-        raise MonitorError(f"game {game} was deleted: the service answers 404, but the log holds its head "
-                           f"(version {record.head_version} hash {record.head_hash}) at leaf {index}")
+    served = _get(f"{url}/v1/games/{urllib.parse.quote(game)}/record", credentials.headers())
+    logged = f"the log holds its head (version {record.head_version} hash {record.head_hash}) at leaf {index}"
+    if served.status == 404 and credentials.admin_key:
+        raise MonitorError(f"game {game} was deleted: the service answers 404 to the operator's key, but {logged}")
+    if served.status in (401, 403, 404):
+        raise Unreachable(f"game {game} is not readable with these credentials ({credentials.describe()}): the "
+                          f"service answers {served.status}, as it answers a reader a private game is hidden from "
+                          f"(and, alike, a game that no longer exists); {logged}. Give credentials that may read "
+                          "it: the portal's key (--api-key) or the operator's (--admin-key)")
     if served.status != 200:
         raise Unreachable(f"the service answered {served.status} for game {game}'s record")
     doc = _json(served, "the service's record")
@@ -194,7 +243,8 @@ def _write_state(path: Path, text: str) -> None:
         raise
 
 
-def monitor(url: str, state: Path, keys: Sequence[Verifier], records: Sequence[Path] = ()) -> list[str]:
+def monitor(url: str, state: Path, keys: Sequence[Verifier], records: Sequence[Path] = (),
+            credentials: Credentials = Credentials()) -> list[str]:
     """One monitoring run; returns the report's lines, raises :class:`MonitorError` or :class:`Unreachable`."""
     url = url.rstrip("/")
     if not keys:
@@ -211,7 +261,7 @@ def monitor(url: str, state: Path, keys: Sequence[Verifier], records: Sequence[P
         lines.append(f"consistent with the checkpoint kept ({_describe(kept)})")
     else:
         lines.append(f"no state in {state} yet: this checkpoint is trusted on first use")
-    lines += [check_record(url, path, current) for path in records]
+    lines += [check_record(url, path, current, credentials) for path in records]
     _write_state(state, text)
     lines.append(f"kept in {state}")
     return lines

@@ -45,7 +45,10 @@ ED25519 = 0x01  # the signature type byte of Ed25519 in c2sp.org/signed-note
 EM_DASH = "\u2014"
 #: Verifiers must accept at least 16 signatures (c2sp.org/signed-note); more than this is refused as abuse.
 MAX_SIGNATURES = 100
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f]")
+#: Unicode's control characters (general category Cc) but the newline: C0, DEL and C1. C1 holds U+0085 (NEL), a line
+#: break to some readers (Python's ``str.splitlines``), so a note with one would show other lines than it signs;
+#: RFC 5198 bars C1 from network text. (Go's note package refuses only those below U+0020: docs/audit.md section 8.)
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 _NAME = re.compile(r"[^\s+]+")
 
 
@@ -271,9 +274,16 @@ class Checkpoint:
 
 def open_checkpoint(data: str, verifiers: Sequence[Verifier], *, origin: str | None = None,
                     ) -> tuple[Checkpoint, list[Verifier]]:
-    """A checkpoint signed by a trusted key (and of ``origin``, when given), with the keys that signed it."""
+    """A checkpoint signed by a trusted key named as its origin, the log's own (and of ``origin``, when given),
+    with the trusted keys that signed it (the log's first; others, e.g. witnesses' cosignatures, after it). A
+    trusted key of another name vouches for no log: were any pinned key enough, the service's head key could sign
+    a "log" of its own (docs/audit.md section 9)."""
     note, signed = open_note(data, verifiers)
     checkpoint = Checkpoint.parse(note.text)
     if origin is not None and checkpoint.origin != origin:
         raise NoteError(f"the checkpoint is of log {checkpoint.origin!r}, not {origin!r}")
-    return checkpoint, signed
+    own = [verifier for verifier in signed if verifier.name == checkpoint.origin]
+    if not own:
+        raise NoteError(f"the checkpoint of log {checkpoint.origin!r} is signed by "
+                        f"{', '.join(v.name for v in signed)}, no trusted key named as the log")
+    return checkpoint, [*own, *(verifier for verifier in signed if verifier not in own)]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .chain import Problem
+from .chain import Problem, canonical_json
 from .note import Signer, sign_note
 
 FORMAT = "torres-game-record/1"
@@ -28,6 +29,10 @@ READER_KINDS = ("full", "seat", "spectator")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _DECIMAL = re.compile(r"0|[1-9][0-9]*")
 _GAME_ID = re.compile(r"[A-Za-z0-9._:-]{1,100}")
+#: The longest integer a record may hold (CPython refuses to read longer ones; no value of a record comes near).
+MAX_INTEGER_DIGITS = 4300
+#: The longest seed a record may reveal: a 128-bit seed has 39 digits.
+MAX_SEED_DIGITS = 100
 
 RECORD_MEMBERS = frozenset({"format", "game_id", "status", "reader", "creation", "seed", "result", "events", "head",
                             "signature", "inclusion"})
@@ -118,7 +123,10 @@ class Record:
 
 
 def loads(text: str | bytes) -> Any:
-    """JSON as a record allows it: no repeated member names, no NaN or Infinity (canonical JSON has neither)."""
+    """JSON as a record allows it: no repeated member names, no NaN or Infinity, every number in its canonical
+    text and every string of Unicode scalar values (docs/audit.md, section 2). A number's text is all a verifier
+    keeping it can hash, so a record whose ``6e1`` reads back as the ``60.0`` it was hashed as would verify for
+    one verifier and not for another; a lone surrogate (``\\ud800``) is no character that UTF-8 can encode."""
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -131,10 +139,35 @@ def loads(text: str | bytes) -> Any:
     def constant(name: str) -> Any:
         raise RecordError(0, f"{name} is not a JSON number")
 
+    def floating(number: str) -> float:
+        value = float(number)
+        if not math.isfinite(value) or canonical_json(value) != number:
+            raise RecordError(0, f"the number {_clip(number)} is not written in its canonical form "
+                                 f"({canonical_json(value) if math.isfinite(value) else 'out of range'})")
+        return value
+
+    def integer(number: str) -> int:
+        if number == "-0" or len(number) > MAX_INTEGER_DIGITS:
+            raise RecordError(0, f"the number {_clip(number)} is not written in its canonical form "
+                                 f"(an integer of at most {MAX_INTEGER_DIGITS} digits, 0 without a sign)")
+        return int(number)
+
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        doc = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=floating,
+                         parse_int=integer)
+        canonical_json(doc).encode("utf-8")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RecordError(0, f"the record is not JSON: {exc}") from exc
+    except UnicodeEncodeError as exc:
+        raise RecordError(0, "the record holds a lone surrogate (a \\ud800-\\udfff escape without its pair), "
+                             "which is no Unicode character") from exc
+    except RecursionError as exc:
+        raise RecordError(0, "the record nests arrays or objects too deeply") from exc
+    return doc
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def _is_int(value: Any) -> bool:
@@ -215,7 +248,7 @@ def parse(doc: Any) -> Record:
     reader = top["reader"]
     if not isinstance(reader, dict) or reader.get("kind") not in READER_KINDS or (
             reader.get("kind") == "seat") != ("seat" in reader) or not set(reader) <= {"kind", "seat"} or (
-            "seat" in reader and not (_is_int(reader["seat"]) and 0 <= reader["seat"] < 4)):
+            "seat" in reader and not (_is_int(reader["seat"]) and reader["seat"] >= 0)):
         raise RecordError(0, 'the reader is {"kind": "full"}, {"kind": "seat", "seat": n} or {"kind": "spectator"}')
     if not isinstance(top["events"], list) or not top["events"]:
         raise RecordError(0, "a record needs its events, at least game_created")
@@ -228,7 +261,7 @@ def parse(doc: Any) -> Record:
     if not isinstance(signature["key"], str) or not isinstance(signature["note"], str):
         raise RecordError(head["version"], "the signature's key and note are text")
     seed = top["seed"]
-    if seed is not None and not (isinstance(seed, str) and _DECIMAL.fullmatch(seed) and len(seed) <= 100):
+    if seed is not None and not (isinstance(seed, str) and _DECIMAL.fullmatch(seed) and len(seed) <= MAX_SEED_DIGITS):
         raise RecordError(last, "the seed is the decimal text of a non-negative integer, or null")
     for name in ("creation", "result"):
         if top[name] is not None and not isinstance(top[name], dict):

@@ -22,7 +22,7 @@ import torres_rules as tr
 
 from . import events as ev
 from . import lifecycle as lc
-from .chain import LoggedEvent, Problem, format_time
+from .chain import LoggedEvent, Problem, format_time, same
 from .lifecycle import parse_time
 
 #: The schema version every event of this specification carries.
@@ -63,7 +63,7 @@ class _Refused(Exception):
 
 
 def _is_seat(value: Any, life: lc.Lifecycle) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(life.kinds)
+    return _is_int(value) and 0 <= value < len(life.kinds)
 
 
 def _check_members(event: LoggedEvent) -> None:
@@ -96,17 +96,57 @@ def _check_in_time(seat: int, life: lc.Lifecycle, at: str, what: str) -> None:
         raise _Refused(f"seat {seat} {what} at {at}, after its deadline {format_time(deadline)}")
 
 
+#: The members of ``game_created.online`` and the bounds of its seconds (the service's own, docs/audit.md section 3).
+SECONDS = {"turn_seconds": (0.01, 30 * 86400.0), "bank_seconds": (0.01, 90 * 86400.0),
+           "increment_seconds": (0.0, 30 * 86400.0)}
+TIMEOUT_MEMBERS = frozenset({"policy", "scope", "level"})
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_seconds(value: Any, name: str) -> bool:
+    low, high = SECONDS[name]
+    return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+
+
+def _check_online(online: Any) -> None:
+    """The settings are typed as the service writes them: a clock's seconds are numbers in the service's bounds
+    (a text or a bool is not a number of seconds, and no deadline may fall beyond the calendar), undo a bool."""
+    if not isinstance(online, dict) or online.keys() != {"clock", "timeout", "undo"}:
+        raise _Refused("game_created's online is {clock, timeout, undo}")
+    clock, timeout = online["clock"], online["timeout"]
+    if not isinstance(clock, dict) or clock.keys() != SECONDS.keys() or not all(
+            (clock[name] is None and name != "increment_seconds") or _is_seconds(clock[name], name)
+            for name in SECONDS):
+        raise _Refused("game_created's clock is {turn_seconds, bank_seconds: null or seconds, increment_seconds: "
+                       "seconds}, each within the service's bounds")
+    if not isinstance(timeout, dict) or timeout.keys() != TIMEOUT_MEMBERS or timeout["policy"] not in lc.POLICIES \
+            or timeout["scope"] not in lc.AI_SCOPES or not isinstance(timeout["level"], str):
+        raise _Refused(f"game_created's timeout is {{policy: {'|'.join(lc.POLICIES)}, scope: "
+                       f"{'|'.join(lc.AI_SCOPES)}, level: text}}")
+    if not isinstance(online["undo"], bool):
+        raise _Refused("game_created's undo is true or false")
+
+
 def _check_created(payload: dict[str, Any], seed: int) -> None:
-    if payload["seed_commitment"] != ev.seed_commitment(seed):
+    if not same(payload["seed_commitment"], ev.seed_commitment(seed)):
         raise _Refused("seed commitment does not match the game's seed")
+    for name, kind, what in (("edition", str, "text"), ("master", bool, "true or false"),
+                             ("options", dict, "an object")):
+        if not isinstance(payload[name], kind):
+            raise _Refused(f"game_created's {name} is not {what}")
     seats = payload["seats"]
     players = payload["players"]
-    if not isinstance(seats, list) or not isinstance(players, int) or len(seats) != players:
+    if not isinstance(seats, list) or not _is_int(players) or len(seats) != players:
         raise _Refused(f"game_created lists {len(seats) if isinstance(seats, list) else 'no'} seats for "
                        f"{players!r} players")
     for number, seat in enumerate(seats):
-        if not isinstance(seat, dict) or seat.get("seat") != number or seat.get("kind") not in ("human", "ai"):
+        if not isinstance(seat, dict) or not same(seat.get("seat"), number) or seat.get("kind") not in ("human", "ai"):
             raise _Refused(f"game_created seat {number} is not {{seat: {number}, kind: human|ai, ...}}")
+    if "online" in payload:
+        _check_online(payload["online"])
 
 
 def _check_action(event: LoggedEvent, state: tr.State, life: lc.Lifecycle, due: str | None) -> None:
@@ -130,7 +170,7 @@ def _check_action(event: LoggedEvent, state: tr.State, life: lc.Lifecycle, due: 
         if due != lc.PASS:
             raise _Refused(f"an automatic pass for seat {to_move}, which has not left the game")
         expected = lc.pass_action(state)
-        if action != expected:
+        if not same(action, expected):
             raise _Refused(f"the automatic pass of seat {seat} is {action}, the service passes with {expected}")
         return
     _check_in_time(seat, life, event.created_at, "acted")
@@ -146,7 +186,7 @@ def _check_undo(event: LoggedEvent, state: tr.State, life: lc.Lifecycle) -> None
         raise _Refused(f"seat {seat} took back a move but seat {to_move} was to move")
     _check_in_time(seat, life, event.created_at, "took back a move")
     last = life.undo[-1][0] if life.undo else None
-    if undone != last:
+    if not same(undone, last):
         raise _Refused(f"undo of version {undone}, but the action that may be taken back is "
                        f"{'none' if last is None else f'version {last}'}")
 
@@ -164,7 +204,7 @@ def _check_timeout(event: LoggedEvent, life: lc.Lifecycle) -> None:
     if parse_time(event.created_at) < deadline:
         raise _Refused(f"the timeout was recorded at {event.created_at}, before the deadline {format_time(deadline)}")
     expected = lc.timeout_payload(payload["seat"], life, payload["deadline"])
-    if payload != expected:
+    if not same(payload, expected):
         raise _Refused(f"the timeout says {payload}, the game's settings give {expected}")
 
 
@@ -243,7 +283,7 @@ def replay(
                 if due != lc.END:
                     raise _Refused("game_ended but the folded game is not over")
                 expected = lc.ended_payload(state, seed, life, abandoned=abandoned)
-                if payload != expected:
+                if not same(payload, expected):
                     raise _Refused(f"game_ended says {payload}, the fold gives {expected}")
                 out.ended = True
             try:

@@ -17,15 +17,17 @@ from typing import Any
 import torres_rules as tr
 
 from . import merkle
-from .chain import Problem, check_chain
+from .chain import Problem, check_chain, same
 from .events import GAME_CREATED, GAME_ENDED, seed_commitment
-from .note import NoteError, Verifier, open_checkpoint, open_note
+from .monitor import Log, MonitorError, Unreachable
+from .note import Checkpoint, NoteError, Verifier, open_checkpoint, open_note
 from .record import FORMAT, Record, RecordError, RecordEvent, loads, parse
 from .replay import replay
 
 OK, FAIL, SKIP, WARN = "ok", "FAIL", "skip", "warn"
 #: Which check's problem is named first when two are found at the same version.
-TIE_ORDER = {"format": 0, "chain": 1, "seed": 2, "replay": 3, "result": 4, "head": 5, "signature": 6, "inclusion": 7}
+TIE_ORDER = {"format": 0, "chain": 1, "seed": 2, "replay": 3, "result": 4, "head": 5, "signature": 6, "inclusion": 7,
+             "internal": 8}
 
 
 @dataclass
@@ -83,6 +85,11 @@ class Report:
         }
 
 
+def _is_seat_of(seat: int, creation: dict[str, Any]) -> bool:
+    players = creation.get("players")
+    return isinstance(players, int) and not isinstance(players, bool) and seat < players
+
+
 def _short(digest: str) -> str:
     return f"{digest[:12]}…"
 
@@ -103,35 +110,37 @@ def _check_head(record: Record, report: Report) -> bool:
     return True
 
 
-def _check_signature(record: Record, keys: Sequence[Verifier], report: Report) -> None:
+def _check_signature(record: Record, keys: Sequence[Verifier], report: Report) -> list[Verifier]:
+    """The keys that signed the head (none when the signature does not verify)."""
     version = record.head_version
     try:
         own = Verifier.from_vkey(record.signature_key)
     except NoteError as exc:
         report.fail("signature", Problem(version, f"the record's signing key is unreadable: {exc}"))
-        return
+        return []
     trusted = list(keys) or [own]
     try:
         note, signed = open_note(record.signature_note, trusted)
     except NoteError as exc:
         report.fail("signature", Problem(version, f"the signature over the head does not verify: {exc}"))
-        return
+        return []
     if note.text != record.head_text():
         report.fail("signature", Problem(version, "the signed head is not this record's head: it says "
                                                   + " / ".join(note.text.strip().split("\n")[1:])))
-        return
+        return []
     names = ", ".join(f"{v.name}+{v.key_id:08x}" for v in signed)
     if keys:
         report.add("signature", OK, f"head signed by {names} (a key you pinned with --key)")
     else:
         report.add("signature", WARN, f"head signed by {names}, the key the record names itself: pass the "
                                       "service's published key with --key to pin it")
+    return signed
 
 
 def _check_seed(record: Record, report: Report) -> bool:
     """True when the seed is revealed and matches the commitment (the replay can run)."""
     created = record.events[0]
-    if created.type != GAME_CREATED or record.creation != created.payload:
+    if created.type != GAME_CREATED or not same(record.creation, created.payload):
         report.fail("seed", Problem(1, "the record's creation parameters are not its game_created payload"))
         return False
     commitment = created.payload.get("seed_commitment")
@@ -181,7 +190,7 @@ def _check_result(record: Record, report: Report) -> None:
     if last is None:
         report.add("result", SKIP, "no game_ended among the events (see the head)")
         return
-    if record.result != last.payload:
+    if not same(record.result, last.payload):
         report.fail("result", Problem(last.version, f"the record's result {record.result} is not the one "
                                                     f"game_ended records"))
         return
@@ -192,7 +201,26 @@ def _check_result(record: Record, report: Report) -> None:
                              f"{result.get('reason')}, {'rated' if result.get('rated') else 'unrated'}")
 
 
-def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str | None, report: Report) -> None:
+def _at_given_size(record: Record, cp: Checkpoint, given: Checkpoint, log: Log) -> str:
+    """The head proved in the tree of the checkpoint given (another size than the record's), and the two trees
+    proved one history, with proofs fetched from ``log``; raises :class:`merkle.ProofError` otherwise."""
+    leaf = merkle.leaf_hash(record.head_text().encode())
+    found = log.inclusion(leaf, given.size)
+    if found is None:
+        raise merkle.ProofError(f"the log at tree size {given.size} ({log.url}) does not hold this head")
+    index, proof = found
+    merkle.verify_inclusion(index, given.size, leaf, proof, given.root)
+    old, new = (cp, given) if cp.size < given.size else (given, cp)
+    merkle.verify_consistency(old.size, new.size, log.consistency(old.size, new.size, "the other checkpoint"),
+                              old.root, new.root)
+    return (f"the head is leaf {index} of {given.origin} at tree size {given.size} (the checkpoint given, proofs "
+            f"fetched from {log.url}), a tree consistent with the record's of size {cp.size}")
+
+
+def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str | None, report: Report,
+                     head_keys: Sequence[Verifier] = (), log: Log | None = None) -> None:
+    """Section 9. ``head_keys``: the keys that signed the head, none of which may sign for the log: a log's key
+    is its own, else whoever holds the service's key could make a one-leaf "log" of any head it signs."""
     version = record.head_version
     inclusion = record.inclusion
     if inclusion is None:
@@ -209,12 +237,15 @@ def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str |
         log_key = Verifier.from_vkey(inclusion.log_key)
         trusted = list(keys) or [log_key]
         cp, signed = open_checkpoint(inclusion.checkpoint, trusted)
-        if checkpoint is not None:
-            given, _ = open_checkpoint(checkpoint, trusted, origin=cp.origin)
-            if given.size != cp.size:
+        if signed[0] in head_keys:
+            raise NoteError(f"it is signed by {signed[0].name}+{signed[0].key_id:08x}, the key that signed the "
+                            "game's head: a log has a key of its own, never the service's")
+        given = None if checkpoint is None else open_checkpoint(checkpoint, trusted, origin=cp.origin)[0]
+        if given is not None:
+            if given.size != cp.size and log is None:
                 raise NoteError(f"the record's proof is for tree size {cp.size}, the checkpoint given is of size "
-                                f"{given.size}: fetch a proof for size {given.size}")
-            if given.root != cp.root:
+                                f"{given.size}: fetch a proof for size {given.size} (--url)")
+            if given.size == cp.size and given.root != cp.root:
                 raise NoteError(f"the checkpoint given and the record's checkpoint disagree on the root of tree "
                                 f"size {cp.size}: the log shows two different histories (keep both as evidence)")
     except NoteError as exc:
@@ -230,6 +261,18 @@ def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str |
     except merkle.ProofError as exc:
         report.fail("inclusion", Problem(version, f"the inclusion proof does not verify: {exc}"))
         return
+    if given is not None and given.size != cp.size and log is not None:
+        try:
+            detail = _at_given_size(record, cp, given, log)
+        except merkle.ProofError as exc:
+            report.fail("inclusion", Problem(version, f"the checkpoint given does not hold this head as the log "
+                                                      f"proves it: {exc}"))
+            return
+        except (MonitorError, Unreachable) as exc:
+            report.fail("inclusion", Problem(version, f"no proof for the checkpoint given: {exc}"))
+            return
+        report.add("inclusion", OK if keys else WARN, detail)
+        return
     pinned = "pinned with --key" if keys else "the log key the record names itself: pin it with --key"
     source = " and the checkpoint given" if checkpoint is not None else ""
     report.add("inclusion", OK if keys else WARN,
@@ -237,10 +280,27 @@ def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str |
                f"signed by {', '.join(v.name for v in signed)} ({pinned})")
 
 
-def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | None = None) -> Report:
+def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | None = None,
+                  log: Log | None = None) -> Report:
     """Verify a record document (parsed JSON, or its text). ``keys``: the keys the auditor trusts for the head
     signature and the log's checkpoints (without them the record's own keys are used, and the report warns);
-    ``checkpoint``: a signed checkpoint obtained independently of the record, which the proof must match."""
+    ``checkpoint``: a signed checkpoint obtained independently of the record, which the proof must match;
+    ``log``: where to fetch the proofs when that checkpoint is of another tree size than the record's proof.
+
+    Every input gets a report (docs/audit.md, section 10). The checks refuse what they foresee with the precise
+    reason; an input that still makes one of them fail unforeseen is refused as not verified (check
+    ``internal``), never passed and never a traceback: an auditor's tool is fed whatever an operator hands out."""
+    try:
+        return _verify(doc, keys, checkpoint, log)
+    except Exception as exc:  # the last resort named above; the tests fuzz that it is never reached
+        game_id = doc.get("game_id") if isinstance(doc, dict) and isinstance(doc.get("game_id"), str) else None
+        report = Report(game_id, "torres-audit: a record the verifier could not check to the end")
+        report.fail("internal", Problem(0, f"the verifier failed on this input ({type(exc).__name__}), so it is "
+                                           "not verified; please report the input to the verifier's maintainers"))
+        return report
+
+
+def _verify(doc: Any, keys: Sequence[Verifier], checkpoint: str | None, log: Log | None) -> Report:
     try:
         record = parse(doc)
     except RecordError as exc:
@@ -261,6 +321,10 @@ def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | 
     if record.status == "over" and not record.full:
         report.fail("format", Problem(record.head_version, "a finished game's record is always full"))
         return report
+    if kind == "seat" and not _is_seat_of(record.reader["seat"], record.creation):
+        report.fail("format", Problem(0, f"the reader is seat {record.reader['seat']}, which a game of "
+                                         f"{record.creation.get('players')!r} players does not have"))
+        return report
     report.add("format", OK, "well-formed" + (f"; {len(withheld)} payloads withheld from this reader, their "
                                              "content hashes given" if withheld else ""))
     problem = check_chain(record.game_id, record.events, {e.version: e.content_hash for e in record.events
@@ -271,7 +335,7 @@ def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | 
         report.add("chain", OK, f"{len(record.events)} events linked from the genesis hash, every hash recomputed"
                                 + (" (withheld payloads by their content hash)" if withheld else ""))
     _check_head(record, report)
-    _check_signature(record, keys, report)
+    head_keys = _check_signature(record, keys, report)
     if _check_seed(record, report):
         outcome = replay(record.events, record.seed or 0)
         if outcome.problem is not None:
@@ -281,11 +345,12 @@ def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | 
     elif record.status != "over":
         report.add("replay", SKIP, "possible once the game ends and its seed is revealed")
     _check_result(record, report)
-    _check_inclusion(record, keys, checkpoint, report)
+    _check_inclusion(record, keys, checkpoint, report, head_keys, log)
     return report
 
 
-def verify_text(data: str | bytes, *, keys: Sequence[Verifier] = (), checkpoint: str | None = None) -> Report:
+def verify_text(data: str | bytes, *, keys: Sequence[Verifier] = (), checkpoint: str | None = None,
+                log: Log | None = None) -> Report:
     """:func:`verify_record` of a record file's bytes; text that is not JSON as a record allows it (repeated
     members, NaN) is refused as a format problem like any other."""
     try:
@@ -294,4 +359,4 @@ def verify_text(data: str | bytes, *, keys: Sequence[Verifier] = (), checkpoint:
         report = Report(None, f"torres-audit: a document that is not a {FORMAT} record")
         report.fail("format", exc.problem)
         return report
-    return verify_record(doc, keys=keys, checkpoint=checkpoint)
+    return verify_record(doc, keys=keys, checkpoint=checkpoint, log=log)

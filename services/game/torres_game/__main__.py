@@ -78,10 +78,14 @@ def sequence(config: Config) -> int:
 
     from .translog import TransparencyLog
 
-    skey = config.log_signing_key or config.signing_key
+    skey = config.log_signing_key
     if not skey:
-        print("sequence: set TORRES_LOG_SIGNING_KEY (or TORRES_SIGNING_KEY): a generated key would sign "
-              "checkpoints nobody can check", file=sys.stderr)
+        print("sequence: set TORRES_LOG_SIGNING_KEY (the log's own key, not TORRES_SIGNING_KEY): a generated key "
+              "would sign checkpoints nobody can check", file=sys.stderr)
+        return 2
+    if config.signing_key and Signer.from_skey(skey).verifier() == Signer.from_skey(config.signing_key).verifier():
+        print("sequence: TORRES_LOG_SIGNING_KEY is TORRES_SIGNING_KEY: the log needs a key of its own",
+              file=sys.stderr)
         return 2
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
     log = TransparencyLog(store, Signer.from_skey(skey), batch=config.log_batch,

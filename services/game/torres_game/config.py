@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
 #: The key name of a generated signing key (TORRES_SIGNING_KEY unset): .invalid says no real service uses it.
 DEV_SIGNER_NAME = "torres.invalid/dev-game"
+DEV_LOG_SIGNER_NAME = "torres.invalid/dev-log"
 _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 
 
@@ -128,14 +129,16 @@ class Config:
     signing_key: str = field(default="", metadata=setting(
         "TORRES_SIGNING_KEY", "the Ed25519 skey that signs game records (`python -m torres_audit keygen NAME`); "
         "unset: each process generates its own, fine for a dev server only"))
-    # The transparency log (issue 28, docs/audit.md section 9). Its checkpoints are signed with this skey, whose
-    # name is the log's origin; empty: the record key above signs them too (one key to manage; a separate one can
-    # live only where the sequencer runs). Extra vkeys are published beside it at /.well-known/torres-audit-key
-    # during a rotation. Every `log_interval` seconds each process's sequencer thread integrates the queued heads
-    # (one at a time across replicas); 0: this process runs none (`python -m torres_game sequence` does).
+    # The transparency log (docs/audit.md section 9). Its checkpoints are signed with this skey, whose name is the
+    # log's origin: a key of its own, never the record key above (a verifier refuses a checkpoint signed by the key
+    # that signed the head, or whoever holds the record key could sign a one-leaf "log" of any head); it can live
+    # only where the sequencer runs. Empty: each process generates one (named DEV_LOG_SIGNER_NAME). Extra vkeys
+    # are published beside it at /.well-known/torres-audit-key during a rotation. Every `log_interval` seconds
+    # each process's sequencer thread integrates the queued heads (one at a time across replicas); 0: this process
+    # runs none (`python -m torres_game sequence` does).
     log_signing_key: str = field(default="", metadata=setting(
-        "TORRES_LOG_SIGNING_KEY", "the skey that signs the transparency log's checkpoints (unset: "
-        "`TORRES_SIGNING_KEY`)"))
+        "TORRES_LOG_SIGNING_KEY", "the skey that signs the transparency log's checkpoints, a key of its own (not "
+        "`TORRES_SIGNING_KEY`'s); unset: each process generates one, fine for a dev server only"))
     log_published_keys: tuple[str, ...] = field(default=(), metadata=setting(
         "TORRES_LOG_PUBLISHED_KEYS", "older vkeys still published at `/.well-known/torres-audit-key` during a "
         "rotation"))

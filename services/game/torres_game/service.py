@@ -43,7 +43,7 @@ from .access import (
     SeatTokens,
     token_hash,
 )
-from .config import DEV_SIGNER_NAME, Config
+from .config import DEV_LOG_SIGNER_NAME, DEV_SIGNER_NAME, Config
 from .errors import (
     CommandIdReused,
     ExternalIdReused,
@@ -176,9 +176,15 @@ class GameService:
         self.access = Access(config, seat_tokens=self._seat_tokens)
         # Signs game records (docs/audit.md); without TORRES_SIGNING_KEY, a key of this process only (a dev server).
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
-        log_signer = Signer.from_skey(config.log_signing_key) if config.log_signing_key else self.signer
+        # The log signs with a key of its own (docs/audit.md section 9: a verifier refuses a checkpoint signed by
+        # the key that signed the head); without TORRES_LOG_SIGNING_KEY, one of this process only.
+        log_signer = (Signer.from_skey(config.log_signing_key) if config.log_signing_key
+                      else Signer.generate(DEV_LOG_SIGNER_NAME))
+        if log_signer.verifier() == self.signer.verifier():
+            raise ValueError("TORRES_LOG_SIGNING_KEY is TORRES_SIGNING_KEY: the transparency log needs a key of its "
+                             "own (python -m torres_audit keygen <name>), or every record's inclusion is refused")
         #: Whether the log's checkpoints would be signed by a key this process generated (no key configured).
-        self.ephemeral_log_key = not (config.log_signing_key or config.signing_key)
+        self.ephemeral_log_key = not config.log_signing_key
         self.translog = TransparencyLog(store, log_signer, batch=config.log_batch,
                                         published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
         self._sequencer: threading.Thread | None = None
@@ -211,7 +217,7 @@ class GameService:
             # log whose checkpoints nobody can pin, and whose key history no monitor can follow. So a process
             # without a configured key signs nothing; the finished games wait queued (nothing is lost) for a
             # process that has one (docs/operations.md, "The transparency log").
-            log.error("transparency log: no TORRES_LOG_SIGNING_KEY or TORRES_SIGNING_KEY on a shared PostgreSQL "
+            log.error("transparency log: no TORRES_LOG_SIGNING_KEY on a shared PostgreSQL "
                       "database; this process runs no sequencer (finished games stay queued until one with a "
                       "configured key, or `python -m torres_game sequence`, integrates them)")
         elif self.config.log_interval > 0:

@@ -75,6 +75,8 @@ def consistency(args: dict[str, Any]) -> Response:
 @well_known.doc(security=PUBLIC, responses={"200": {"description": "one vkey per line", **_TEXT}})
 def audit_keys() -> Response:
     """The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a key
-    rotation the previous one too. Auditors should pin a key obtained out of band as well: this URL is served
-    by the operator it is meant to check."""
-    return _text(service().translog.well_known())
+    rotation the previous one too; then the service's record key, which signs the game heads (a key of another
+    name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as well: this
+    URL is served by the operator it is meant to check."""
+    svc = service()
+    return _text(svc.translog.well_known() + f"{svc.signer.verifier().vkey()}\n")
