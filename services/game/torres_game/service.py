@@ -797,8 +797,14 @@ class GameService:
         self, game_id: str, creds: Credentials, ticket: str | None = None
     ) -> tuple[dict[str, Any], Reader]:
         """What a stream (SSE or WebSocket) opens with: the game's summary and its reader, from the headers'
-        credentials (the read gate of every read) or from a stream ticket, which is consumed here."""
+        credentials (the read gate of every read) or from a stream ticket, which is consumed here. A key sent
+        beside a ticket must hold as on any request (an unknown or revoked key 401, a wrong admin key 403,
+        another tenant's key 404): a ticket is no reason to ignore a credential that does not verify. Checked
+        before the ticket is taken, so a refused request leaves it usable."""
         if ticket is not None:
+            caller = self.access.caller(creds)
+            if caller.principal is not None:
+                self.access.owned(self._info(game_id), caller.principal)
             reader = self.redeem_stream_ticket(game_id, ticket)
             return self._summary(self._record(game_id)), reader
         caller = self.access.caller(creds)

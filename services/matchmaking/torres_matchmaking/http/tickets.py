@@ -24,7 +24,16 @@ from torres_service.schemas import problem_responses, sse_event
 
 from ..errors import Forbidden, MissingPlayerToken, ValidationFailed
 from . import schemas as s
-from .auth import PLAYER, PLAYER_OR_PORTAL, caller_tenant, player, player_required, tenant_of
+from .auth import (
+    PLAYER,
+    PLAYER_OR_PORTAL,
+    caller_tenant,
+    key_beside,
+    player,
+    player_required,
+    same_tenant,
+    tenant_of,
+)
 
 blp = Blueprint("tickets", __name__, url_prefix="/v1", description="Tickets, queues and ratings")
 
@@ -103,16 +112,22 @@ HEARTBEAT = 15.0
 
 
 def stream_owner(ticket_id: str, secret: str | None) -> Owner:
-    """Whose stream this is: the player token's, or the stream ticket's (consumed now), not both at once."""
+    """Whose stream this is: the player token's, or the stream ticket's (consumed now), not both at once. A key
+    sent beside either must verify and be of the stream's tenant (:func:`.auth.key_beside`); it is checked
+    before the ticket is taken, so a request refused for it leaves the ticket usable."""
     owner = player()
     if secret is None:
         if owner is None:
             raise MissingStreamCredentials()
+        key_beside(owner.tenant)
         return owner
     if owner is not None:
         raise ValidationFailed("send the player token or a stream ticket, not both",
                                errors={"stream_ticket": ["not with an Authorization header"]})
-    return tickets().redeem_stream_ticket(secret, ticket_id)
+    principal = key_beside(None)
+    owner = tickets().redeem_stream_ticket(secret, ticket_id)
+    same_tenant(principal, owner.tenant)
+    return owner
 
 
 @blp.route("/tickets/<ticket_id>/stream", methods=["GET"])
