@@ -396,6 +396,42 @@ def test_a_stream_ticket_opens_no_stream_beside_a_credential_that_does_not_verif
             assert opened.status_code == 200, (name, headers, opened.get_data(as_text=True)[:300])
 
 
+def test_a_replay_answers_only_the_principal_that_made_the_request(world: World) -> None:
+    """The matcher's internal key sending alpha's Idempotency-Key and body (naming alpha) gets a game of its own,
+    never alpha's seat tokens; another body gets a game too, not a 409 that would say alpha's exists; alpha's
+    external_id is refused to it exactly as an unused one. Alpha's other key replays alpha's creation."""
+    key = f"portal-{uuid.uuid4().hex[:8]}"
+    body = {"seats": [{"kind": "human", "player_id": "p1"}, {"kind": "human", "player_id": "p2"}],
+            "visibility": "private"}
+    alpha = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("a")}, json=body)
+    assert alpha.status_code == 201
+    alpha_tokens = {s["token"] for s in alpha.get_json()["seats"]}
+    matcher = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("matcher")},
+                                json={**body, "tenant": "alpha"})
+    assert matcher.status_code == 201 and "Idempotent-Replayed" not in matcher.headers, matcher.get_json()
+    assert matcher.get_json()["game_id"] != alpha.get_json()["game_id"]
+    assert alpha_tokens.isdisjoint(s["token"] for s in matcher.get_json()["seats"])
+    again = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("matcher")},
+                              json={**body, "tenant": "alpha"})
+    assert again.get_json() == matcher.get_json() and again.headers["Idempotent-Replayed"] == "true"
+    other_key = f"portal-{uuid.uuid4().hex[:8]}"
+    world.client.post("/v1/games", headers={"Idempotency-Key": other_key, **world.key("a")}, json=body)
+    other = world.client.post("/v1/games", headers={"Idempotency-Key": other_key, **world.key("matcher")},
+                              json={**body, "tenant": "alpha", "labels": ["different"]})
+    assert other.status_code == 201 and "Idempotent-Replayed" not in other.headers, other.get_json()
+    used, unused = f"ext-{uuid.uuid4().hex[:8]}", f"ext-{uuid.uuid4().hex[:8]}"
+    assert world.client.post("/v1/games", headers=world.key("a"), json={**body, "external_id": used}).status_code \
+        == 201
+    answers = [world.client.post("/v1/games", headers=world.key("matcher"),
+                                 json={**body, "tenant": "alpha", "external_id": ext, **extra})
+               for ext in (used, unused) for extra in ({}, {"labels": ["different"]})]
+    for answer in answers:
+        assert_problem(answer, 400, "validation_failed")
+    assert len({json.dumps(a.get_json()["errors"], sort_keys=True) for a in answers}) == 1
+    replay = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("a_games")}, json=body)
+    assert replay.get_json() == alpha.get_json() and replay.headers["Idempotent-Replayed"] == "true"
+
+
 def test_a_spectator_token_reads_a_private_game_and_nothing_else(world: World) -> None:
     game_id = world.games["private"]["game_id"]
     issued = world.client.post(f"/v1/games/{game_id}/spectator-tokens", headers=world.key("a"),

@@ -130,7 +130,8 @@ class CreateGameSchema(StrictSchema):
                                             "matcher), which belongs to no tenant; a tenant's key creates its own")
     external_id = identifier(EXTERNAL_ID, description="the portal's own id for the game, unique per tenant: a "
                                                       "creation with an id used before answers that game again "
-                                                      "(as an Idempotency-Key does; with both, this decides)")
+                                                      "(as an Idempotency-Key does; with both, this decides); sent by "
+                                                      "a tenant's key only (an internal key's: 400)")
     labels = fields.List(identifier(LABEL), load_default=list,
                          validate=[validate.Length(max=MAX_LABELS), lambda labels: _distinct(labels, "label")],
                          metadata={"description": "what the portal files the game under; `GET /v1/games?label=` "
