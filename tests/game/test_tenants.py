@@ -139,6 +139,7 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     revoked = cli(tenants, "add-key", "alpha", "--scopes", "games,admin,ai,matchmaking")
     cli(tenants, "revoke-key", "alpha", revoked["key_id"])
     keys["revoked"] = revoked["key"]  # alpha's, no longer valid
+    keys["a_admin"] = cli(tenants, "add-key", "alpha", "--scopes", "admin")["key"]
     url, store = side_store(request, folder)
     env = {"TORRES_TENANTS_FILE": str(tenants), "TORRES_SIGNING_KEY": LOG_SIGNER.skey(), "TORRES_LOG_INTERVAL": "0.1"}
     with gunicorn(url, extra_env=env) as server:
@@ -430,6 +431,16 @@ def test_a_replay_answers_only_the_principal_that_made_the_request(world: World)
     assert len({json.dumps(a.get_json()["errors"], sort_keys=True) for a in answers}) == 1
     replay = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("a_games")}, json=body)
     assert replay.get_json() == alpha.get_json() and replay.headers["Idempotent-Replayed"] == "true"
+
+
+def test_notifications_need_games_and_admin_only_unredacts_them(world: World) -> None:
+    """What docs/security.md's key table says: an ``admin``-only key reads whole logs of its games, but the
+    notifications need ``games`` (403 ``insufficient_scope``); with both they are unredacted."""
+    assert_problem(world.client.get("/v1/notifications", headers=world.key("a_admin")), 403, "insufficient_scope")
+    game_id = world.games["private"]["game_id"]
+    assert world.client.get(f"/v1/games/{game_id}/events", headers=world.key("a_admin")).status_code == 200
+    for role in ("a", "a_games"):
+        assert world.client.get("/v1/notifications", headers=world.key(role)).status_code == 200, role
 
 
 def test_a_spectator_token_reads_a_private_game_and_nothing_else(world: World) -> None:

@@ -26,8 +26,8 @@ from torres_service.fields import (
     identifier,
     integer,
 )
+from torres_service.schemas import ListQuerySchema, QuerySchema, StrictSchema
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
-from torres_service.schemas import QuerySchema, StrictSchema
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 LEVELS = ("easy", "medium", "hard")
@@ -238,7 +238,7 @@ class CreationHeaders(Schema):
                                  description="makes retries of this creation safe")
 
 
-class ListGamesArgs(QuerySchema):
+class ListGamesArgs(ListQuerySchema):
     status = fields.String(validate=validate.OneOf(("active", "over")))
     player_id = identifier(PLAYER_ID, description="games with a seat of this player")
     visibility = fields.String(validate=validate.OneOf(VISIBILITIES))
@@ -250,10 +250,9 @@ class ListGamesArgs(QuerySchema):
                            metadata={"description": "the `next_cursor` of the previous page"})
     limit = integer(load_default=50, minimum=1, maximum=500)
 
-    @validates_schema(pass_original=True)
+    @validates_schema(pass_original=True, skip_on_field_errors=False)
     def _no_offset(self, _data: dict[str, Any], original: Any, **_: Any) -> None:
-        """Offsets were replaced by cursors (issue 26): one sent by an old client must not silently repeat the
-        first page forever (unknown query arguments are otherwise ignored)."""
+        """Paging is by cursor: an ``offset`` (an unknown parameter, refused as any) is told what to send."""
         if isinstance(original, Mapping) and "offset" in original:
             raise ValidationError("offset paging was replaced by cursors: pass the previous page's next_cursor "
                                   "as cursor", "offset")
@@ -264,7 +263,7 @@ class SeatArgs(QuerySchema):
                    metadata={"description": "an AI seat (service key) or any seat (admin key)"})
 
 
-class PageArgs(QuerySchema):
+class PageArgs(ListQuerySchema):
     after = integer(load_default=0)
     limit = integer(load_default=100, minimum=1, maximum=1000)
 

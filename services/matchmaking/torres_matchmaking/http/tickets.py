@@ -99,7 +99,7 @@ def wait_ticket(args: dict[str, Any], ticket_id: str, owner: Owner) -> dict[str,
 @blp.response(201, s.StreamTicketSchema)
 @_errors(400, 401, 404)
 @blp.doc(security=PLAYER)
-def stream_ticket_for(ticket_id: str, owner: Owner) -> dict[str, Any]:
+def create_stream_ticket(ticket_id: str, owner: Owner) -> dict[str, Any]:
     """A single-use ticket that opens this ticket's stream once, within a minute (``MM_STREAM_TICKET_TTL``):
     a browser's EventSource cannot send the player token, and the token itself never goes into a URL."""
     secret, ttl = tickets().issue_stream_ticket(ticket_id, owner)
@@ -138,7 +138,7 @@ def stream_owner(ticket_id: str, secret: str | None) -> Owner:
     "and one at each status change; `: keep-alive` comments while idle; and one closing event: `finished` "
     "(the ticket is matched, cancelled or expired) or `timeout` (reconnect to go on)"),
     "content": {"text/event-stream": {"schema": sse_event("ticket", "finished", "timeout")}}}})
-def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
+def stream_ticket_status(args: dict[str, Any], ticket_id: str) -> Response:
     """Server-sent events for the player's ticket, in the game service's stream format; opened with the player
     token, or with a stream ticket in the query (EventSource). One subscription for the whole stream: Redis is
     read once now and once per change of this ticket, never while it idles."""
@@ -192,7 +192,7 @@ def cancel_ticket(ticket_id: str, owner: Owner) -> dict[str, Any]:
 @blp.response(200, s.QueuesSchema)
 @_errors(401, 403)
 @blp.doc(security=PLAYER_OR_PORTAL)
-def queues() -> dict[str, Any]:
+def list_queues() -> dict[str, Any]:
     """The caller's tenant's non-empty queue sizes by edition:variant:player-count (a ticket sits in one queue
     per count): its own pool's, or the shared pool's if the tenant is in it."""
     tenant, _, _ = caller_tenant()
@@ -202,9 +202,9 @@ def queues() -> dict[str, Any]:
 @blp.route("/leaderboard", methods=["GET"])
 @blp.arguments(s.PageArgs, location="query")
 @blp.response(200, s.LeaderboardSchema)
-@_errors(401, 403)
+@_errors(400, 401, 403)
 @blp.doc(security=PLAYER_OR_PORTAL)
-def leaderboard(args: dict[str, Any]) -> dict[str, Any]:
+def get_leaderboard(args: dict[str, Any]) -> dict[str, Any]:
     """The caller's tenant's rated players by ordinal (mu − 3σ), best first; each tenant has its own board."""
     tenant, _, _ = caller_tenant()
     return ratings().leaderboard(tenant, limit=args["limit"], offset=args["offset"])
@@ -214,7 +214,7 @@ def leaderboard(args: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, s.RatingSchema)
 @_errors(400, 401, 403)
 @blp.doc(security=PLAYER_OR_PORTAL)
-def player_rating(player_id: str) -> dict[str, Any]:
+def get_player_rating(player_id: str) -> dict[str, Any]:
     """A player's rating within the caller's tenant (the default rating, with ``games: 0``, for a player never
     rated): a player token reads its own player's, the portal's key any of its players'."""
     check_player_id(player_id)
