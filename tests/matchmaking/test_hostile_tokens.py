@@ -95,6 +95,18 @@ def refused_cleanly(response: Any) -> None:
         assert response.mimetype == "application/problem+json", response.get_data(as_text=True)[:300]
 
 
+@pytest.fixture(autouse=True)
+def service_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """The services' own loggers do not propagate to the root (they write JSON lines of their own): their records
+    reach ``caplog`` through its handler on each of them."""
+    loggers = [logging.getLogger(name) for name in ("torres_game", "torres_matchmaking", "torres_service")]
+    for logger in loggers:
+        logger.addHandler(caplog.handler)
+    yield
+    for logger in loggers:
+        logger.removeHandler(caplog.handler)
+
+
 def no_traceback(caplog: pytest.LogCaptureFixture) -> None:
     logged = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert not logged, [(r.name, r.getMessage()) for r in logged]
