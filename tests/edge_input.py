@@ -8,7 +8,7 @@ is attacked too without anyone listing it here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -193,6 +193,28 @@ def as_caller(case: Any, credentials: dict[str, str], credential_headers: frozen
                      and n.lower() not in {c.lower() for c in credentials} and not str(v).strip()]:
             del case.headers[name]
     return credentials
+
+
+def undeclared_schemes_served(case: Any, app: Any, valid: Mapping[str, Mapping[str, str]],
+                              credential_headers: frozenset[str]) -> list[str]:
+    """The other half of the security a document states: ``ignored_auth`` holds an operation to refusing callers
+    without the schemes it declares; this finds schemes it serves without declaring them. ``case`` is sent with
+    no credential, then with a valid credential (``valid``: scheme -> headers) of each scheme the operation does
+    not name, alone; each answered 2xx where no credential is refused is named in the result. Meaningful on a
+    resource no credential opens (a private game, a ticket)."""
+    if isinstance(case.headers, MutableMapping):
+        for name in [n for n in case.headers if n.lower() in credential_headers]:
+            del case.headers[name]
+    declared = {scheme for requirement in case.operation.definition.raw.get("security", []) for scheme in requirement}
+    anonymous = case.call(app=app, environ_base=LOOPBACK).status_code
+    served = []
+    for scheme, headers in valid.items():
+        if scheme not in declared and not 200 <= anonymous < 300:
+            status = case.call(app=app, headers=dict(headers), environ_base=LOOPBACK).status_code
+            if 200 <= status < 300:
+                served.append(f"{case.operation.label} served {scheme} ({status}; {anonymous} without a "
+                              f"credential), which its security does not declare: {sorted(declared)}")
+    return served
 
 
 def hostile_request(slot: Slot, value: str, *, path_values: dict[str, str], body: dict[str, Any]) -> tuple[

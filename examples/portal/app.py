@@ -27,14 +27,14 @@ from flask import Flask, abort, jsonify, redirect, render_template, request, ses
 from werkzeug.security import check_password_hash
 
 from torres_game_client import AuthenticatedClient as GameClient
-from torres_game_client.api.games import get_v1_games, post_v1_games
+from torres_game_client.api.games import create_game, list_games
 from torres_game_client.models import CreateGame, GameCreated, GameList, HumanSeatSpec, HumanSeatSpecKind
 from torres_matchmaking_client import AuthenticatedClient as MatchmakerClient
 from torres_matchmaking_client.api.tickets import (
-    get_v1_leaderboard,
-    get_v1_players_player_id_rating,
-    get_v1_tickets_ticket_id,
-    post_v1_tickets,
+    create_ticket,
+    get_leaderboard,
+    get_player_rating,
+    get_ticket,
 )
 from torres_matchmaking_client.models import CreateTicket, CreateTicketPlayerCountsItem, Ticket, TicketStatus
 
@@ -144,9 +144,9 @@ def create_app(config: Mapping[str, str]) -> Flask:
     @app.get("/")
     def home() -> Any:
         user = current_user()
-        rating = get_v1_players_player_id_rating.sync(user, client=board)
-        leaders = get_v1_leaderboard.sync(client=board, limit=20)
-        listed = get_v1_games.sync(client=games, player_id=user, limit=10)
+        rating = get_player_rating.sync(user, client=board)
+        leaders = get_leaderboard.sync(client=board, limit=20)
+        listed = list_games.sync(client=games, player_id=user, limit=10)
         mine = [g for g in listed.games if (user, g.game_id) in portal.seat_tokens] if isinstance(listed, GameList) \
             else []  # the tenant's games with this player that the portal holds a seat token of
         return render_template("home.html", user=user, rating=rating, leaders=leaders, games=mine,
@@ -156,7 +156,7 @@ def create_app(config: Mapping[str, str]) -> Flask:
     def play() -> Any:
         """A rated game: the user's ticket at the matchmaker (humans only), made with the user's player token."""
         user = current_user()
-        ticket = post_v1_tickets.sync(client=as_player(user), body=CreateTicket(
+        ticket = create_ticket.sync(client=as_player(user), body=CreateTicket(
             player_counts=[CreateTicketPlayerCountsItem.VALUE_2], max_wait_seconds=None))
         if not isinstance(ticket, Ticket):
             abort(502, getattr(ticket, "detail", "the matchmaker refused the ticket"))
@@ -168,7 +168,7 @@ def create_app(config: Mapping[str, str]) -> Flask:
         user = current_user()
         if user not in portal.tickets:
             return redirect(url_for("home"))
-        ticket = get_v1_tickets_ticket_id.sync(portal.tickets[user], client=as_player(user))
+        ticket = get_ticket.sync(portal.tickets[user], client=as_player(user))
         if isinstance(ticket, Ticket) and ticket.status == TicketStatus.MATCHED:
             del portal.tickets[user]
             portal.join(user, str(ticket.game_id), int(ticket.seat), str(ticket.seat_token))
@@ -186,7 +186,7 @@ def create_app(config: Mapping[str, str]) -> Flask:
             abort(404)
         seats = [HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id=u, display_name=u.title())
                  for u in (user, opponent)]
-        created = post_v1_games.sync(client=games, body=CreateGame(
+        created = create_game.sync(client=games, body=CreateGame(
             seats=seats, external_id=f"challenge-{secrets.token_hex(8)}", labels=["example-portal", "challenge"]))
         if not isinstance(created, GameCreated):
             abort(502, getattr(created, "detail", "the game service refused the game"))

@@ -86,3 +86,12 @@ def test_callback_url_is_documented_only_where_callbacks_are_sent() -> None:
         "/openapi.json").get_json()
     assert "callback_url" not in without["components"]["schemas"]["CreateTicket"]["properties"]
     assert "callback_url" in matchmaking_document()["components"]["schemas"]["CreateTicket"]["properties"]
+
+
+def test_every_operation_has_a_unique_operation_id(document: tuple[str, dict[str, Any]]) -> None:
+    """The generated SDKs name each call by its ``operationId``; without one they spell a name from the method and
+    the path (``get_v1_games_game_id``)."""
+    name, spec = document
+    ids = {label: operation.get("operationId") for label, operation in operations(spec).items()}
+    assert all(isinstance(i, str) and i.isidentifier() for i in ids.values()), (name, ids)
+    assert len(set(ids.values())) == len(ids), (name, ids)

@@ -100,6 +100,35 @@ def test_gunicorn_entry_point_builds_the_app(tmp_path: Path) -> None:
     assert "games" in out and "ops" in out
 
 
+@pytest.mark.parametrize(("variables", "unset"), [
+    ({"TORRES_TENANTS_FILE": "tenants.json", "TORRES_ADMIN_KEY": "a"}, None),  # production: keys in the file
+    ({"TORRES_API_KEY": "k", "TORRES_ADMIN_KEY": "a"}, None),  # one portal, no tenants file
+    ({"TORRES_TENANTS_FILE": "tenants.json"}, "TORRES_ADMIN_KEY unset"),
+    ({"TORRES_ADMIN_KEY": "a"}, "TORRES_API_KEY unset"),
+])
+def test_the_gunicorn_entry_point_logs_an_error_only_for_a_key_workers_would_each_generate(
+        tmp_path: Path, variables: dict[str, str], unset: str | None) -> None:
+    """Each worker generates its own value for a key left unset: an error names the one missing. With a tenants
+    file the single API key is none of them (the file holds every key), so the documented production setup,
+    a tenants file and the admin key, starts without one."""
+    from torres_service import keys as keys_cli
+
+    tenants = tmp_path / "tenants.json"
+    keys_cli.run(keys_cli.parser().parse_args(["--file", str(tenants), "add-tenant", "portal"]))
+    env = {k: v for k, v in _env(tmp_path).items() if k not in ("TORRES_API_KEY", "TORRES_ADMIN_KEY",
+                                                                  "TORRES_TENANTS_FILE")}
+    env |= {**{k: str(tmp_path / v) if k == "TORRES_TENANTS_FILE" else v for k, v in variables.items()},
+            "TORRES_AI_DRIVER": "none", "TORRES_JSON_LOGS": "1"}
+    done = subprocess.run([sys.executable, "-c", "import torres_game.wsgi"], env=env, capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert not done.stderr.strip(), done.stderr
+    errors = [doc["msg"] for doc in map(json.loads, done.stdout.splitlines()) if doc["level"] in ("error", "critical")]
+    if unset is None:
+        assert not errors, errors
+    else:
+        assert len(errors) == 1 and unset in errors[0], errors
+
+
 def test_ai_driver_auto_uses_the_ai_workers_drivers_and_names_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
     from torres_ai.driver import CeleryDriver
     from torres_game.ai_turns import BackgroundDriver, OutboxOnlyDriver, make_driver

@@ -65,6 +65,8 @@ def gate_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         assert abandoned.status_code < 300, abandoned.get_json()
         assert app.extensions["torres_game"].translog.integrate_all() >= 1
         app.config["GATE_GAME"] = game
+        app.config["GATE_PRIVATE"] = create_game(client, [{"kind": "human", "player_id": "p4"},
+                                                          {"kind": "ai", "level": "easy"}], visibility="private")
         yield app
 
 
@@ -108,6 +110,22 @@ def test_the_game_service_does_what_its_openapi_says(case: Any, gate_app: Flask)
     edge.via_wsgi(case, gate_app)
     case.call_and_validate(headers=headers, checks=edge.CHECKS, app=gate_app,
                            environ_base=edge.LOOPBACK)
+
+
+@schema.parametrize()
+@settings(edge.GATE_SETTINGS, max_examples=6)
+def test_no_operation_serves_a_credential_its_openapi_does_not_declare(case: Any, gate_app: Flask) -> None:
+    """On a private game (no credential: 404), a valid credential of each scheme an operation does not declare,
+    alone, must not be served (``GET /record`` served the API key undeclared): edge.undeclared_schemes_served."""
+    game = gate_app.config["GATE_PRIVATE"]
+    if GAME_ID.accepts(case.path_parameters.get("game_id")):
+        case.path_parameters["game_id"] = game["game_id"]
+    query = case.query if isinstance(case.query, dict) else {}
+    if case.path.endswith("/ws") or "stream_ticket" in query:
+        return  # an upgrade needs a socket (the /ws gate is over gunicorn); a stream ticket is single-use
+    edge.shorten_held_open(case)
+    valid = {"seatToken": bearer(game["seats"][0]["token"]), "apiKey": SERVICE, "adminKey": ADMIN}
+    assert edge.undeclared_schemes_served(case, gate_app, valid, SECURITY_HEADERS) == []
 
 
 # -- hostile strings in every path segment, query argument and body field ------------------------------------

@@ -104,3 +104,18 @@ def test_an_external_id_is_each_tenants_own(tmp_path: Path) -> None:
     for key, game in ((keys["a"], alpha), (keys["b"], beta)):
         listed = api.get("/v1/games?external_id=match-1&label=cup", headers={"X-API-Key": key}).get_json()["games"]
         assert [g["game_id"] for g in listed] == [game.get_json()["game_id"]]
+
+
+def test_an_unknown_query_parameter_on_a_list_is_a_400(api: FlaskClient) -> None:
+    """``?player=bob`` (for ``?player_id=``) was ignored and answered every game of the tenant as if filtered;
+    now each list refuses a parameter it does not know, naming it, and a known filter still filters."""
+    game = create_game(api, seats=[{"kind": "human", "player_id": "alice"}, {"kind": "ai", "level": "easy"}])
+    refused(api.get("/v1/games?player=bob", headers=SERVICE), "player")
+    refused(api.get("/v1/games?player_id=bob&satus=active", headers=SERVICE), "satus")
+    refused(api.get(f"/v1/games/{game['game_id']}/events?after=0&limt=5", headers=SERVICE), "limt")
+    refused(api.get("/v1/notifications?after=0&cursor=1", headers=SERVICE), "cursor")
+    refused(api.get("/v1/webhooks/deliveries?since=0", headers=SERVICE), "since")
+    offset = api.get("/v1/games?offset=10", headers=SERVICE).get_json()["errors"]["offset"]
+    assert any("next_cursor" in message for message in offset), offset  # told what to send instead
+    assert games(api, player_id="bob") == []
+    assert [g["game_id"] for g in games(api, player_id="alice")] == [game["game_id"]]

@@ -37,7 +37,7 @@ from torres_game.store.base import GameFilter, GameRecord
 
 from .conftest import ADMIN, bearer, make_config
 from .servers import HttpClient, HttpResponse, gunicorn, side_store
-from .tenant_helpers import two_tenants
+from .tenant_helpers import cli, two_tenants
 
 Request = Callable[[HttpClient, str, dict[str, str]], HttpResponse]
 #: A WebSocket opening handshake (RFC 6455 4.1): refusals come back as plain HTTP answers before the upgrade.
@@ -136,6 +136,10 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     folder = tmp_path_factory.mktemp(f"tenants-{request.param}")
     tenants = folder / "tenants.json"
     keys = two_tenants(tenants)
+    revoked = cli(tenants, "add-key", "alpha", "--scopes", "games,admin,ai,matchmaking")
+    cli(tenants, "revoke-key", "alpha", revoked["key_id"])
+    keys["revoked"] = revoked["key"]  # alpha's, no longer valid
+    keys["a_admin"] = cli(tenants, "add-key", "alpha", "--scopes", "admin")["key"]
     url, store = side_store(request, folder)
     env = {"TORRES_TENANTS_FILE": str(tenants), "TORRES_LOG_SIGNING_KEY": LOG_SIGNER.skey(),
            "TORRES_LOG_INTERVAL": "0.1"}
@@ -370,6 +374,74 @@ def test_the_same_idempotency_key_makes_each_tenant_its_own_game(world: World) -
     assert {s["token"] for s in a.get_json()["seats"]}.isdisjoint(s["token"] for s in b.get_json()["seats"])
     again = world.client.post("/v1/games", headers={**headers, **world.key("a")}, json=body)
     assert again.get_json() == a.get_json() and again.headers["Idempotent-Replayed"] == "true"
+
+
+def test_a_stream_ticket_opens_no_stream_beside_a_credential_that_does_not_verify(world: World) -> None:
+    """A valid ticket does not make the headers beside it count for nothing: a revoked key is 401, another
+    tenant's key 404 (as on every request of it), a wrong admin key 403, on the event stream and the WebSocket
+    alike; and the refused request leaves the ticket to its holder."""
+    refusals = [(world.key("revoked"), 401, "invalid_credentials"), (world.key("b"), 404, "game_not_found"),
+                ({"X-Admin-Key": "not-the-admin-key"}, 403, "forbidden"),
+                ({**world.key("a"), "X-Admin-Key": "not-the-admin-key"}, 403, "forbidden")]
+    upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": base64.b64encode(b"0123456789abcdef").decode()}
+    for name in ("public", "private"):
+        game_id = world.games[name]["game_id"]
+        for headers, status, code in refusals:
+            ticket = world.client.post(f"/v1/games/{game_id}/stream-tickets", headers=world.key("a")).get_json()
+            for path, extra in ((f"/v1/games/{game_id}/stream", {}), (f"/v1/games/{game_id}/ws", upgrade)):
+                response = world.client.get(f"{path}?stream_ticket={ticket['stream_ticket']}&timeout=0.5",
+                                            headers={**headers, **extra})
+                assert_problem(response, status, code, f"{name} {path} {headers}")
+            opened = world.client.get(f"/v1/games/{game_id}/stream?stream_ticket={ticket['stream_ticket']}"
+                                      "&timeout=0.5")
+            assert opened.status_code == 200, (name, headers, opened.get_data(as_text=True)[:300])
+
+
+def test_a_replay_answers_only_the_principal_that_made_the_request(world: World) -> None:
+    """The matcher's internal key sending alpha's Idempotency-Key and body (naming alpha) gets a game of its own,
+    never alpha's seat tokens; another body gets a game too, not a 409 that would say alpha's exists; alpha's
+    external_id is refused to it exactly as an unused one. Alpha's other key replays alpha's creation."""
+    key = f"portal-{uuid.uuid4().hex[:8]}"
+    body = {"seats": [{"kind": "human", "player_id": "p1"}, {"kind": "human", "player_id": "p2"}],
+            "visibility": "private"}
+    alpha = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("a")}, json=body)
+    assert alpha.status_code == 201
+    alpha_tokens = {s["token"] for s in alpha.get_json()["seats"]}
+    matcher = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("matcher")},
+                                json={**body, "tenant": "alpha"})
+    assert matcher.status_code == 201 and "Idempotent-Replayed" not in matcher.headers, matcher.get_json()
+    assert matcher.get_json()["game_id"] != alpha.get_json()["game_id"]
+    assert alpha_tokens.isdisjoint(s["token"] for s in matcher.get_json()["seats"])
+    again = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("matcher")},
+                              json={**body, "tenant": "alpha"})
+    assert again.get_json() == matcher.get_json() and again.headers["Idempotent-Replayed"] == "true"
+    other_key = f"portal-{uuid.uuid4().hex[:8]}"
+    world.client.post("/v1/games", headers={"Idempotency-Key": other_key, **world.key("a")}, json=body)
+    other = world.client.post("/v1/games", headers={"Idempotency-Key": other_key, **world.key("matcher")},
+                              json={**body, "tenant": "alpha", "labels": ["different"]})
+    assert other.status_code == 201 and "Idempotent-Replayed" not in other.headers, other.get_json()
+    used, unused = f"ext-{uuid.uuid4().hex[:8]}", f"ext-{uuid.uuid4().hex[:8]}"
+    assert world.client.post("/v1/games", headers=world.key("a"), json={**body, "external_id": used}).status_code \
+        == 201
+    answers = [world.client.post("/v1/games", headers=world.key("matcher"),
+                                 json={**body, "tenant": "alpha", "external_id": ext, **extra})
+               for ext in (used, unused) for extra in ({}, {"labels": ["different"]})]
+    for answer in answers:
+        assert_problem(answer, 400, "validation_failed")
+    assert len({json.dumps(a.get_json()["errors"], sort_keys=True) for a in answers}) == 1
+    replay = world.client.post("/v1/games", headers={"Idempotency-Key": key, **world.key("a_games")}, json=body)
+    assert replay.get_json() == alpha.get_json() and replay.headers["Idempotent-Replayed"] == "true"
+
+
+def test_notifications_need_games_and_admin_only_unredacts_them(world: World) -> None:
+    """What docs/security.md's key table says: an ``admin``-only key reads whole logs of its games, but the
+    notifications need ``games`` (403 ``insufficient_scope``); with both they are unredacted."""
+    assert_problem(world.client.get("/v1/notifications", headers=world.key("a_admin")), 403, "insufficient_scope")
+    game_id = world.games["private"]["game_id"]
+    assert world.client.get(f"/v1/games/{game_id}/events", headers=world.key("a_admin")).status_code == 200
+    for role in ("a", "a_games"):
+        assert world.client.get("/v1/notifications", headers=world.key(role)).status_code == 200, role
 
 
 def test_a_spectator_token_reads_a_private_game_and_nothing_else(world: World) -> None:

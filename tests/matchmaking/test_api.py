@@ -83,6 +83,13 @@ def test_unknown_ticket_is_404_and_bad_player_id_is_400(client: Players) -> None
     _problem(client.put("/v1/tickets", player="alice"), 405, "method_not_allowed")
 
 
+def test_an_unknown_query_parameter_on_the_leaderboard_is_a_400(client: Players) -> None:
+    """A list refuses what it does not know (a misspelt ``limit`` ignored would answer the default page)."""
+    body = _problem(client.get("/v1/leaderboard?limt=5", key=API_KEY), 400, "validation_failed")
+    assert "limt" in body["errors"], body
+    assert client.get("/v1/leaderboard?limit=5&offset=0", key=API_KEY).status_code == 200
+
+
 def test_create_read_cancel(client: Players) -> None:
     created = client.post("/v1/tickets", json=GOOD, player="alice")
     assert created.status_code == 201, created.get_json()

@@ -281,6 +281,35 @@ def test_the_body_never_names_the_player(app: Flask, tenants: tuple[Path, dict[s
 
 # -- stream tickets -----------------------------------------------------------------------------------------------
 
+def test_a_key_that_does_not_verify_is_refused_beside_a_stream_ticket_or_a_player_token(
+        app: Flask, tenants: tuple[Path, dict[str, Any]], raw: redis.Redis) -> None:
+    """A valid ticket or token does not make an ``X-API-Key`` beside it count for nothing: a key nobody holds is
+    401, an internal key or one without ``matchmaking`` 403, another tenant's key 403; nothing changes, and the
+    ticket refused with it still opens the stream for its holder."""
+    _, t = tenants
+    a = t["portal-a"]
+    client = app.test_client()
+    alice = client.post("/v1/tickets", json=TICKET, headers=bearer(a, "alice")).get_json()
+    base = f"/v1/tickets/{alice['ticket_id']}"
+    refusals = [({"X-API-Key": "trs_" + "x" * 43}, 401, "invalid_credentials"),
+                ({"X-API-Key": t["internal key"]}, 403, "forbidden"),
+                ({"X-API-Key": t["games-only key"]}, 403, "insufficient_scope"),
+                ({"X-API-Key": t["portal-b"].key}, 403, "forbidden")]
+    for headers, status, code in refusals:
+        secret = client.post(f"{base}/stream-tickets", headers=bearer(a, "alice")).get_json()["stream_ticket"]
+        before = state(raw)
+        assert_problem(client.get(f"{base}/stream?timeout=0.05&stream_ticket={secret}", headers=headers),
+                       status, code)
+        assert_problem(client.get(base, headers={**headers, **bearer(a, "alice")}), status, code)
+        assert_problem(client.get(f"{base}/stream?timeout=0.05", headers={**headers, **bearer(a, "alice")}),
+                       status, code)
+        if code != "forbidden" or headers["X-API-Key"] == t["internal key"]:
+            assert state(raw) == before  # refused before the ticket was taken
+            assert client.get(f"{base}/stream?timeout=0.05&stream_ticket={secret}").status_code == 200
+    own = client.get(base, headers={"X-API-Key": a.key, **bearer(a, "alice")})
+    assert own.status_code == 200  # the player's own portal's key beside the token is no refusal
+
+
 def test_a_stream_ticket_opens_its_stream_once(app: Flask, tenants: tuple[Path, dict[str, Any]],
                                                raw: redis.Redis) -> None:
     _, t = tenants

@@ -96,6 +96,25 @@ def test_the_matchmaker_does_what_its_openapi_says(case: Any, gate_app: Flask) -
                            app=gate_app, environ_base=edge.LOOPBACK)
 
 
+@schema.parametrize()
+@settings(edge.GATE_SETTINGS, max_examples=6)
+def test_no_operation_serves_a_credential_its_openapi_does_not_declare(case: Any, gate_app: Flask) -> None:
+    """A valid credential of each scheme an operation does not declare, alone, must not be served where no
+    credential is refused (edge.undeclared_schemes_served; the game gate has the same)."""
+    ticket = gate_app.config["GATE_TICKET"]
+    if TICKET_ID.accepts(case.path_parameters.get("ticket_id")):
+        case.path_parameters["ticket_id"] = ticket["ticket_id"]
+    if PLAYER_ID.accepts(case.path_parameters.get("player_id")):
+        case.path_parameters["player_id"] = ticket["player_id"]
+    query = case.query if isinstance(case.query, dict) else {}
+    if "stream_ticket" in query:
+        return  # single-use
+    _within_the_tickets_lifetime(case, gate_app)
+    edge.shorten_held_open(case)
+    valid = {"playerToken": as_player(PLAYER), "apiKey": {"X-API-Key": API_KEY}}
+    assert edge.undeclared_schemes_served(case, gate_app, valid, SECURITY_HEADERS) == []
+
+
 # -- hostile strings in every path segment, query argument and body field ------------------------------------
 
 SLOTS = edge.doc_slots(_document())

@@ -19,13 +19,13 @@ from game.conftest import API_KEY
 
 from torres_game_client import AuthenticatedClient, Client
 from torres_game_client.api.games import (
-    get_v1_games_game_id,
-    get_v1_games_game_id_legal_actions,
-    get_v1_games_game_id_verify,
-    post_v1_games,
-    post_v1_games_game_id_actions,
+    create_game,
+    get_game,
+    get_legal_actions,
+    submit_action,
+    verify_game,
 )
-from torres_game_client.api.online import post_v1_games_game_id_stream_tickets
+from torres_game_client.api.online import create_stream_ticket
 from torres_game_client.models import (
     ActionRequest,
     ActionRequestAction,
@@ -42,18 +42,18 @@ from torres_game_client.models import (
 )
 from torres_matchmaking_client import AuthenticatedClient as MatchmakingClient
 from torres_matchmaking_client.api.tickets import (
-    get_v1_players_player_id_rating,
-    get_v1_tickets_ticket_id_wait,
-    post_v1_tickets,
+    create_ticket,
+    get_player_rating,
+    wait_ticket,
 )
 from torres_matchmaking_client.models import (
     CreateTicket,
     CreateTicketEdition,
     CreateTicketPlayerCountsItem,
-    GetV1TicketsTicketIdWaitStatus,
     Rating,
     Ticket,
     TicketStatus,
+    WaitTicketStatus,
 )
 from torres_service.principals import DEV_ISSUER, PlayerTokens, issue_player_token
 
@@ -91,7 +91,7 @@ class Follower(threading.Thread):
     def run(self) -> None:
         try:
             while self.closing is None:
-                ticket = post_v1_games_game_id_stream_tickets.sync(self.game_id, client=self.seat_client)
+                ticket = create_stream_ticket.sync(self.game_id, client=self.seat_client)
                 assert isinstance(ticket, StreamTicket) and isinstance(ticket.stream_url, str)
                 headers = {"Last-Event-ID": str(self.versions[-1])} if self.versions else {}
                 http = self.browser.get_httpx_client()  # the SDK's own HTTP client, with no credentials
@@ -126,16 +126,16 @@ def play_to_the_end(base_url: str, game_id: str, tokens: dict[int, str], rng: ra
     any_seat = next(iter(seats.values()))
     actions = 0
     while True:
-        summary = get_v1_games_game_id.sync(game_id, client=any_seat)
+        summary = get_game.sync(game_id, client=any_seat)
         assert isinstance(summary, GameSummary)
         if summary.status == "over":
             break
         seat = summary.to_move
         assert isinstance(seat, int)
-        legal = get_v1_games_game_id_legal_actions.sync(game_id, client=seats[seat])
+        legal = get_legal_actions.sync(game_id, client=seats[seat])
         assert isinstance(legal, LegalActions) and isinstance(legal.version, int) and legal.actions
         chosen = rng.choice(legal.actions)
-        result = post_v1_games_game_id_actions.sync(game_id, client=seats[seat], body=ActionRequest(
+        result = submit_action.sync(game_id, client=seats[seat], body=ActionRequest(
             seat=seat, action=ActionRequestAction.from_dict(chosen), expected_version=legal.version,
             command_id=f"{command_prefix}-{actions}"))
         assert isinstance(result, ActionResult) and isinstance(result.version, int) and result.version > legal.version
@@ -156,7 +156,7 @@ def play_to_the_end(base_url: str, game_id: str, tokens: dict[int, str], rng: ra
 def test_a_complete_game_through_the_python_sdk(game_server: str) -> None:
     portal = AuthenticatedClient(base_url=game_server, token=API_KEY, prefix="", auth_header_name="X-API-Key",
                                  raise_on_unexpected_status=True)
-    created = post_v1_games.sync(client=portal, body=CreateGame(
+    created = create_game.sync(client=portal, body=CreateGame(
         edition=CreateGameEdition.YUCATA,
         seats=[HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id="ada", display_name="Ada"),
                HumanSeatSpec(kind=HumanSeatSpecKind.HUMAN, player_id="bob", display_name="Bob")],
@@ -170,7 +170,7 @@ def test_a_complete_game_through_the_python_sdk(game_server: str) -> None:
     summary = play_to_the_end(game_server, game_id, tokens, random.Random(29), "sdk-py")  # type: ignore[arg-type]
 
     assert summary.external_id == "sdk-python-1"
-    verified = get_v1_games_game_id_verify.sync(game_id, client=portal)
+    verified = verify_game.sync(game_id, client=portal)
     assert isinstance(verified, Verify) and verified.ok is True and verified.version == summary.version
 
 
@@ -187,7 +187,7 @@ def test_a_matchmade_game_through_both_python_sdks(matchmaker: str, game_server:
                for name in ("ada", "bob")}
     tickets = {}
     for name, client in players.items():
-        ticket = post_v1_tickets.sync(client=client, body=CreateTicket(
+        ticket = create_ticket.sync(client=client, body=CreateTicket(
             player_counts=[CreateTicketPlayerCountsItem.VALUE_2], edition=CreateTicketEdition.YUCATA,
             max_wait_seconds=None))
         assert isinstance(ticket, Ticket) and ticket.status == TicketStatus.QUEUED and ticket.player_id == name
@@ -196,8 +196,8 @@ def test_a_matchmade_game_through_both_python_sdks(matchmaker: str, game_server:
     for name, client in players.items():
         deadline = time.monotonic() + 60
         while name not in matched:
-            ticket = get_v1_tickets_ticket_id_wait.sync(tickets[name], client=client,
-                                                        status=GetV1TicketsTicketIdWaitStatus.QUEUED, timeout=5)
+            ticket = wait_ticket.sync(tickets[name], client=client,
+                                                        status=WaitTicketStatus.QUEUED, timeout=5)
             assert isinstance(ticket, Ticket)
             if ticket.status == TicketStatus.MATCHED:
                 matched[name] = ticket
@@ -213,7 +213,7 @@ def test_a_matchmade_game_through_both_python_sdks(matchmaker: str, game_server:
     deadline = time.monotonic() + 60
     for name, client in players.items():
         while True:
-            rating = get_v1_players_player_id_rating.sync(name, client=client)
+            rating = get_player_rating.sync(name, client=client)
             assert isinstance(rating, Rating)
             if rating.games == 1:
                 break

@@ -1,5 +1,5 @@
 """Who is calling: tenants (portals) with their API keys, internal services with theirs, and players named by
-their portal in a signed token. One model for the game service and the matchmaker (issue 26).
+their portal in a signed token. One model for the game service and the matchmaker.
 
 * A **tenant** is a portal. It holds any number of API keys at once, so a key is rotated without a window of
   401s: add the new key, switch the portal over, revoke the old one. Keys are stored as SHA-256 digests only
@@ -168,7 +168,7 @@ class ApiKey:
 
 @dataclass(frozen=True)
 class Webhook:
-    """Where the game service posts a tenant's game webhooks, and the secret it signs them with (issue 29): the
+    """Where the game service posts a tenant's game webhooks, and the secret it signs them with: the
     portal chose the secret and verifies with it, so it is stored as given (``torres_service.webhooks.verify``)."""
 
     url: str
@@ -193,7 +193,7 @@ class Tenant:
     keys: tuple[ApiKey, ...] = ()
     player_tokens: PlayerTokens | None = None
     shared_pool: bool = False  # matchmaking: pair this tenant's players with other opted-in tenants' players
-    webhook: Webhook | None = None  # the game service's webhooks for this tenant's games (issue 29)
+    webhook: Webhook | None = None  # the game service's webhooks for this tenant's games
 
 
 @dataclass(frozen=True)
@@ -277,7 +277,9 @@ class Registry:
             claimed = jwt.decode(token, options={"verify_signature": False})
         except jwt.InvalidTokenError as exc:
             raise InvalidPlayerToken(f"not a JWT: {exc}") from None
-        tenant = self._by_issuer.get(claimed.get("iss"))  # type: ignore[attr-defined]
+        issuer = claimed.get("iss")
+        # Only a string names an issuer; any other JSON value (a list or an object is unhashable) names none.
+        tenant = self._by_issuer.get(issuer) if isinstance(issuer, str) else None  # type: ignore[attr-defined]
         if tenant is None:
             raise InvalidPlayerToken("no tenant issues player tokens as this token's issuer (iss)")
         config: PlayerTokens = tenant.player_tokens
@@ -286,8 +288,15 @@ class Registry:
                 keys: list[Any] = [config.hs256_secret, *config.previous_hs256_secrets]
                 algorithms = ["HS256"]
             else:
-                keys = [_jwks_client(config.jwks_url).get_signing_key_from_jwt(token).key]  # type: ignore[arg-type]
-                algorithms = list(JWKS_ALGORITHMS)
+                # The key the header's ``kid`` names decides the algorithm (its JWK ``alg``, else its type and
+                # curve): a header that claims another algorithm for it is refused, not handed to a key of the
+                # wrong kind.
+                found = _jwks_client(config.jwks_url).get_signing_key_from_jwt(token)  # type: ignore[arg-type]
+                if found.algorithm_name not in JWKS_ALGORITHMS:
+                    raise InvalidPlayerToken(f"the portal's key {found.key_id!r} is for {found.algorithm_name}, "
+                                             f"not one of {', '.join(JWKS_ALGORITHMS)}")
+                keys = [found.key]
+                algorithms = [found.algorithm_name]
             for n, key in enumerate(keys):  # the current secret, then those a rotation replaced
                 try:
                     claims = jwt.decode(token, key, algorithms=algorithms, audience=config.audience,
@@ -301,7 +310,7 @@ class Registry:
             raise InvalidPlayerToken("the player token has expired") from None
         except jwt.InvalidAudienceError:
             raise InvalidPlayerToken(f"the player token's audience (aud) must be {config.audience!r}") from None
-        except (jwt.InvalidTokenError, jwt.PyJWKClientError) as exc:
+        except jwt.PyJWTError as exc:  # every refusal of PyJWT's, key and key-set errors too
             raise InvalidPlayerToken(f"the player token does not verify: {exc}") from None
         if not isinstance(claims["exp"], int | float) or not isinstance(claims["iat"], int | float) \
                 or claims["exp"] - claims["iat"] > config.max_lifetime:

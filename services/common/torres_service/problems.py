@@ -8,7 +8,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, ClassVar
 
 from apispec import BasePlugin
 from flask import Flask, Request, Response, current_app, json, request
@@ -17,6 +17,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import Schema
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import Rule
 
 from torres_service.errors import InvalidInput, MalformedId, ServiceError, ValidationFailed
 from torres_service.fields import Kind
@@ -82,6 +83,10 @@ class ProblemParser(FlaskParser):
     parsed once under the app's limits: webargs' own ``json.loads`` knows none."""
 
     DEFAULT_VALIDATION_STATUS = 400
+    #: A query's schema decides what an unknown parameter gets (:mod:`torres_service.schemas`: ignored, or on a
+    #: list refused); webargs would otherwise drop unknown query parameters before any schema saw them.
+    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": None, "querystring": None}
 
     def load_json(self, req: Any, schema: Schema) -> Any:
         return request_json(req, current_app.extensions[LIMITS])
@@ -167,6 +172,20 @@ class RateLimits(BasePlugin):
             _document(operation, 429)
 
 
+class OperationIds(BasePlugin):
+    """Every operation's ``operationId`` is its view's name in camelCase (``list_games`` → ``listGames``): the
+    name the generated SDKs give the call, rather than one spelt from the path and method. Each view serves one
+    method, so the names are unique as the views' are (tests/common/test_openapi_security.py holds them to it)."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         rule: Rule | None = None, **kwargs: Any) -> None:
+        if rule is None:
+            return
+        head, *rest = rule.endpoint.rpartition(".")[2].split("_")
+        for operation in (operations or {}).values():
+            operation["operationId"] = head + "".join(word.capitalize() for word in rest)
+
+
 class ProblemApi(Api):
     """flask-smorest's Api, with every HTTP error rendered and documented as problem details."""
 
@@ -250,7 +269,7 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     api_class = type("ServiceApi", (ProblemApi,), {"ERROR_SCHEMA": problem_schema})
     api = api_class(app, spec_kwargs={"info": {"description": description},
                                        "extra_plugins": [PathIdentifiers(kinds), BodyLimits(), RateLimits(),
-                                                         OpenOperations()]})
+                                                         OpenOperations(), OperationIds()]})
     api.ma_plugin.converter.add_attribute_function(_openapi_extras)
     app.register_error_handler(ServiceError, service_problem)
     for error in (UnicodeEncodeError, *store_input_errors):

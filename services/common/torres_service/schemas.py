@@ -1,5 +1,5 @@
 """Schema bases: a body with an unknown field is refused (a typo must not be silently ignored); a query string
-may carry extras (proxies and caches add some)."""
+may carry extras (proxies and caches add some), except a list's: there an ignored filter answers every item."""
 
 from __future__ import annotations
 
@@ -22,6 +22,14 @@ class StrictSchema(Schema):
 class QuerySchema(Schema):
     class Meta:
         unknown = EXCLUDE
+
+
+class ListQuerySchema(Schema):
+    """A list's query: filters and paging. An unknown parameter is refused (400), since a misspelt filter
+    (``?player=`` for ``?player_id=``) ignored would answer the whole list as if it were the filtered one."""
+
+    class Meta:
+        unknown = RAISE
 
 
 class ProblemSchema(Schema):

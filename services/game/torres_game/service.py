@@ -435,21 +435,34 @@ class GameService:
         key and each token from the admin key, the game id and the seat (HMAC), so the same request computes
         the same body. Two concurrent requests with one key insert one game row; the other replays it.
 
-        Keys are per tenant: the game id is derived from the tenant and the key (the ``default`` tenant's from the
-        key alone, as before tenants existed), so two portals using the same key get two games, and neither can
-        replay the other's creation (which would hand out its seat tokens).
+        Keys are per principal: the game id is derived from the tenant, the key and who asked (the ``default``
+        tenant's from the key alone; an internal service's within a namespace of its own), so a replay answers
+        only the principal that made the request. Two portals using the same key get two games, and so do a
+        portal and the matcher creating for it: the matcher's key, which never hands out a seat of another's
+        game, cannot replay the portal's creation to read its seat tokens, and what it gets for a key the portal
+        used is exactly what it gets for an unused one. All of a tenant's keys are one principal here, so a retry
+        across a key rotation still replays.
 
-        A portal's ``external_id`` for the game (issue 29) works as the key does, within its own namespace (no
+        A portal's ``external_id`` for the game works as the key does, within its own namespace (no
         Idempotency-Key can spell it: keys have no line breaks), so an id is unique per tenant by construction:
         creating with it again answers that game. With both, the external id decides: it already makes every retry
-        of the creation safe, and the key, which would name another game, adds nothing."""
+        of the creation safe, and the key, which would name another game, adds nothing. It is the portal's own
+        id, so an internal key may not send one (400): answering it would say whether the portal used the id."""
         assert idempotency_key is not None or external_id is not None
         reused = IdempotencyKeyReused if external_id is None else ExternalIdReused
         basis = idempotency_key if external_id is None else f"external id\n{external_id}"
-        owner = self.access.creation_tenant(self.access.caller(creds), tenant)
+        caller = self.access.caller(creds)
+        owner = self.access.creation_tenant(caller, tenant)
+        principal = caller.principal
+        assert principal is not None  # creation_tenant required one
+        if principal.internal and external_id is not None:
+            raise ValidationFailed("external_id is the portal's own id for a game; an internal key sends none",
+                                   errors={"external_id": ["not with an internal service's key"]})
         public_seats = self._public_seats(seats)
         online = self._online(clock, timeout, undo)
-        game_id = str(uuid.uuid5(_CREATION_KEYS, basis if owner == DEFAULT_TENANT else f"{owner}\n{basis}"))
+        namespace = uuid.uuid5(_CREATION_KEYS, f"internal\n{principal.name}") if principal.internal \
+            else _CREATION_KEYS
+        game_id = str(uuid.uuid5(namespace, basis if owner == DEFAULT_TENANT else f"{owner}\n{basis}"))
         tokens = [self._derived_token(game_id, seat["seat"]) if seat["kind"] == "human" else None
                   for seat in public_seats]
         try:
@@ -803,8 +816,14 @@ class GameService:
         self, game_id: str, creds: Credentials, ticket: str | None = None
     ) -> tuple[dict[str, Any], Reader]:
         """What a stream (SSE or WebSocket) opens with: the game's summary and its reader, from the headers'
-        credentials (the read gate of every read) or from a stream ticket, which is consumed here."""
+        credentials (the read gate of every read) or from a stream ticket, which is consumed here. A key sent
+        beside a ticket must hold as on any request (an unknown or revoked key 401, a wrong admin key 403,
+        another tenant's key 404): a ticket is no reason to ignore a credential that does not verify. Checked
+        before the ticket is taken, so a refused request leaves it usable."""
         if ticket is not None:
+            caller = self.access.caller(creds)
+            if caller.principal is not None:
+                self.access.owned(self._info(game_id), caller.principal)
             reader = self.redeem_stream_ticket(game_id, ticket)
             return self._summary(self._record(game_id)), reader
         caller = self.access.caller(creds)

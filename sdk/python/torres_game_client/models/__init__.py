@@ -32,20 +32,12 @@ from .game_record_inclusion_type_0 import GameRecordInclusionType0
 from .game_record_reader import GameRecordReader
 from .game_record_result_type_0 import GameRecordResultType0
 from .game_record_signature import GameRecordSignature
+from .game_socket_connection import GameSocketConnection
+from .game_socket_sec_web_socket_version import GameSocketSecWebSocketVersion
+from .game_socket_upgrade import GameSocketUpgrade
 from .game_summary import GameSummary
 from .game_summary_options import GameSummaryOptions
 from .game_summary_visibility import GameSummaryVisibility
-from .get_v1_games_game_id_stream_response_200 import GetV1GamesGameIdStreamResponse200
-from .get_v1_games_game_id_stream_response_200_event import (
-    GetV1GamesGameIdStreamResponse200Event,
-)
-from .get_v1_games_game_id_ws_connection import GetV1GamesGameIdWsConnection
-from .get_v1_games_game_id_ws_sec_web_socket_version import (
-    GetV1GamesGameIdWsSecWebSocketVersion,
-)
-from .get_v1_games_game_id_ws_upgrade import GetV1GamesGameIdWsUpgrade
-from .get_v1_games_status import GetV1GamesStatus
-from .get_v1_games_visibility import GetV1GamesVisibility
 from .health import Health
 from .health_status import HealthStatus
 from .human_seat_spec import HumanSeatSpec
@@ -54,6 +46,8 @@ from .inclusion_proof import InclusionProof
 from .inconsistency import Inconsistency
 from .legal_actions import LegalActions
 from .lifecycle_result import LifecycleResult
+from .list_games_status import ListGamesStatus
+from .list_games_visibility import ListGamesVisibility
 from .notification import Notification
 from .notification_page import NotificationPage
 from .notification_payload import NotificationPayload
@@ -78,6 +72,8 @@ from .state import State
 from .state_position import StatePosition
 from .state_scoring_type_1_type_0 import StateScoringType1Type0
 from .state_view import StateView
+from .stream_game_response_200 import StreamGameResponse200
+from .stream_game_response_200_event import StreamGameResponse200Event
 from .stream_ticket import StreamTicket
 from .timeout_policy import TimeoutPolicy
 from .timeout_policy_level import TimeoutPolicyLevel
@@ -130,16 +126,12 @@ __all__ = (
     "GameRecordReader",
     "GameRecordResultType0",
     "GameRecordSignature",
+    "GameSocketConnection",
+    "GameSocketSecWebSocketVersion",
+    "GameSocketUpgrade",
     "GameSummary",
     "GameSummaryOptions",
     "GameSummaryVisibility",
-    "GetV1GamesGameIdStreamResponse200",
-    "GetV1GamesGameIdStreamResponse200Event",
-    "GetV1GamesGameIdWsConnection",
-    "GetV1GamesGameIdWsSecWebSocketVersion",
-    "GetV1GamesGameIdWsUpgrade",
-    "GetV1GamesStatus",
-    "GetV1GamesVisibility",
     "Health",
     "HealthStatus",
     "HumanSeatSpec",
@@ -148,6 +140,8 @@ __all__ = (
     "Inconsistency",
     "LegalActions",
     "LifecycleResult",
+    "ListGamesStatus",
+    "ListGamesVisibility",
     "Notification",
     "NotificationPage",
     "NotificationPayload",
@@ -172,6 +166,8 @@ __all__ = (
     "StatePosition",
     "StateScoringType1Type0",
     "StateView",
+    "StreamGameResponse200",
+    "StreamGameResponse200Event",
     "StreamTicket",
     "TimeoutPolicy",
     "TimeoutPolicyLevel",

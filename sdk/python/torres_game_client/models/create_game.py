@@ -38,7 +38,8 @@ class CreateGame:
         tenant (str | Unset): the tenant the game is for: only with an internal service's key (the matcher), which
             belongs to no tenant; a tenant's key creates its own
         external_id (str | Unset): the portal's own id for the game, unique per tenant: a creation with an id used
-            before answers that game again (as an Idempotency-Key does; with both, this decides)
+            before answers that game again (as an Idempotency-Key does; with both, this decides); sent by a tenant's key
+            only (an internal key's: 400)
         labels (list[str] | Unset): what the portal files the game under; `GET /v1/games?label=` lists a label's games
     """
 

@@ -3,13 +3,6 @@
 from .create_ticket import CreateTicket
 from .create_ticket_edition import CreateTicketEdition
 from .create_ticket_player_counts_item import CreateTicketPlayerCountsItem
-from .get_v1_tickets_ticket_id_stream_response_200 import (
-    GetV1TicketsTicketIdStreamResponse200,
-)
-from .get_v1_tickets_ticket_id_stream_response_200_event import (
-    GetV1TicketsTicketIdStreamResponse200Event,
-)
-from .get_v1_tickets_ticket_id_wait_status import GetV1TicketsTicketIdWaitStatus
 from .health import Health
 from .health_status import HealthStatus
 from .leaderboard import Leaderboard
@@ -25,16 +18,16 @@ from .ready_game_service import ReadyGameService
 from .ready_redis import ReadyRedis
 from .ready_status import ReadyStatus
 from .stream_ticket import StreamTicket
+from .stream_ticket_status_response_200 import StreamTicketStatusResponse200
+from .stream_ticket_status_response_200_event import StreamTicketStatusResponse200Event
 from .ticket import Ticket
 from .ticket_status import TicketStatus
+from .wait_ticket_status import WaitTicketStatus
 
 __all__ = (
     "CreateTicket",
     "CreateTicketEdition",
     "CreateTicketPlayerCountsItem",
-    "GetV1TicketsTicketIdStreamResponse200",
-    "GetV1TicketsTicketIdStreamResponse200Event",
-    "GetV1TicketsTicketIdWaitStatus",
     "Health",
     "HealthStatus",
     "Leaderboard",
@@ -50,6 +43,9 @@ __all__ = (
     "ReadyRedis",
     "ReadyStatus",
     "StreamTicket",
+    "StreamTicketStatusResponse200",
+    "StreamTicketStatusResponse200Event",
     "Ticket",
     "TicketStatus",
+    "WaitTicketStatus",
 )

@@ -38,7 +38,7 @@ def _text(body: str) -> Response:
 @_errors(404)
 @audit.doc(security=PUBLIC, responses={"200": {"description": "the signed checkpoint (c2sp.org/tlog-checkpoint "
                                                               "in a c2sp.org/signed-note)", **_TEXT}})
-def checkpoint(args: dict[str, Any]) -> Response:
+def get_checkpoint(args: dict[str, Any]) -> Response:
     """The log's latest signed checkpoint (origin, tree size, base64 root), or the one of ``tree_size``: what a
     monitor keeps and what ``python -m torres_audit verify --checkpoint`` checks a record's proof against."""
     return _text(service().translog.checkpoint(args.get("tree_size")).note)
@@ -49,7 +49,7 @@ def checkpoint(args: dict[str, Any]) -> Response:
 @audit.response(200, s.InclusionProofSchema)
 @_errors(400, 404)
 @audit.doc(security=PUBLIC)
-def inclusion(args: dict[str, Any]) -> Response:
+def get_inclusion_proof(args: dict[str, Any]) -> Response:
     """The RFC 9162 audit path of the leaf ``leaf_hash`` (hex SHA-256 of 0x00 || a finished game's head
     statement) in the tree of ``tree_size`` leaves (default: the latest checkpoint's). The answer names no game;
     a game's proof by id is the ``inclusion`` member of its record."""
@@ -65,7 +65,7 @@ def inclusion(args: dict[str, Any]) -> Response:
 @audit.response(200, s.ConsistencyProofSchema)
 @_errors(400, 404)
 @audit.doc(security=PUBLIC)
-def consistency(args: dict[str, Any]) -> Response:
+def get_consistency_proof(args: dict[str, Any]) -> Response:
     """The RFC 9162 consistency proof that the tree of ``first`` leaves is a prefix of the tree of ``second``
     (default: the latest checkpoint's): what a monitor checks each new checkpoint with."""
     return as_documented(service().translog.consistency(args["first"], args.get("second")))
@@ -73,7 +73,7 @@ def consistency(args: dict[str, Any]) -> Response:
 
 @well_known.route("/.well-known/torres-audit-key", methods=["GET"])
 @well_known.doc(security=PUBLIC, responses={"200": {"description": "one vkey per line", **_TEXT}})
-def audit_keys() -> Response:
+def get_audit_keys() -> Response:
     """The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a key
     rotation the previous one too; then the service's record key, which signs the game heads (a key of another
     name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as well: this

@@ -77,7 +77,7 @@ def list_games(args: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, s.GameSummarySchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def game_summary(game_id: str) -> dict[str, Any]:
+def get_game(game_id: str) -> dict[str, Any]:
     """A game's summary (never tokens), to whoever may watch it (a private game: 404 to anyone else)."""
     return service().game_summary(game_id, credentials())
 
@@ -87,7 +87,7 @@ def game_summary(game_id: str) -> dict[str, Any]:
 @blp.response(200, s.ViewSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+def get_view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The seat's view (seat token), or the spectator view without credentials."""
     return service().view(game_id, credentials(), seat=args.get("seat"))
 
@@ -97,7 +97,7 @@ def view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.response(200, s.LegalActionsSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def legal_actions(args: dict[str, Any], game_id: str) -> Response:
+def get_legal_actions(args: dict[str, Any], game_id: str) -> Response:
     """The legal actions of the token's seat (empty when it is not that seat's turn)."""
     return as_documented(service().legal_actions(game_id, credentials(), seat=args.get("seat")))
 
@@ -105,9 +105,9 @@ def legal_actions(args: dict[str, Any], game_id: str) -> Response:
 @blp.route("/games/<game_id>/events", methods=["GET"])
 @blp.arguments(s.PageArgs(), location="query")
 @blp.response(200, s.EventPageSchema)
-@_errors(401, 403, 404)
+@_errors(400, 401, 403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+def list_events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Events after version ``after``, redacted for the reader (full after the end, with the admin key or with
     the tenant's key holding ``admin``)."""
     return service().events(game_id, credentials(), after=args["after"], limit=args["limit"])
@@ -118,7 +118,7 @@ def events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.response(200, s.StateSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{}, {"adminKey": []}, {"seatToken": []}, {"apiKey": []}])
-def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+def get_state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The position at version k (admin key or game over), or the seat's view at k (seat token), or the
     spectator's view at k (no credentials before the end): what a replay steps through."""
     return service().position_at(game_id, credentials(), version=args.get("version"))
@@ -128,8 +128,8 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(s.SeatArgs(), location="query")
 @blp.response(200, s.GameRecordSchema)
 @_errors(401, 403, 404)
-@blp.doc(security=[{}, {"seatToken": []}, {"adminKey": []}])
-def record(args: dict[str, Any], game_id: str) -> Response:
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
+def get_record(args: dict[str, Any], game_id: str) -> Response:
     """The signed game record (docs/audit.md) for ``python -m torres_audit verify``: complete once the game
     is over; before, what the reader may see (hidden payloads replaced by their content hashes)."""
     return as_documented(service().record(game_id, credentials(), seat=args.get("seat")))
@@ -139,7 +139,7 @@ def record(args: dict[str, Any], game_id: str) -> Response:
 @blp.response(200, s.VerifySchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def verify(game_id: str) -> dict[str, Any]:
+def verify_game(game_id: str) -> dict[str, Any]:
     """Re-hash the chain and re-fold the log; report the first inconsistency."""
     return service().verify(game_id, credentials())
 
@@ -161,7 +161,7 @@ def submit_action(game_id: str) -> Any:
 @blp.response(200, s.WaitSchema)
 @_errors(400, 401, 403, 404, 503)
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def wait(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+def wait_for_change(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Long-poll: returns as soon as the game's version exceeds ``version``, or at ``timeout``.
 
     Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its commit,
@@ -202,7 +202,7 @@ def _last_event_id() -> int | None:
         "game ended), `timeout` (the `timeout` passed: reconnect to go on) or `shutdown` (the server is "
         "draining: reconnect)"),
         "content": {"text/event-stream": {"schema": SSE_EVENT}}}})
-def stream(args: dict[str, Any], game_id: str) -> Response:
+def stream_game(args: dict[str, Any], game_id: str) -> Response:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes a
     stream ticket (``?stream_ticket=``, single use: a reconnecting EventSource gets a new one) instead of the
     Authorization header its EventSource cannot send."""

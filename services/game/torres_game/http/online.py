@@ -73,7 +73,7 @@ def resign(body: dict[str, Any], game_id: str) -> Any:
 @blp.response(201, LifecycleResultSchema)
 @_errors(400, 401, 403, 404, 409)
 @blp.doc(security=[{"apiKey": []}])
-def abandon(body: dict[str, Any], game_id: str) -> Any:
+def abandon_game(body: dict[str, Any], game_id: str) -> Any:
     """The portal ends the game (its key with ``games``; the matcher's internal key for any tenant's game) with a
     recorded reason; the ``game_ended`` result is unrated
     when no action was played yet. A repeat answers the original 201 (``Idempotent-Replayed: true``); a game
@@ -98,7 +98,7 @@ def undo(body: dict[str, Any], game_id: str) -> Any:
 @blp.response(201, s.SpectatorTokenSchema)
 @_errors(400, 401, 403, 404)
 @blp.doc(security=[{"apiKey": []}, {"adminKey": []}])
-def spectator_token(body: dict[str, Any], game_id: str) -> Any:
+def create_spectator_token(body: dict[str, Any], game_id: str) -> Any:
     """A token that reads this game as a spectator until ``expires_at`` (the game's tenant's key with ``games``,
     or the admin key): the way into a private game without a seat. Stateless: it cannot be revoked before it
     expires, so keep ``ttl_seconds`` short."""
@@ -130,7 +130,7 @@ def revoke_seat_token(game_id: str, seat: int) -> Any:
 @blp.response(201, s.StreamTicketSchema)
 @_errors(401, 403, 404)
 @blp.doc(security=[{"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
-def stream_ticket(game_id: str) -> Any:
+def create_stream_ticket(game_id: str) -> Any:
     """A short-lived, single-use ticket for ``/stream?stream_ticket=`` or ``/ws?stream_ticket=`` that stands
     for the caller (seat token, spectator token, the tenant's key, the admin key) as a reader of this game:
     browsers cannot send headers on EventSource or WebSocket, and a seat token must never be put in a URL."""

@@ -48,9 +48,9 @@ ops = ops_blueprint(__name__, problem_schema=s.ProblemSchema, health_schema=s.He
 @notifications.route("/notifications", methods=["GET"])
 @notifications.arguments(s.PageArgs(), location="query")
 @notifications.response(200, s.NotificationPageSchema)
-@_notification_errors(401, 403)
+@_notification_errors(400, 401, 403)
 @notifications.doc(security=[{"apiKey": []}, {"adminKey": []}])
-def read_notifications(args: dict[str, Any]) -> dict[str, Any]:
+def list_notifications(args: dict[str, Any]) -> dict[str, Any]:
     """Events in commit order after ``position``: a tenant's key (``games``) its own games' (redacted, full with
     ``admin``); an internal key with ``notifications`` (the ratings consumer) every game's, redacted; the admin key
     every game's, full."""
@@ -60,9 +60,9 @@ def read_notifications(args: dict[str, Any]) -> dict[str, Any]:
 @webhooks.route("/deliveries", methods=["GET"])
 @webhooks.arguments(s.PageArgs(), location="query")
 @webhooks.response(200, s.WebhookDeliveryPageSchema)
-@_webhook_errors(401, 403)
+@_webhook_errors(400, 401, 403)
 @webhooks.doc(security=[{"apiKey": []}, {"adminKey": []}])
-def read_webhook_deliveries(args: dict[str, Any]) -> dict[str, Any]:
+def list_webhook_deliveries(args: dict[str, Any]) -> dict[str, Any]:
     """The webhooks of the caller's games in the order they were written, after the cursor ``after``, whatever
     their delivery status (pending, delivered, failed), each with its payload: a portal that missed deliveries
     re-reads them from the last cursor it processed. A tenant's key (``games``) reads its own; the admin key every

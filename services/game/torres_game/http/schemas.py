@@ -26,8 +26,8 @@ from torres_service.fields import (
     identifier,
     integer,
 )
+from torres_service.schemas import ListQuerySchema, QuerySchema, StrictSchema
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
-from torres_service.schemas import QuerySchema, StrictSchema
 
 EDITIONS = ("rio_grande", "ravensburger", "yucata")
 LEVELS = ("easy", "medium", "hard")
@@ -130,7 +130,8 @@ class CreateGameSchema(StrictSchema):
                                             "matcher), which belongs to no tenant; a tenant's key creates its own")
     external_id = identifier(EXTERNAL_ID, description="the portal's own id for the game, unique per tenant: a "
                                                       "creation with an id used before answers that game again "
-                                                      "(as an Idempotency-Key does; with both, this decides)")
+                                                      "(as an Idempotency-Key does; with both, this decides); sent by "
+                                                      "a tenant's key only (an internal key's: 400)")
     labels = fields.List(identifier(LABEL), load_default=list,
                          validate=[validate.Length(max=MAX_LABELS), lambda labels: _distinct(labels, "label")],
                          metadata={"description": "what the portal files the game under; `GET /v1/games?label=` "
@@ -237,7 +238,7 @@ class CreationHeaders(Schema):
                                  description="makes retries of this creation safe")
 
 
-class ListGamesArgs(QuerySchema):
+class ListGamesArgs(ListQuerySchema):
     status = fields.String(validate=validate.OneOf(("active", "over")))
     player_id = identifier(PLAYER_ID, description="games with a seat of this player")
     visibility = fields.String(validate=validate.OneOf(VISIBILITIES))
@@ -249,10 +250,9 @@ class ListGamesArgs(QuerySchema):
                            metadata={"description": "the `next_cursor` of the previous page"})
     limit = integer(load_default=50, minimum=1, maximum=500)
 
-    @validates_schema(pass_original=True)
+    @validates_schema(pass_original=True, skip_on_field_errors=False)
     def _no_offset(self, _data: dict[str, Any], original: Any, **_: Any) -> None:
-        """Offsets were replaced by cursors (issue 26): one sent by an old client must not silently repeat the
-        first page forever (unknown query arguments are otherwise ignored)."""
+        """Paging is by cursor: an ``offset`` (an unknown parameter, refused as any) is told what to send."""
         if isinstance(original, Mapping) and "offset" in original:
             raise ValidationError("offset paging was replaced by cursors: pass the previous page's next_cursor "
                                   "as cursor", "offset")
@@ -263,7 +263,7 @@ class SeatArgs(QuerySchema):
                    metadata={"description": "an AI seat (service key) or any seat (admin key)"})
 
 
-class PageArgs(QuerySchema):
+class PageArgs(ListQuerySchema):
     after = integer(load_default=0)
     limit = integer(load_default=100, minimum=1, maximum=1000)
 

@@ -1,4 +1,4 @@
-"""Who is calling the matchmaker (issue 26): a player, named by their portal's signed token, or a portal by its
+"""Who is calling the matchmaker: a player, named by their portal's signed token, or a portal by its
 API key. Reading and checking credentials only; which ticket or rating they reach is the views' and the
 ticket service's business.
 
@@ -105,13 +105,31 @@ def caller_tenant() -> tuple[str, Owner | None, Principal | None]:
     return tenant, owner, principal
 
 
+def key_beside(tenant: str | None) -> Principal | None:
+    """An ``X-API-Key`` sent on a player's request must hold as anywhere (unknown or revoked: 401; internal or
+    without ``matchmaking``: 403) and be of the player's tenant (``tenant``; None: the caller checks it with
+    :func:`same_tenant` once the player is known): a credential that does not verify is refused, never ignored
+    beside one that does."""
+    principal = portal()
+    if tenant is not None:
+        same_tenant(principal, tenant)
+    return principal
+
+
+def same_tenant(principal: Principal | None, tenant: str) -> None:
+    if principal is not None and principal.tenant != tenant:
+        raise Forbidden("the player's credential and the key belong to different tenants")
+
+
 def player_required(view: Callable[..., Any]) -> Callable[..., Any]:
     """Authenticate the player before the request's arguments are parsed; the view gets them as ``owner``.
     Placed right under ``@blp.route`` (flask-smorest keeps the documentation of the views below)."""
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return view(*args, owner=require_player(), **kwargs)
+        owner = require_player()
+        key_beside(owner.tenant)
+        return view(*args, owner=owner, **kwargs)
 
     return wrapper
 

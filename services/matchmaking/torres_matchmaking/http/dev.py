@@ -32,7 +32,7 @@ _errors = problem_responses(blp, s.ProblemSchema)
 @blp.response(201, s.PlayerTokenSchema)
 @_errors(400, 401, 403, 409)
 @blp.doc(security=PORTAL)
-def issue(body: dict[str, Any], portal: Principal) -> dict[str, Any]:
+def issue_dev_player_token(body: dict[str, Any], portal: Principal) -> dict[str, Any]:
     """A player token for ``player_id`` of the key's tenant, signed with the tenant's HS256 secret (409 when the
     tenant signs its own, with a JWKS). For development: a portal issues its players' tokens itself."""
     assert portal.tenant is not None

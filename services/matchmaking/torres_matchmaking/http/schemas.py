@@ -9,8 +9,8 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from torres_matchmaking.config import EDITIONS, PLAYER_COUNTS
 from torres_service.fields import DISPLAY_NAME, PLAYER_ID, Kind, StrictBoolean, identifier, integer, url
+from torres_service.schemas import ListQuerySchema, QuerySchema, StrictSchema
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
-from torres_service.schemas import QuerySchema, StrictSchema
 
 STATUSES = ("queued", "matched", "cancelled", "expired")
 
@@ -114,7 +114,7 @@ class LeaderboardSchema(Schema):
     offset = fields.Integer()
 
 
-class PageArgs(QuerySchema):
+class PageArgs(ListQuerySchema):
     limit = integer(load_default=50, minimum=1, maximum=500)
     offset = integer(load_default=0)
 

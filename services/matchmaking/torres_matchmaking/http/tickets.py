@@ -24,7 +24,16 @@ from torres_service.schemas import problem_responses, sse_event
 
 from ..errors import Forbidden, MissingPlayerToken, ValidationFailed
 from . import schemas as s
-from .auth import PLAYER, PLAYER_OR_PORTAL, caller_tenant, player, player_required, tenant_of
+from .auth import (
+    PLAYER,
+    PLAYER_OR_PORTAL,
+    caller_tenant,
+    key_beside,
+    player,
+    player_required,
+    same_tenant,
+    tenant_of,
+)
 
 blp = Blueprint("tickets", __name__, url_prefix="/v1", description="Tickets, queues and ratings")
 
@@ -90,7 +99,7 @@ def wait_ticket(args: dict[str, Any], ticket_id: str, owner: Owner) -> dict[str,
 @blp.response(201, s.StreamTicketSchema)
 @_errors(400, 401, 404)
 @blp.doc(security=PLAYER)
-def stream_ticket_for(ticket_id: str, owner: Owner) -> dict[str, Any]:
+def create_stream_ticket(ticket_id: str, owner: Owner) -> dict[str, Any]:
     """A single-use ticket that opens this ticket's stream once, within a minute (``MM_STREAM_TICKET_TTL``):
     a browser's EventSource cannot send the player token, and the token itself never goes into a URL."""
     secret, ttl = tickets().issue_stream_ticket(ticket_id, owner)
@@ -103,16 +112,22 @@ HEARTBEAT = 15.0
 
 
 def stream_owner(ticket_id: str, secret: str | None) -> Owner:
-    """Whose stream this is: the player token's, or the stream ticket's (consumed now), not both at once."""
+    """Whose stream this is: the player token's, or the stream ticket's (consumed now), not both at once. A key
+    sent beside either must verify and be of the stream's tenant (:func:`.auth.key_beside`); it is checked
+    before the ticket is taken, so a request refused for it leaves the ticket usable."""
     owner = player()
     if secret is None:
         if owner is None:
             raise MissingStreamCredentials()
+        key_beside(owner.tenant)
         return owner
     if owner is not None:
         raise ValidationFailed("send the player token or a stream ticket, not both",
                                errors={"stream_ticket": ["not with an Authorization header"]})
-    return tickets().redeem_stream_ticket(secret, ticket_id)
+    principal = key_beside(None)
+    owner = tickets().redeem_stream_ticket(secret, ticket_id)
+    same_tenant(principal, owner.tenant)
+    return owner
 
 
 @blp.route("/tickets/<ticket_id>/stream", methods=["GET"])
@@ -123,7 +138,7 @@ def stream_owner(ticket_id: str, secret: str | None) -> Owner:
     "and one at each status change; `: keep-alive` comments while idle; and one closing event: `finished` "
     "(the ticket is matched, cancelled or expired) or `timeout` (reconnect to go on)"),
     "content": {"text/event-stream": {"schema": sse_event("ticket", "finished", "timeout")}}}})
-def stream_ticket(args: dict[str, Any], ticket_id: str) -> Response:
+def stream_ticket_status(args: dict[str, Any], ticket_id: str) -> Response:
     """Server-sent events for the player's ticket, in the game service's stream format; opened with the player
     token, or with a stream ticket in the query (EventSource). One subscription for the whole stream: Redis is
     read once now and once per change of this ticket, never while it idles."""
@@ -177,7 +192,7 @@ def cancel_ticket(ticket_id: str, owner: Owner) -> dict[str, Any]:
 @blp.response(200, s.QueuesSchema)
 @_errors(401, 403)
 @blp.doc(security=PLAYER_OR_PORTAL)
-def queues() -> dict[str, Any]:
+def list_queues() -> dict[str, Any]:
     """The caller's tenant's non-empty queue sizes by edition:variant:player-count (a ticket sits in one queue
     per count): its own pool's, or the shared pool's if the tenant is in it."""
     tenant, _, _ = caller_tenant()
@@ -187,9 +202,9 @@ def queues() -> dict[str, Any]:
 @blp.route("/leaderboard", methods=["GET"])
 @blp.arguments(s.PageArgs, location="query")
 @blp.response(200, s.LeaderboardSchema)
-@_errors(401, 403)
+@_errors(400, 401, 403)
 @blp.doc(security=PLAYER_OR_PORTAL)
-def leaderboard(args: dict[str, Any]) -> dict[str, Any]:
+def get_leaderboard(args: dict[str, Any]) -> dict[str, Any]:
     """The caller's tenant's rated players by ordinal (mu − 3σ), best first; each tenant has its own board."""
     tenant, _, _ = caller_tenant()
     return ratings().leaderboard(tenant, limit=args["limit"], offset=args["offset"])
@@ -199,7 +214,7 @@ def leaderboard(args: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, s.RatingSchema)
 @_errors(400, 401, 403)
 @blp.doc(security=PLAYER_OR_PORTAL)
-def player_rating(player_id: str) -> dict[str, Any]:
+def get_player_rating(player_id: str) -> dict[str, Any]:
     """A player's rating within the caller's tenant (the default rating, with ``games: 0``, for a player never
     rated): a player token reads its own player's, the portal's key any of its players'."""
     check_player_id(player_id)

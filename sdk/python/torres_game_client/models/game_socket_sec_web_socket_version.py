@@ -1,8 +1,8 @@
 from enum import StrEnum
 
 
-class GetV1GamesGameIdWsUpgrade(StrEnum):
-    WEBSOCKET = "websocket"
+class GameSocketSecWebSocketVersion(StrEnum):
+    VALUE_0 = "13"
 
     def __str__(self) -> str:
         return str(self.value)

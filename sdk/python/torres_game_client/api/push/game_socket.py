@@ -6,11 +6,9 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.get_v1_games_game_id_ws_connection import GetV1GamesGameIdWsConnection
-from ...models.get_v1_games_game_id_ws_sec_web_socket_version import (
-    GetV1GamesGameIdWsSecWebSocketVersion,
-)
-from ...models.get_v1_games_game_id_ws_upgrade import GetV1GamesGameIdWsUpgrade
+from ...models.game_socket_connection import GameSocketConnection
+from ...models.game_socket_sec_web_socket_version import GameSocketSecWebSocketVersion
+from ...models.game_socket_upgrade import GameSocketUpgrade
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
 
@@ -20,9 +18,9 @@ def _get_kwargs(
     *,
     version: int | Unset = 0,
     stream_ticket: str | Unset = UNSET,
-    upgrade: GetV1GamesGameIdWsUpgrade,
-    connection: GetV1GamesGameIdWsConnection,
-    sec_web_socket_version: GetV1GamesGameIdWsSecWebSocketVersion,
+    upgrade: GameSocketUpgrade,
+    connection: GameSocketConnection,
+    sec_web_socket_version: GameSocketSecWebSocketVersion,
     sec_web_socket_key: str,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -109,9 +107,9 @@ def sync_detailed(
     client: AuthenticatedClient,
     version: int | Unset = 0,
     stream_ticket: str | Unset = UNSET,
-    upgrade: GetV1GamesGameIdWsUpgrade,
-    connection: GetV1GamesGameIdWsConnection,
-    sec_web_socket_version: GetV1GamesGameIdWsSecWebSocketVersion,
+    upgrade: GameSocketUpgrade,
+    connection: GameSocketConnection,
+    sec_web_socket_version: GameSocketSecWebSocketVersion,
     sec_web_socket_key: str,
 ) -> Response[Any | Problem]:
     """WebSocket: every version of the game once, in order; a seat's redacted events with its token
@@ -120,9 +118,9 @@ def sync_detailed(
         game_id (str):
         version (int | Unset):  Default: 0.
         stream_ticket (str | Unset):
-        upgrade (GetV1GamesGameIdWsUpgrade):
-        connection (GetV1GamesGameIdWsConnection):
-        sec_web_socket_version (GetV1GamesGameIdWsSecWebSocketVersion):
+        upgrade (GameSocketUpgrade):
+        connection (GameSocketConnection):
+        sec_web_socket_version (GameSocketSecWebSocketVersion):
         sec_web_socket_key (str):
 
     Raises:
@@ -156,9 +154,9 @@ def sync(
     client: AuthenticatedClient,
     version: int | Unset = 0,
     stream_ticket: str | Unset = UNSET,
-    upgrade: GetV1GamesGameIdWsUpgrade,
-    connection: GetV1GamesGameIdWsConnection,
-    sec_web_socket_version: GetV1GamesGameIdWsSecWebSocketVersion,
+    upgrade: GameSocketUpgrade,
+    connection: GameSocketConnection,
+    sec_web_socket_version: GameSocketSecWebSocketVersion,
     sec_web_socket_key: str,
 ) -> Any | Problem | None:
     """WebSocket: every version of the game once, in order; a seat's redacted events with its token
@@ -167,9 +165,9 @@ def sync(
         game_id (str):
         version (int | Unset):  Default: 0.
         stream_ticket (str | Unset):
-        upgrade (GetV1GamesGameIdWsUpgrade):
-        connection (GetV1GamesGameIdWsConnection):
-        sec_web_socket_version (GetV1GamesGameIdWsSecWebSocketVersion):
+        upgrade (GameSocketUpgrade):
+        connection (GameSocketConnection):
+        sec_web_socket_version (GameSocketSecWebSocketVersion):
         sec_web_socket_key (str):
 
     Raises:
@@ -198,9 +196,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     version: int | Unset = 0,
     stream_ticket: str | Unset = UNSET,
-    upgrade: GetV1GamesGameIdWsUpgrade,
-    connection: GetV1GamesGameIdWsConnection,
-    sec_web_socket_version: GetV1GamesGameIdWsSecWebSocketVersion,
+    upgrade: GameSocketUpgrade,
+    connection: GameSocketConnection,
+    sec_web_socket_version: GameSocketSecWebSocketVersion,
     sec_web_socket_key: str,
 ) -> Response[Any | Problem]:
     """WebSocket: every version of the game once, in order; a seat's redacted events with its token
@@ -209,9 +207,9 @@ async def asyncio_detailed(
         game_id (str):
         version (int | Unset):  Default: 0.
         stream_ticket (str | Unset):
-        upgrade (GetV1GamesGameIdWsUpgrade):
-        connection (GetV1GamesGameIdWsConnection):
-        sec_web_socket_version (GetV1GamesGameIdWsSecWebSocketVersion):
+        upgrade (GameSocketUpgrade):
+        connection (GameSocketConnection):
+        sec_web_socket_version (GameSocketSecWebSocketVersion):
         sec_web_socket_key (str):
 
     Raises:
@@ -243,9 +241,9 @@ async def asyncio(
     client: AuthenticatedClient,
     version: int | Unset = 0,
     stream_ticket: str | Unset = UNSET,
-    upgrade: GetV1GamesGameIdWsUpgrade,
-    connection: GetV1GamesGameIdWsConnection,
-    sec_web_socket_version: GetV1GamesGameIdWsSecWebSocketVersion,
+    upgrade: GameSocketUpgrade,
+    connection: GameSocketConnection,
+    sec_web_socket_version: GameSocketSecWebSocketVersion,
     sec_web_socket_key: str,
 ) -> Any | Problem | None:
     """WebSocket: every version of the game once, in order; a seat's redacted events with its token
@@ -254,9 +252,9 @@ async def asyncio(
         game_id (str):
         version (int | Unset):  Default: 0.
         stream_ticket (str | Unset):
-        upgrade (GetV1GamesGameIdWsUpgrade):
-        connection (GetV1GamesGameIdWsConnection):
-        sec_web_socket_version (GetV1GamesGameIdWsSecWebSocketVersion):
+        upgrade (GameSocketUpgrade):
+        connection (GameSocketConnection):
+        sec_web_socket_version (GameSocketSecWebSocketVersion):
         sec_web_socket_key (str):
 
     Raises:

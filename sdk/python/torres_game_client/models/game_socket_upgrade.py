@@ -1,8 +1,8 @@
 from enum import StrEnum
 
 
-class GetV1GamesGameIdWsConnection(StrEnum):
-    UPGRADE = "Upgrade"
+class GameSocketUpgrade(StrEnum):
+    WEBSOCKET = "websocket"
 
     def __str__(self) -> str:
         return str(self.value)

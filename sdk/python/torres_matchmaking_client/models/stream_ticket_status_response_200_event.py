@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class GetV1TicketsTicketIdStreamResponse200Event(StrEnum):
+class StreamTicketStatusResponse200Event(StrEnum):
     FINISHED = "finished"
     TICKET = "ticket"
     TIMEOUT = "timeout"

@@ -6,10 +6,8 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.get_v1_games_game_id_stream_response_200 import (
-    GetV1GamesGameIdStreamResponse200,
-)
 from ...models.problem import Problem
+from ...models.stream_game_response_200 import StreamGameResponse200
 from ...types import UNSET, Response, Unset
 
 
@@ -49,9 +47,9 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> GetV1GamesGameIdStreamResponse200 | Problem | None:
+) -> Problem | StreamGameResponse200 | None:
     if response.status_code == 200:
-        response_200 = GetV1GamesGameIdStreamResponse200.from_dict(response.text)
+        response_200 = StreamGameResponse200.from_dict(response.text)
 
         return response_200
 
@@ -93,7 +91,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[GetV1GamesGameIdStreamResponse200 | Problem]:
+) -> Response[Problem | StreamGameResponse200]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -110,7 +108,7 @@ def sync_detailed(
     stream_ticket: str | Unset = UNSET,
     timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
-) -> Response[GetV1GamesGameIdStreamResponse200 | Problem]:
+) -> Response[Problem | StreamGameResponse200]:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
     a
     stream ticket (``?stream_ticket=``, single use: a reconnecting EventSource gets a new one) instead
@@ -129,7 +127,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[GetV1GamesGameIdStreamResponse200 | Problem]
+        Response[Problem | StreamGameResponse200]
     """
 
     kwargs = _get_kwargs(
@@ -155,7 +153,7 @@ def sync(
     stream_ticket: str | Unset = UNSET,
     timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
-) -> GetV1GamesGameIdStreamResponse200 | Problem | None:
+) -> Problem | StreamGameResponse200 | None:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
     a
     stream ticket (``?stream_ticket=``, single use: a reconnecting EventSource gets a new one) instead
@@ -174,7 +172,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        GetV1GamesGameIdStreamResponse200 | Problem
+        Problem | StreamGameResponse200
     """
 
     return sync_detailed(
@@ -195,7 +193,7 @@ async def asyncio_detailed(
     stream_ticket: str | Unset = UNSET,
     timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
-) -> Response[GetV1GamesGameIdStreamResponse200 | Problem]:
+) -> Response[Problem | StreamGameResponse200]:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
     a
     stream ticket (``?stream_ticket=``, single use: a reconnecting EventSource gets a new one) instead
@@ -214,7 +212,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[GetV1GamesGameIdStreamResponse200 | Problem]
+        Response[Problem | StreamGameResponse200]
     """
 
     kwargs = _get_kwargs(
@@ -238,7 +236,7 @@ async def asyncio(
     stream_ticket: str | Unset = UNSET,
     timeout: float | Unset = 300.0,
     last_event_id: int | Unset = UNSET,
-) -> GetV1GamesGameIdStreamResponse200 | Problem | None:
+) -> Problem | StreamGameResponse200 | None:
     """Server-sent events: every version once, in order, resumable with ``Last-Event-ID``. A browser passes
     a
     stream ticket (``?stream_ticket=``, single use: a reconnecting EventSource gets a new one) instead
@@ -257,7 +255,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        GetV1GamesGameIdStreamResponse200 | Problem
+        Problem | StreamGameResponse200
     """
 
     return (

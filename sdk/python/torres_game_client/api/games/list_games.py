@@ -7,17 +7,17 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.game_list import GameList
-from ...models.get_v1_games_status import GetV1GamesStatus
-from ...models.get_v1_games_visibility import GetV1GamesVisibility
+from ...models.list_games_status import ListGamesStatus
+from ...models.list_games_visibility import ListGamesVisibility
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
-    status: GetV1GamesStatus | Unset = UNSET,
+    status: ListGamesStatus | Unset = UNSET,
     player_id: str | Unset = UNSET,
-    visibility: GetV1GamesVisibility | Unset = UNSET,
+    visibility: ListGamesVisibility | Unset = UNSET,
     external_id: str | Unset = UNSET,
     label: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
@@ -119,9 +119,9 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    status: GetV1GamesStatus | Unset = UNSET,
+    status: ListGamesStatus | Unset = UNSET,
     player_id: str | Unset = UNSET,
-    visibility: GetV1GamesVisibility | Unset = UNSET,
+    visibility: ListGamesVisibility | Unset = UNSET,
     external_id: str | Unset = UNSET,
     label: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
@@ -135,9 +135,9 @@ def sync_detailed(
     ``next_cursor``.
 
     Args:
-        status (GetV1GamesStatus | Unset):
+        status (ListGamesStatus | Unset):
         player_id (str | Unset):
-        visibility (GetV1GamesVisibility | Unset):
+        visibility (ListGamesVisibility | Unset):
         external_id (str | Unset):
         label (str | Unset):
         created_after (datetime.datetime | Unset):
@@ -175,9 +175,9 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    status: GetV1GamesStatus | Unset = UNSET,
+    status: ListGamesStatus | Unset = UNSET,
     player_id: str | Unset = UNSET,
-    visibility: GetV1GamesVisibility | Unset = UNSET,
+    visibility: ListGamesVisibility | Unset = UNSET,
     external_id: str | Unset = UNSET,
     label: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
@@ -191,9 +191,9 @@ def sync(
     ``next_cursor``.
 
     Args:
-        status (GetV1GamesStatus | Unset):
+        status (ListGamesStatus | Unset):
         player_id (str | Unset):
-        visibility (GetV1GamesVisibility | Unset):
+        visibility (ListGamesVisibility | Unset):
         external_id (str | Unset):
         label (str | Unset):
         created_after (datetime.datetime | Unset):
@@ -226,9 +226,9 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    status: GetV1GamesStatus | Unset = UNSET,
+    status: ListGamesStatus | Unset = UNSET,
     player_id: str | Unset = UNSET,
-    visibility: GetV1GamesVisibility | Unset = UNSET,
+    visibility: ListGamesVisibility | Unset = UNSET,
     external_id: str | Unset = UNSET,
     label: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
@@ -242,9 +242,9 @@ async def asyncio_detailed(
     ``next_cursor``.
 
     Args:
-        status (GetV1GamesStatus | Unset):
+        status (ListGamesStatus | Unset):
         player_id (str | Unset):
-        visibility (GetV1GamesVisibility | Unset):
+        visibility (ListGamesVisibility | Unset):
         external_id (str | Unset):
         label (str | Unset):
         created_after (datetime.datetime | Unset):
@@ -280,9 +280,9 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    status: GetV1GamesStatus | Unset = UNSET,
+    status: ListGamesStatus | Unset = UNSET,
     player_id: str | Unset = UNSET,
-    visibility: GetV1GamesVisibility | Unset = UNSET,
+    visibility: ListGamesVisibility | Unset = UNSET,
     external_id: str | Unset = UNSET,
     label: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
@@ -296,9 +296,9 @@ async def asyncio(
     ``next_cursor``.
 
     Args:
-        status (GetV1GamesStatus | Unset):
+        status (ListGamesStatus | Unset):
         player_id (str | Unset):
-        visibility (GetV1GamesVisibility | Unset):
+        visibility (ListGamesVisibility | Unset):
         external_id (str | Unset):
         label (str | Unset):
         created_after (datetime.datetime | Unset):

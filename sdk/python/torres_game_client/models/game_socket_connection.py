@@ -1,9 +1,8 @@
 from enum import StrEnum
 
 
-class GetV1GamesStatus(StrEnum):
-    ACTIVE = "active"
-    OVER = "over"
+class GameSocketConnection(StrEnum):
+    UPGRADE = "Upgrade"
 
     def __str__(self) -> str:
         return str(self.value)

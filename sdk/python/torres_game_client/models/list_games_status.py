@@ -1,8 +1,9 @@
 from enum import StrEnum
 
 
-class GetV1GamesGameIdWsSecWebSocketVersion(StrEnum):
-    VALUE_0 = "13"
+class ListGamesStatus(StrEnum):
+    ACTIVE = "active"
+    OVER = "over"
 
     def __str__(self) -> str:
         return str(self.value)

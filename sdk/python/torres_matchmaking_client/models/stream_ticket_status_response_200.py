@@ -6,24 +6,24 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.get_v1_tickets_ticket_id_stream_response_200_event import (
-    GetV1TicketsTicketIdStreamResponse200Event,
+from ..models.stream_ticket_status_response_200_event import (
+    StreamTicketStatusResponse200Event,
 )
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="GetV1TicketsTicketIdStreamResponse200")
+T = TypeVar("T", bound="StreamTicketStatusResponse200")
 
 
 @_attrs_define
-class GetV1TicketsTicketIdStreamResponse200:
+class StreamTicketStatusResponse200:
     """
     Attributes:
-        event (GetV1TicketsTicketIdStreamResponse200Event):
+        event (StreamTicketStatusResponse200Event):
         data (str): JSON
         id (str | Unset): the version (version events)
     """
 
-    event: GetV1TicketsTicketIdStreamResponse200Event
+    event: StreamTicketStatusResponse200Event
     data: str
     id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,20 +51,20 @@ class GetV1TicketsTicketIdStreamResponse200:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        event = GetV1TicketsTicketIdStreamResponse200Event(d.pop("event"))
+        event = StreamTicketStatusResponse200Event(d.pop("event"))
 
         data = d.pop("data")
 
         id = d.pop("id", UNSET)
 
-        get_v1_tickets_ticket_id_stream_response_200 = cls(
+        stream_ticket_status_response_200 = cls(
             event=event,
             data=data,
             id=id,
         )
 
-        get_v1_tickets_ticket_id_stream_response_200.additional_properties = d
-        return get_v1_tickets_ticket_id_stream_response_200
+        stream_ticket_status_response_200.additional_properties = d
+        return stream_ticket_status_response_200
 
     @property
     def additional_keys(self) -> list[str]:

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class GetV1GamesGameIdStreamResponse200Event(StrEnum):
+class StreamGameResponse200Event(StrEnum):
     GAME_OVER = "game-over"
     SHUTDOWN = "shutdown"
     TIMEOUT = "timeout"

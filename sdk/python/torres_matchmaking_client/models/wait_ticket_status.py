@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class GetV1TicketsTicketIdWaitStatus(StrEnum):
+class WaitTicketStatus(StrEnum):
     CANCELLED = "cancelled"
     EXPIRED = "expired"
     MATCHED = "matched"

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class GetV1GamesVisibility(StrEnum):
+class ListGamesVisibility(StrEnum):
     PRIVATE = "private"
     PUBLIC = "public"
     UNLISTED = "unlisted"

@@ -6,24 +6,22 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.get_v1_games_game_id_stream_response_200_event import (
-    GetV1GamesGameIdStreamResponse200Event,
-)
+from ..models.stream_game_response_200_event import StreamGameResponse200Event
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="GetV1GamesGameIdStreamResponse200")
+T = TypeVar("T", bound="StreamGameResponse200")
 
 
 @_attrs_define
-class GetV1GamesGameIdStreamResponse200:
+class StreamGameResponse200:
     """
     Attributes:
-        event (GetV1GamesGameIdStreamResponse200Event):
+        event (StreamGameResponse200Event):
         data (str): JSON
         id (str | Unset): the version (version events)
     """
 
-    event: GetV1GamesGameIdStreamResponse200Event
+    event: StreamGameResponse200Event
     data: str
     id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,20 +49,20 @@ class GetV1GamesGameIdStreamResponse200:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        event = GetV1GamesGameIdStreamResponse200Event(d.pop("event"))
+        event = StreamGameResponse200Event(d.pop("event"))
 
         data = d.pop("data")
 
         id = d.pop("id", UNSET)
 
-        get_v1_games_game_id_stream_response_200 = cls(
+        stream_game_response_200 = cls(
             event=event,
             data=data,
             id=id,
         )
 
-        get_v1_games_game_id_stream_response_200.additional_properties = d
-        return get_v1_games_game_id_stream_response_200
+        stream_game_response_200.additional_properties = d
+        return stream_game_response_200
 
     @property
     def additional_keys(self) -> list[str]:

@@ -6,36 +6,29 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.get_v1_tickets_ticket_id_wait_status import (
-    GetV1TicketsTicketIdWaitStatus,
-)
 from ...models.problem import Problem
-from ...models.ticket import Ticket
+from ...models.stream_ticket_status_response_200 import StreamTicketStatusResponse200
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     ticket_id: str,
     *,
-    status: GetV1TicketsTicketIdWaitStatus | Unset = UNSET,
-    timeout: float | Unset = 25.0,
+    timeout: float | Unset = 300.0,
+    stream_ticket: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
-    json_status: str | Unset = UNSET
-    if not isinstance(status, Unset):
-        json_status = status.value
-
-    params["status"] = json_status
-
     params["timeout"] = timeout
+
+    params["stream_ticket"] = stream_ticket
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/tickets/{ticket_id}/wait".format(
+        "url": "/v1/tickets/{ticket_id}/stream".format(
             ticket_id=quote(str(ticket_id), safe=""),
         ),
         "params": params,
@@ -46,9 +39,9 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Problem | Ticket | None:
+) -> Problem | StreamTicketStatusResponse200 | None:
     if response.status_code == 200:
-        response_200 = Ticket.from_dict(response.json())
+        response_200 = StreamTicketStatusResponse200.from_dict(response.text)
 
         return response_200
 
@@ -80,7 +73,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[Problem | Ticket]:
+) -> Response[Problem | StreamTicketStatusResponse200]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -93,28 +86,32 @@ def sync_detailed(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    status: GetV1TicketsTicketIdWaitStatus | Unset = UNSET,
-    timeout: float | Unset = 25.0,
-) -> Response[Problem | Ticket]:
-    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
+    timeout: float | Unset = 300.0,
+    stream_ticket: str | Unset = UNSET,
+) -> Response[Problem | StreamTicketStatusResponse200]:
+    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
+    player
+    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
+    Redis is
+    read once now and once per change of this ticket, never while it idles.
 
     Args:
         ticket_id (str):
-        status (GetV1TicketsTicketIdWaitStatus | Unset):
-        timeout (float | Unset):  Default: 25.0.
+        timeout (float | Unset):  Default: 300.0.
+        stream_ticket (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | Ticket]
+        Response[Problem | StreamTicketStatusResponse200]
     """
 
     kwargs = _get_kwargs(
         ticket_id=ticket_id,
-        status=status,
         timeout=timeout,
+        stream_ticket=stream_ticket,
     )
 
     response = client.get_httpx_client().request(
@@ -128,29 +125,33 @@ def sync(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    status: GetV1TicketsTicketIdWaitStatus | Unset = UNSET,
-    timeout: float | Unset = 25.0,
-) -> Problem | Ticket | None:
-    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
+    timeout: float | Unset = 300.0,
+    stream_ticket: str | Unset = UNSET,
+) -> Problem | StreamTicketStatusResponse200 | None:
+    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
+    player
+    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
+    Redis is
+    read once now and once per change of this ticket, never while it idles.
 
     Args:
         ticket_id (str):
-        status (GetV1TicketsTicketIdWaitStatus | Unset):
-        timeout (float | Unset):  Default: 25.0.
+        timeout (float | Unset):  Default: 300.0.
+        stream_ticket (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | Ticket
+        Problem | StreamTicketStatusResponse200
     """
 
     return sync_detailed(
         ticket_id=ticket_id,
         client=client,
-        status=status,
         timeout=timeout,
+        stream_ticket=stream_ticket,
     ).parsed
 
 
@@ -158,28 +159,32 @@ async def asyncio_detailed(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    status: GetV1TicketsTicketIdWaitStatus | Unset = UNSET,
-    timeout: float | Unset = 25.0,
-) -> Response[Problem | Ticket]:
-    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
+    timeout: float | Unset = 300.0,
+    stream_ticket: str | Unset = UNSET,
+) -> Response[Problem | StreamTicketStatusResponse200]:
+    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
+    player
+    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
+    Redis is
+    read once now and once per change of this ticket, never while it idles.
 
     Args:
         ticket_id (str):
-        status (GetV1TicketsTicketIdWaitStatus | Unset):
-        timeout (float | Unset):  Default: 25.0.
+        timeout (float | Unset):  Default: 300.0.
+        stream_ticket (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | Ticket]
+        Response[Problem | StreamTicketStatusResponse200]
     """
 
     kwargs = _get_kwargs(
         ticket_id=ticket_id,
-        status=status,
         timeout=timeout,
+        stream_ticket=stream_ticket,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -191,29 +196,33 @@ async def asyncio(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    status: GetV1TicketsTicketIdWaitStatus | Unset = UNSET,
-    timeout: float | Unset = 25.0,
-) -> Problem | Ticket | None:
-    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
+    timeout: float | Unset = 300.0,
+    stream_ticket: str | Unset = UNSET,
+) -> Problem | StreamTicketStatusResponse200 | None:
+    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
+    player
+    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
+    Redis is
+    read once now and once per change of this ticket, never while it idles.
 
     Args:
         ticket_id (str):
-        status (GetV1TicketsTicketIdWaitStatus | Unset):
-        timeout (float | Unset):  Default: 25.0.
+        timeout (float | Unset):  Default: 300.0.
+        stream_ticket (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | Ticket
+        Problem | StreamTicketStatusResponse200
     """
 
     return (
         await asyncio_detailed(
             ticket_id=ticket_id,
             client=client,
-            status=status,
             timeout=timeout,
+            stream_ticket=stream_ticket,
         )
     ).parsed

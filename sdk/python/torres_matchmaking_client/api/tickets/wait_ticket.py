@@ -6,31 +6,34 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.get_v1_tickets_ticket_id_stream_response_200 import (
-    GetV1TicketsTicketIdStreamResponse200,
-)
 from ...models.problem import Problem
+from ...models.ticket import Ticket
+from ...models.wait_ticket_status import WaitTicketStatus
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     ticket_id: str,
     *,
-    timeout: float | Unset = 300.0,
-    stream_ticket: str | Unset = UNSET,
+    status: WaitTicketStatus | Unset = UNSET,
+    timeout: float | Unset = 25.0,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
-    params["timeout"] = timeout
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status.value
 
-    params["stream_ticket"] = stream_ticket
+    params["status"] = json_status
+
+    params["timeout"] = timeout
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/tickets/{ticket_id}/stream".format(
+        "url": "/v1/tickets/{ticket_id}/wait".format(
             ticket_id=quote(str(ticket_id), safe=""),
         ),
         "params": params,
@@ -41,9 +44,9 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> GetV1TicketsTicketIdStreamResponse200 | Problem | None:
+) -> Problem | Ticket | None:
     if response.status_code == 200:
-        response_200 = GetV1TicketsTicketIdStreamResponse200.from_dict(response.text)
+        response_200 = Ticket.from_dict(response.json())
 
         return response_200
 
@@ -75,7 +78,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[GetV1TicketsTicketIdStreamResponse200 | Problem]:
+) -> Response[Problem | Ticket]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -88,32 +91,28 @@ def sync_detailed(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    timeout: float | Unset = 300.0,
-    stream_ticket: str | Unset = UNSET,
-) -> Response[GetV1TicketsTicketIdStreamResponse200 | Problem]:
-    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
-    player
-    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
-    Redis is
-    read once now and once per change of this ticket, never while it idles.
+    status: WaitTicketStatus | Unset = UNSET,
+    timeout: float | Unset = 25.0,
+) -> Response[Problem | Ticket]:
+    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
 
     Args:
         ticket_id (str):
-        timeout (float | Unset):  Default: 300.0.
-        stream_ticket (str | Unset):
+        status (WaitTicketStatus | Unset):
+        timeout (float | Unset):  Default: 25.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[GetV1TicketsTicketIdStreamResponse200 | Problem]
+        Response[Problem | Ticket]
     """
 
     kwargs = _get_kwargs(
         ticket_id=ticket_id,
+        status=status,
         timeout=timeout,
-        stream_ticket=stream_ticket,
     )
 
     response = client.get_httpx_client().request(
@@ -127,33 +126,29 @@ def sync(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    timeout: float | Unset = 300.0,
-    stream_ticket: str | Unset = UNSET,
-) -> GetV1TicketsTicketIdStreamResponse200 | Problem | None:
-    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
-    player
-    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
-    Redis is
-    read once now and once per change of this ticket, never while it idles.
+    status: WaitTicketStatus | Unset = UNSET,
+    timeout: float | Unset = 25.0,
+) -> Problem | Ticket | None:
+    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
 
     Args:
         ticket_id (str):
-        timeout (float | Unset):  Default: 300.0.
-        stream_ticket (str | Unset):
+        status (WaitTicketStatus | Unset):
+        timeout (float | Unset):  Default: 25.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        GetV1TicketsTicketIdStreamResponse200 | Problem
+        Problem | Ticket
     """
 
     return sync_detailed(
         ticket_id=ticket_id,
         client=client,
+        status=status,
         timeout=timeout,
-        stream_ticket=stream_ticket,
     ).parsed
 
 
@@ -161,32 +156,28 @@ async def asyncio_detailed(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    timeout: float | Unset = 300.0,
-    stream_ticket: str | Unset = UNSET,
-) -> Response[GetV1TicketsTicketIdStreamResponse200 | Problem]:
-    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
-    player
-    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
-    Redis is
-    read once now and once per change of this ticket, never while it idles.
+    status: WaitTicketStatus | Unset = UNSET,
+    timeout: float | Unset = 25.0,
+) -> Response[Problem | Ticket]:
+    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
 
     Args:
         ticket_id (str):
-        timeout (float | Unset):  Default: 300.0.
-        stream_ticket (str | Unset):
+        status (WaitTicketStatus | Unset):
+        timeout (float | Unset):  Default: 25.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[GetV1TicketsTicketIdStreamResponse200 | Problem]
+        Response[Problem | Ticket]
     """
 
     kwargs = _get_kwargs(
         ticket_id=ticket_id,
+        status=status,
         timeout=timeout,
-        stream_ticket=stream_ticket,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -198,33 +189,29 @@ async def asyncio(
     ticket_id: str,
     *,
     client: AuthenticatedClient,
-    timeout: float | Unset = 300.0,
-    stream_ticket: str | Unset = UNSET,
-) -> GetV1TicketsTicketIdStreamResponse200 | Problem | None:
-    """Server-sent events for the player's ticket, in the game service's stream format; opened with the
-    player
-    token, or with a stream ticket in the query (EventSource). One subscription for the whole stream:
-    Redis is
-    read once now and once per change of this ticket, never while it idles.
+    status: WaitTicketStatus | Unset = UNSET,
+    timeout: float | Unset = 25.0,
+) -> Problem | Ticket | None:
+    """Long-poll: the player's ticket as soon as its status differs from ``status``, or at ``timeout``.
 
     Args:
         ticket_id (str):
-        timeout (float | Unset):  Default: 300.0.
-        stream_ticket (str | Unset):
+        status (WaitTicketStatus | Unset):
+        timeout (float | Unset):  Default: 25.0.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        GetV1TicketsTicketIdStreamResponse200 | Problem
+        Problem | Ticket
     """
 
     return (
         await asyncio_detailed(
             ticket_id=ticket_id,
             client=client,
+            status=status,
             timeout=timeout,
-            stream_ticket=stream_ticket,
         )
     ).parsed
