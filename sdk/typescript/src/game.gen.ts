@@ -585,8 +585,9 @@ export interface paths {
         };
         /**
          * The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a key
-         *     rotation the previous one too. Auditors should pin a key obtained out of band as well: this URL is served
-         *     by the operator it is meant to check.
+         *     rotation the previous one too; then the service's record key, which signs the game heads (a key of another
+         *     name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as well: this
+         *     URL is served by the operator it is meant to check.
          */
         get: operations["getAuditKeys"];
         put?: never;

@@ -54,9 +54,11 @@ def sync_detailed(
 ) -> Response[Problem | str]:
     """The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a
     key
-    rotation the previous one too. Auditors should pin a key obtained out of band as well: this URL is
-    served
-    by the operator it is meant to check.
+    rotation the previous one too; then the service's record key, which signs the game heads (a key of
+    another
+    name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as
+    well: this
+    URL is served by the operator it is meant to check.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -81,9 +83,11 @@ def sync(
 ) -> Problem | str | None:
     """The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a
     key
-    rotation the previous one too. Auditors should pin a key obtained out of band as well: this URL is
-    served
-    by the operator it is meant to check.
+    rotation the previous one too; then the service's record key, which signs the game heads (a key of
+    another
+    name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as
+    well: this
+    URL is served by the operator it is meant to check.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -104,9 +108,11 @@ async def asyncio_detailed(
 ) -> Response[Problem | str]:
     """The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a
     key
-    rotation the previous one too. Auditors should pin a key obtained out of band as well: this URL is
-    served
-    by the operator it is meant to check.
+    rotation the previous one too; then the service's record key, which signs the game heads (a key of
+    another
+    name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as
+    well: this
+    URL is served by the operator it is meant to check.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -129,9 +135,11 @@ async def asyncio(
 ) -> Problem | str | None:
     """The log's public keys (vkeys, c2sp.org/signed-note), one per line, the current one first; during a
     key
-    rotation the previous one too. Auditors should pin a key obtained out of band as well: this URL is
-    served
-    by the operator it is meant to check.
+    rotation the previous one too; then the service's record key, which signs the game heads (a key of
+    another
+    name, which no verifier takes for the log's). Auditors should pin a key obtained out of band as
+    well: this
+    URL is served by the operator it is meant to check.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
