@@ -44,9 +44,23 @@ def port_problem(port: int) -> str | None:
     return None
 
 
+def free_ports_after(ports: list[int]) -> list[int]:
+    """For each of ``ports``, the first port above it that a server could listen on now and that none of ``ports``
+    nor an earlier suggestion is: ports that are free when the message is printed, not a fixed pair."""
+    chosen: list[int] = []
+    for port in ports:
+        candidate = port + 1
+        while candidate in ports or candidate in chosen or port_problem(candidate):
+            candidate += 1
+            if candidate > 65535:
+                candidate = 1024
+        chosen.append(candidate)
+    return chosen
+
+
 def check_ports(ports: dict[str, tuple[int, str]]) -> str | None:
-    """One line naming each port that cannot be used and the option and variable that move it; None if all can.
-    ``ports`` maps a service's name to (port, "--option / VARIABLE")."""
+    """One line naming each port that cannot be used and the option and variable that move it, and suggesting
+    free ones; None if all can. ``ports`` maps a service's name to (port, "--option / VARIABLE")."""
     numbers = [port for port, _ in ports.values()]
     if len(set(numbers)) < len(numbers):
         problems = [f"the {' and the '.join(ports)} cannot share port {numbers[0]}"]
@@ -55,9 +69,10 @@ def check_ports(ports: dict[str, tuple[int, str]]) -> str | None:
                     for name, (port, option) in ports.items() if (reason := port_problem(port))]
     if not problems:
         return None
+    game, matchmaking = free_ports_after(numbers)
     return ("make run: " + "; ".join(problems) + " -- is another `make run` running? Stop it, or choose other "
-            "ports, e.g. make run ARGS=\"--game-port 8001 --matchmaking-port 8101\" "
-            "(or GAME_PORT=8001 MATCHMAKING_PORT=8101 make run)")
+            f"ports, e.g. make run ARGS=\"--game-port {game} --matchmaking-port {matchmaking}\" "
+            f"(or GAME_PORT={game} MATCHMAKING_PORT={matchmaking} make run), free now")
 
 
 def listening_inodes(port: int) -> set[str] | None:
