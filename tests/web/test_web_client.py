@@ -539,7 +539,7 @@ def test_the_board_is_one_tab_stop_with_the_arrow_keys_inside(stack: dict[str, s
 
 def test_a_master_game_says_what_its_master_card_pays(stack: dict[str, str], new_page: Any,
                                                       console: Console) -> None:
-    """Issue 30: the master card was only named ("master card: together"); its effect (RULES.md section 11) is
+    """Issue 30: the master card was only named ("master card: together"); its effect (docs/rules.md section 11) is
     now on screen under the turn line."""
     created = httpx.post(f"{stack['game']}/v1/games", headers={"X-API-Key": "web-test-service-key"}, json={
         "master": True, "seats": [{"kind": "human", "player_id": "p0"}, {"kind": "human", "player_id": "p1"}]}).json()

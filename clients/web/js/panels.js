@@ -93,9 +93,9 @@ export function previewPanel(preview, castles, seats, mine) {
 /**
  * Keeping a card (a personal deck's buy): the seen cards as tiles, each with its effect and a "keep" toggle; the
  * others in an order the player sets with "earlier"/"later" (the first goes back on top), and top or bottom of the
- * deck where the rules leave it open. `actions` are the legal keep_card actions (complete, CONTRACT.md); what the
- * tiles say is sent as one of them, in its wire form {card, rest, order}, so 12 permutation buttons become three
- * tiles. `choice` ({card, order, rest}) is the page's, kept across redraws; `redraw()` shows a change.
+ * deck where the rules leave it open. `actions` are the legal keep_card actions (complete, docs/rules-contract.md);
+ * what the tiles say is sent as one of them, in its wire form {card, rest, order}, so 12 permutation buttons become
+ * three tiles. `choice` ({card, order, rest}) is the page's, kept across redraws; `redraw()` shows a change.
  */
 export function keepTiles(seen, actions, choice, { submit, redraw }) {
   const rests = [...new Set(actions.map((a) => a.rest).filter((r) => r !== undefined))];

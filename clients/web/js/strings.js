@@ -213,7 +213,7 @@ export const STRINGS = {
   'master.castle_count': { en: 'castle count', de: 'Anzahl der Burgen' },
   'master.diagonals': { en: 'diagonals', de: 'Diagonalen' },
   'master.together': { en: 'together', de: 'zusammen' },
-  // What each master card pays (RULES.md section 11), shown under the turn line in a master game.
+  // What each master card pays (docs/rules.md section 11), shown under the turn line in a master game.
   'master.explained': { en: 'Master card “{card}”: {effect}', de: 'Meisterkarte „{card}“: {effect}' },
   'master-effect.different_levels': { en: 'all your knights on different levels at the end: 40', de: 'alle deine Ritter am Ende auf verschiedenen Ebenen: 40' },
   'master-effect.same_level': { en: 'all your knights on the same level at the end: 50', de: 'alle deine Ritter am Ende auf derselben Ebene: 50' },
