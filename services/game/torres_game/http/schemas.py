@@ -320,8 +320,8 @@ _ACTION_VALUE = {"nullable": True, "anyOf": [
 ACTION_DOC = {
     "required": ["type"],
     # The fields of the wire form (docs/rules-contract.md, "Actions"), each holding what plain_json lets through (a
-    # square, a card, a stack index, null, a list such as a spread or an order): a document-valid action reaches the rules,
-    # which answer an illegal one 409. (OpenAPI 3.0 has no propertyNames, so the names are listed.)
+    # square, a card, a stack index, null, a list such as a spread or an order): a document-valid action reaches the
+    # rules, which answer an illegal one 409. (OpenAPI 3.0 has no propertyNames, so the names are listed.)
     "properties": {"type": {**NAME.openapi(), "description": "the action's type, e.g. place_knight"},
                    **dict.fromkeys(("at", "from", "to", "stack", "card", "rest", "order", "spread"), _ACTION_VALUE)},
     "additionalProperties": False,
