@@ -136,7 +136,9 @@ def check_preview(page: Any, preview: dict[str, Any], castles: list[dict[str, An
     for line, part in zip(shown, preview["seats"], strict=True):
         assert line["text"].endswith(f"+{part['gained']} (score {part['score']})"), line
         for term in part["castles"]:
-            words = f"castle of {term['area']} at {castles[term['castle']]['squares'][0]} × level {term['level']}"
+            squares = "square" if term["area"] == 1 else "squares"
+            words = (f"castle of {term['area']} {squares} at {castles[term['castle']]['squares'][0]} × level "
+                     f"{term['level']}")
             assert f"{words} = {term['points']}" in line["text"], (words, line)
 
 
