@@ -134,7 +134,8 @@ def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, vers
     lines = page.locator("#scoring-explained li").all_inner_texts()
     assert len(lines) == after.players
     for line, part in zip(lines, breakdown["seats"], strict=True):
-        shown = [tuple(int(n) for n in m) for m in re.findall(r"castle of (\d+) squares? at \w+ × level (\d+) = (\d+)", line)]
+        terms = re.findall(r"castle of (\d+) squares? at \w+ × level (\d+) = (\d+)", line)
+        shown = [tuple(int(n) for n in m) for m in terms]
         assert shown == [(c["area"], c["level"], c["points"]) for c in part["castles"]], line
         king = re.search(r"king bonus (\d+)", line)
         assert (int(king[1]) if king else 0) == part["king_bonus"], line
