@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import httpx
-
 from stack.launcher import local_stack
 
 ROOT = Path(__file__).resolve().parents[2]
