@@ -86,6 +86,8 @@ def test_a_whole_game_in_an_80_column_terminal(terminal: list[Terminal]) -> None
     screen = term.read_until("your move> ")
     assert "How to read the board" in screen and "K = king" in screen and "> marks the seat to move" in screen
     assert "bots playing random legal moves" in screen
+    term.type("help")
+    assert "How to play" in term.read_until("your move> ")
     for _ in range(200):
         if term.process.poll() is not None or "Final score" in term.screen:
             break
