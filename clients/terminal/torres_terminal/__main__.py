@@ -25,7 +25,7 @@ HELP = """How to play: type the number of one of your actions and press Enter.
 Or type an action as JSON: any legal variant of a listed one, e.g. another
 spread of the leftover blocks:  {"type": "end_turn", "stack": 0, "spread": [1]}
 (in JSON stacks count from 0; the listed actions count them from 1, as the
-web client does). "board" shows the board again, "help" this text, "quit" leaves.
+web client does). "board" shows the board again, "help" this, "quit" leaves.
 The rules this game follows: docs/rules.md in the project's repository."""
 
 LEGEND = """How to read the board: columns A-H, rows 1-8; each square shows its height
