@@ -38,6 +38,12 @@ def test_seats_are_named_by_their_display_names_and_german_counts_agree(stack: d
     preview = page.inner_text("#preview")
     assert re.search(r"Burg mit 1 Feld bei [A-H][1-8] × Ebene 1 = 1", preview), preview
     assert not re.search(r"\b1 Feldern\b", preview), preview
+    # the lobby's list of this browser's games names the seat to move too
+    page.goto(stack["play"])
+    page.wait_for_function("n => document.querySelector('#my-games')?.textContent.includes(n + ' to move')",
+                           arg=names[to_move])
+    page.goto(game.url(stack, watcher) + "&lang=de")
+    page.wait_for_selector("svg.board")
     # the seat to move gives up: the other one wins, by name, in the final box
     resigned = httpx.post(f"{stack['game']}/v1/games/{game.id}/resign", json={"seat": to_move},
                           headers=game.auth(to_move), timeout=15)
