@@ -44,9 +44,23 @@ def port_problem(port: int) -> str | None:
     return None
 
 
+def free_ports_after(ports: list[int]) -> list[int]:
+    """For each of ``ports``, the first port above it that a server could listen on now and that none of ``ports``
+    nor an earlier suggestion is: ports that are free when the message is printed, not a fixed pair."""
+    chosen: list[int] = []
+    for port in ports:
+        candidate = port + 1
+        while candidate in ports or candidate in chosen or port_problem(candidate):
+            candidate += 1
+            if candidate > 65535:
+                candidate = 1024
+        chosen.append(candidate)
+    return chosen
+
+
 def check_ports(ports: dict[str, tuple[int, str]]) -> str | None:
-    """One line naming each port that cannot be used and the option and variable that move it; None if all can.
-    ``ports`` maps a service's name to (port, "--option / VARIABLE")."""
+    """One line naming each port that cannot be used and the option and variable that move it, and suggesting
+    free ones; None if all can. ``ports`` maps a service's name to (port, "--option / VARIABLE")."""
     numbers = [port for port, _ in ports.values()]
     if len(set(numbers)) < len(numbers):
         problems = [f"the {' and the '.join(ports)} cannot share port {numbers[0]}"]
@@ -55,9 +69,10 @@ def check_ports(ports: dict[str, tuple[int, str]]) -> str | None:
                     for name, (port, option) in ports.items() if (reason := port_problem(port))]
     if not problems:
         return None
+    game, matchmaking = free_ports_after(numbers)
     return ("make run: " + "; ".join(problems) + " -- is another `make run` running? Stop it, or choose other "
-            "ports, e.g. make run ARGS=\"--game-port 8001 --matchmaking-port 8101\" "
-            "(or GAME_PORT=8001 MATCHMAKING_PORT=8101 make run)")
+            f"ports, e.g. make run ARGS=\"--game-port {game} --matchmaking-port {matchmaking}\" "
+            f"(or GAME_PORT={game} MATCHMAKING_PORT={matchmaking} make run), free now")
 
 
 def listening_inodes(port: int) -> set[str] | None:
@@ -152,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
     parser.add_argument("--edition", default="rio_grande")
     parser.add_argument("--master", action="store_true")
-    parser.add_argument("--level", default="easy", choices=["easy", "medium", "hard"])
+    parser.add_argument("--level", default="easy", choices=["easy", "medium", "hard"],
+                        help="the terminal game's AI seats (the banner says what each level does)")
     parser.add_argument("--seat", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -208,11 +224,17 @@ def main(argv: list[str] | None = None) -> int:
                                             "--schedule", str(data / "celerybeat-schedule"),
                                             "--concurrency", "1", "--loglevel", "INFO"], env, logs)
             children.append(worker)
+        from torres_terminal.games import LEVELS  # (the rules engine it loads is not needed before)
+
         key = env["TORRES_API_KEY"]
+        mode = f"{args.players} players, {args.edition}{', master version' if args.master else ''}"
+        levels = "; ".join(f"{name} = {does}" for name, does in LEVELS.items())
         print(f"""Torres is running (logs in {logs}):
   game service  {game_url}   OpenAPI {game_url}/openapi.json   ({'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'})
   matchmaking   {mm_url}   OpenAPI {mm_url}/openapi.json   ({'Redis' if env.get('REDIS_URL') else 'embedded store'})
   AI seats      {'Celery worker (logs/ai-worker.log)' if len(children) > 2 else 'played in-process'}
+  terminal game {mode}: the AI seats play at level {args.level}, {LEVELS[args.level]}
+                (levels: {levels}; e.g. make run ARGS="--level hard")
   web client    {game_url}/play/#key={key}   (the link hands the key to that browser tab)
   service key   {key}
   admin key     {env['TORRES_ADMIN_KEY']}

@@ -1,10 +1,10 @@
 """Torres rules engine: the pure, deterministic heart every service folds events through.
 
-The public API is CONTRACT.md's: `new_game`, `legal_actions`, `apply`, `IllegalAction`, `State.to_position` /
-`from_position`, `scores`, `is_over`, `winner`, `view`; the castles and phase scorings clients show (`explain.py`:
-`castles_of`, `scoring_breakdown`, `scored_between`, `phase_preview`); and the integer action codes the engine runs on
-(`codes.py`: `legal_codes`, `apply_code`, `encode`, `decode`, `action_type`, `NUM_CODES`), which bots and
-OpenSpiel use to avoid wire dicts. Everything else is internal and may change.
+The public API is that of docs/rules-contract.md: `new_game`, `legal_actions`, `apply`, `IllegalAction`,
+`State.to_position` / `from_position`, `scores`, `is_over`, `winner`, `view`; the castles and phase scorings
+clients show (`explain.py`: `castles_of`, `scoring_breakdown`, `scored_between`, `phase_preview`); and the integer
+action codes the engine runs on (`codes.py`: `legal_codes`, `apply_code`, `encode`, `decode`, `action_type`,
+`NUM_CODES`), which bots and OpenSpiel use to avoid wire dicts. Everything else is internal and may change.
 
 The same sources run compiled by mypyc (several times faster) or as plain Python; `_loader` chooses before
 any other module loads, and `ENGINE_BUILD` says which ("compiled" or "pure").

@@ -62,7 +62,7 @@ JUMPS: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(_jumps(s) for s in
 """For each square, (square jumped over, landing square) in each straight orthogonal direction."""
 
 FOUNDATIONS: Final[tuple[int, ...]] = tuple(SQUARE_INDEX[n] for n in ("D1", "C3", "F3", "H4", "A5", "C6", "F6", "E8"))
-"""The 8 marked foundation squares of BOARD.md."""
+"""The 8 marked foundation squares (docs/rules.md section 3)."""
 
 EDGE_SQUARES: Final[frozenset[int]] = frozenset(s for s in SQUARES if _xy(s)[0] in (0, 7) or _xy(s)[1] in (0, 7))
 LONG_DIAGONALS: Final[frozenset[int]] = frozenset(

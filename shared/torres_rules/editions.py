@@ -1,4 +1,4 @@
-"""Editions (RULES.md section 12) as named presets of options, and the per-player-count tables.
+"""Editions (docs/rules.md section 12) as named presets of options, and the per-player-count tables.
 
 Like python-chess variants, an edition only changes the rules that differ; every option can also be set alone
 (`new_game(..., edition="rio_grande", deck="common")`).
@@ -95,7 +95,7 @@ def make_options(edition: str, master: bool, overrides: dict[str, Any] | None = 
     return options
 
 
-# Block stocks per phase (BOARD.md): stack heights, one stack used per turn. One table, one place.
+# Block stocks per phase (docs/rules.md section 4): stack heights, one stack used per turn. One table, one place.
 BLOCK_STOCKS: Final[dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]] = {
     2: ((3, 3, 3, 3), (3, 3, 3, 3), (3, 3, 3, 3)),
     3: ((3, 3, 2, 2), (3, 3, 2), (3, 3, 2)),

@@ -1,6 +1,6 @@
 """Queries for search code (the AI bots), compiled with the rest of the engine: what a bot's evaluation asks of
 every child state it looks at, answered from the State's own cached castles instead of re-derived in
-interpreted bot code. Internal to the project, not part of CONTRACT.md's wire API."""
+interpreted bot code. Internal to the project, not part of docs/rules-contract.md's wire API."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ tuple hash -- search code creates millions of states.
 The position's fields are declared once, in the `State` dataclass; `FIELDS`, the constructor, the slots and the
 position JSON's keys are derived from that declaration. Reading a position is two steps, as python-chess keeps
 `Board.set_fen` apart from `Board.status()`: `parse_position` reads the fields (types, ranges, shapes, defaults)
-and `check_position` asks whether a game can reach the result (RULES.md section 2).
+and `check_position` asks whether a game can reach the result (docs/rules.md section 2).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _TURN_STAGES: Final = ("turn", "keep_card")
 
 
 class InvalidPosition(ValueError):
-    """A position JSON that no game can reach (RULES.md section 2) or that is malformed."""
+    """A position JSON that no game can reach (docs/rules.md section 2) or that is malformed."""
 
 
 @final
@@ -422,7 +422,7 @@ def parse_position(position: dict[str, Any]) -> State:
 
 
 def check_position(state: State) -> None:
-    """Raise InvalidPosition naming the first rule of RULES.md section 2 (or of the stage's flow) that the
+    """Raise InvalidPosition naming the first rule of docs/rules.md section 2 (or of the stage's flow) that the
     position breaks: what no game can reach, though every field is well formed."""
     players, stage, heights, knights, king = state.players, state.stage, state.heights, state.knights, state.king
     if king != NO_FIGURE and knights[king] != NO_FIGURE:

@@ -1,7 +1,7 @@
-"""Hand-made positions for the rule-by-rule tests (position JSON of CONTRACT.md).
+"""Hand-made positions for the rule-by-rule tests (position JSON of docs/rules-contract.md).
 
 Nothing here calls engine internals: expected legal sets are written by hand in the tests, and the small
-geometry below (neighbours) is re-derived from BOARD.md so that a test never asks the engine what is right.
+geometry below (neighbours) is re-derived from docs/rules.md so that a test never asks the engine what is right.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ ROUNDS = {2: (4, 4, 4), 3: (4, 3, 3), 4: (4, 3, 3)}
 
 
 def board(drop: tuple[str, ...] = (), **heights: int) -> dict[str, int]:
-    """The 8 foundations of BOARD.md at height 1, minus `drop`, plus (or overridden by) `heights`."""
+    """The 8 foundations (docs/rules.md section 3) at height 1, minus `drop`, plus (or overridden by) `heights`."""
     out = {sq: 1 for sq in FOUNDATIONS if sq not in drop}
     out.update(heights)
     return {sq: h for sq, h in out.items() if h}

@@ -1,4 +1,4 @@
-"""The invariants of RULES.md section 2, re-derived from position JSON alone (independent of engine internals),
+"""The invariants of docs/rules.md section 2, re-derived from position JSON alone (independent of engine internals),
 so that property tests check the engine against a second implementation rather than against itself."""
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def test_king_mover_starts_option_alone():
 
 
 def test_new_stocks_for_phase_2_and_3():
-    stocks = {2: [3, 3, 3, 3], 3: [3, 3, 2], 4: [2, 2, 2]}  # BOARD.md: phases 2 and 3 alike
+    stocks = {2: [3, 3, 3, 3], 3: [3, 3, 2], 4: [2, 2, 2]}  # docs/rules.md section 4: phases 2 and 3 alike
     for players, stock in stocks.items():
         ks = knights(*["A1", "H1", "A8", "H8"][:players])
         s = after_phase(players, 1, knights=ks, edition="ravensburger")

@@ -1,4 +1,5 @@
-"""The position JSON (CONTRACT.md): round trips, defaults, and rejection of every impossible position (RULES 2)."""
+"""The position JSON (docs/rules-contract.md): round trips, defaults, and rejection of every impossible position
+(docs/rules.md section 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests: random legal games in every configuration keep the invariants of RULES.md section 2."""
+"""Property tests: random legal games in every configuration keep the invariants of docs/rules.md section 2."""
 
 from __future__ import annotations
 

@@ -24,6 +24,10 @@ def stack(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 def test_make_run_serves_both_services_and_a_person_can_play(stack: dict[str, str]) -> None:
     assert "curl" in stack["banner"]
+    # what the terminal game's opponents do, and the other levels
+    banner = " ".join(stack["banner"].split())
+    assert "the AI seats play at level easy, random legal moves" in banner, banner
+    assert "medium = plans each turn greedily" in banner and "hard = Monte-Carlo search" in banner, banner
     assert httpx.get(f"{stack['game']}/readyz").status_code == 200
     assert httpx.get(f"{stack['matchmaking']}/healthz").status_code == 200
     game = RemoteGame(stack["game"], stack["key"], players=2, edition="rio_grande", master=False, seat=0,

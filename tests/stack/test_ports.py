@@ -5,6 +5,7 @@ the port; and the readiness check must never take another server's answers for i
 from __future__ import annotations
 
 import importlib.util
+import re
 import socket
 import subprocess
 import sys
@@ -155,3 +156,32 @@ def test_readiness_reports_why_the_child_did_not_start(
     with pytest.raises(SystemExit) as failed:
         launcher.wait_ready("matchmaker", f"http://127.0.0.1:{port}", port, child, log, seconds=5)
     assert "the matchmaker did not start (exit 1): OSError: [Errno 98] Address already in use" in str(failed.value)
+
+
+def test_make_run_suggests_ports_that_are_free_now(other_server: tuple[int, list[str]], tmp_path: Path) -> None:
+    """The ports the refusal suggests must be ones a server could listen on: here the ports just above the taken
+    ones, and 8001 / 8101 (the pair a fixed suggestion would name), are busy too."""
+    port, _ = other_server
+    mm_port = free_port()
+    held: list[socket.socket] = []
+    for busy in (port + 1, port + 2, mm_port + 1, 8001, 8101):
+        sock = socket.socket()
+        try:
+            sock.bind(("127.0.0.1", busy))
+            sock.listen()
+            held.append(sock)
+        except OSError:  # busy already: as good for this test
+            sock.close()
+    try:
+        run = run_launcher(launcher_command(port, mm_port, tmp_path / "data"))
+        assert run.returncode == 2, run.stdout + run.stderr
+        message = run.stderr.strip()
+        suggested = re.search(r'--game-port (\d+) --matchmaking-port (\d+)', message)
+        by_env = re.search(r"GAME_PORT=(\d+) MATCHMAKING_PORT=(\d+) make run", message)
+        assert suggested and by_env and suggested.groups() == by_env.groups(), message
+        game, mm = (int(p) for p in suggested.groups())
+        assert game != mm and port not in (game, mm), message
+        assert bindable(game) and bindable(mm), message
+    finally:
+        for sock in held:
+            sock.close()

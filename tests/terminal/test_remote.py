@@ -3,6 +3,7 @@ a whole game against the service's AI seat."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,14 @@ def test_a_person_plays_a_whole_game_on_the_game_service(game_service: str) -> N
     assert view["stage"] == "over"
     text = "\n".join(said)
     assert "game over" in text and "illegal:" in text
+    # the AI seat's moves and the scorings, read from the service's events and replay, in the web client's words
+    said_once = re.sub(r"\n {2,}", " ", text)
+    assert re.search(r"Seat 0 \(a\): places a first knight on [A-H][1-8]", said_once), text[:2000]
+    assert re.search(r"Seat 0 \(a\): [^\n]*ends the turn\.", said_once)
+    for phase in (1, 2, 3):
+        assert f"Scoring of phase {phase}:" in text
+    assert re.search(r"Seat 1 \(b, you\): [^\n]* → \+\d+ \(score \d+\)", said_once)
+    assert re.search(r"\n(You win|Seat 0 wins) with \d+ points?\.$", text), text[-300:]
 
 
 def test_a_wrong_service_key_is_reported(game_service: str) -> None:

@@ -81,10 +81,11 @@ def english_fragments(frame: Any) -> list[str]:
     """The words of the table's English strings (the parts between `{…}`) that no German string holds too."""
     return frame.evaluate("""async () => {
         const { STRINGS } = await import('./js/strings.js');
-        const german = Object.values(STRINGS).map((s) => s.de).join('\\n');
+        const forms = (text) => (typeof text === 'string' ? [text] : Object.values(text));  // plural forms
+        const german = Object.values(STRINGS).flatMap((s) => forms(s.de)).join('\\n');
         const out = new Set();
         for (const s of Object.values(STRINGS)) {
-          for (const part of s.en.split(/\\{\\w+\\}/)) {
+          for (const part of forms(s.en).flatMap((text) => text.split(/\\{\\w+\\}/))) {
             const words = part.trim().replace(/^[·:;,.()\\s]+|[·:;,.()…\\s]+$/g, '');
             if (words.length >= 4 && /[a-z]{3}/i.test(words) && !german.includes(words)) out.add(words);
           }
@@ -110,9 +111,16 @@ def test_every_string_has_english_and_german_and_covers_the_game(stack: dict[str
     table = page.evaluate("async () => (await import('./js/strings.js')).STRINGS")
     assert len(table) > 100
     for key, entry in table.items():
+        counted = entry.pop("count", None)  # a string with plural forms: the same forms in both languages
         assert set(entry) == {"en", "de"}, key
-        assert entry["en"].strip() and entry["de"].strip(), key
-        assert sorted(re.findall(r"\{\w+\}", entry["en"])) == sorted(re.findall(r"\{\w+\}", entry["de"])), key
+        forms = [(entry["en"], entry["de"])] if counted is None else [
+            (entry["en"][form], entry["de"][form]) for form in ("one", "other")]
+        if counted is not None:
+            assert set(entry["en"]) == set(entry["de"]) == {"one", "other"}, key
+            assert f"{{{counted}}}" in entry["en"]["other"] and f"{{{counted}}}" in entry["de"]["other"], key
+        for en, de in forms:
+            assert en.strip() and de.strip(), key
+            assert sorted(re.findall(r"\{\w+\}", en)) == sorted(re.findall(r"\{\w+\}", de)), key
     for card in tr.CARD_KINDS:
         assert f"card.{card}" in table and f"card.{card}.effect" in table, card
     for card in tr.MASTER_CARDS:

@@ -49,7 +49,7 @@ def test_the_hand_shows_what_each_card_does(stack: dict[str, str], new_page: Any
 def test_keeping_a_card_is_three_tiles_with_order_and_top_or_bottom(stack: dict[str, str], new_page: Any,
                                                                      console: Console) -> None:
     """After a buy from a personal deck the three cards drawn are tiles (name, effect, "keep"), the other two are
-    put in order with arrows and sent to the top or the bottom: one action in the wire form CONTRACT.md gives
+    put in order with arrows and sent to the top or the bottom: one action in the wire form docs/rules-contract.md gives
     ({card, rest, order}), where the page had offered all 12 combinations as buttons."""
     game = ApiGame(stack, TWO_HUMANS)
     seat = game.set_up()
@@ -136,7 +136,9 @@ def check_preview(page: Any, preview: dict[str, Any], castles: list[dict[str, An
     for line, part in zip(shown, preview["seats"], strict=True):
         assert line["text"].endswith(f"+{part['gained']} (score {part['score']})"), line
         for term in part["castles"]:
-            words = f"castle of {term['area']} at {castles[term['castle']]['squares'][0]} × level {term['level']}"
+            squares = "square" if term["area"] == 1 else "squares"
+            words = (f"castle of {term['area']} {squares} at {castles[term['castle']]['squares'][0]} × level "
+                     f"{term['level']}")
             assert f"{words} = {term['points']}" in line["text"], (words, line)
 
 

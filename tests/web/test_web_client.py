@@ -134,7 +134,8 @@ def check_scoring_explained(page: Any, stack: dict[str, str], game_id: str, vers
     lines = page.locator("#scoring-explained li").all_inner_texts()
     assert len(lines) == after.players
     for line, part in zip(lines, breakdown["seats"], strict=True):
-        shown = [tuple(int(n) for n in m) for m in re.findall(r"castle of (\d+) at \w+ × level (\d+) = (\d+)", line)]
+        terms = re.findall(r"castle of (\d+) squares? at \w+ × level (\d+) = (\d+)", line)
+        shown = [tuple(int(n) for n in m) for m in terms]
         assert shown == [(c["area"], c["level"], c["points"]) for c in part["castles"]], line
         king = re.search(r"king bonus (\d+)", line)
         assert (int(king[1]) if king else 0) == part["king_bonus"], line
@@ -362,7 +363,7 @@ def test_a_clocked_game_from_the_lobby_shows_its_clock(stack: dict[str, str], ne
     life = view["lifecycle"]
     assert life["clock"]["turn_seconds"] == 600 and life["timeout_policy"] == {
         "policy": "ai", "scope": "turn", "level": "easy"}
-    page.wait_for_function("() => /clock: \\d+ s left for seat \\d/.test(document.getElementById('turn').textContent)")
+    page.wait_for_function("() => /clock: \\d+ s left for \\S/.test(document.getElementById('turn').textContent)")
     left = int(re.search(r"clock: (\d+) s left", page.inner_text("#turn"))[1])
     assert 0 < left <= 600
     assert console.unexpected() == []
@@ -382,7 +383,7 @@ def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str],
     page.goto(f"{stack['play']}".split("#")[0] + f"#game={gid}&token={game['seats'][1]['token']}")
     final = page.locator("#final")
     final.wait_for()
-    assert "A tie for first place between seat 0 and you with 0 points each." in final.inner_text()
+    assert "A tie for first place between Seat 0 and you with 0 points each." in final.inner_text()
     assert "wins" not in final.inner_text()
     assert console.unexpected() == []
 
@@ -539,7 +540,7 @@ def test_the_board_is_one_tab_stop_with_the_arrow_keys_inside(stack: dict[str, s
 
 def test_a_master_game_says_what_its_master_card_pays(stack: dict[str, str], new_page: Any,
                                                       console: Console) -> None:
-    """Issue 30: the master card was only named ("master card: together"); its effect (RULES.md section 11) is
+    """Issue 30: the master card was only named ("master card: together"); its effect (docs/rules.md section 11) is
     now on screen under the turn line."""
     created = httpx.post(f"{stack['game']}/v1/games", headers={"X-API-Key": "web-test-service-key"}, json={
         "master": True, "seats": [{"kind": "human", "player_id": "p0"}, {"kind": "human", "player_id": "p1"}]}).json()

@@ -8,7 +8,7 @@ import { LiveGame } from './game.js';
 import { h, params, showAlert } from './dom.js';
 import { Host, applyTheme } from './embed.js';
 import { chooseLanguage, language, setLanguage, t } from './strings.js';
-import { refusalWords } from './words.js';
+import { refusalWords, seatName } from './words.js';
 import { Replay } from './replay.js';
 import { forgetGame, keys, myGames, rememberGame, tokenFor } from './store.js';
 
@@ -334,7 +334,7 @@ function gamesList() {
         h('button', { class: 'linklike', onclick: () => { forgetGame(g.id, g.seat); lobby(); } }, 'forget'))));
     api.get(`/v1/games/${encodeURIComponent(g.id)}`, { token: g.token }).then((s) => {  // a private game: its seat token
       status.textContent = s.status === 'over'
-        ? `over, scores ${s.scores.join(' / ')}` : `${s.to_move === g.seat ? 'your turn' : `seat ${s.to_move} to move`} (phase ${s.phase ?? '-'})`;
+        ? `over, scores ${s.scores.join(' / ')}` : `${s.to_move === g.seat ? 'your turn' : `${seatName(s.seats, s.to_move)} to move`} (phase ${s.phase ?? '-'})`;
     }).catch((err) => { status.textContent = err.status === 404 ? 'not on this server' : 'unavailable'; });
   }
   return box;

@@ -423,7 +423,7 @@ export class LiveGame {
     });
     this.changed = new Set();
     renderTrack(this.trackBox, this.pos.scores);
-    const clock = clockLine(this.life);
+    const clock = clockLine(this.life, this.summary.seats);
     this.turnBox.textContent = turnLine(this.pos, this.summary.seats, this.seat) + (clock ? ` · ${clock}` : '');
     this.turnBox.prepend(this.seat !== null ? seatBadge(this.seat) : '', ' ');
     const master = this.pos.master_card;
@@ -463,7 +463,7 @@ export class LiveGame {
         h('h3', {}, t('final.heading')),
         h('ol', {}, ...this.pos.scores.map((s, seat) => ({ s, seat })).sort((a, b) => b.s - a.s)
           .map(({ s, seat }) => h('li', {}, seatBadge(seat), ` ${seatTitle(this.summary.seats, seat, this.seat)}: ${s}`))),
-        h('p', {}, outcomeWords(this.summary.winners || [], this.pos.scores, this.seat))));
+        h('p', {}, outcomeWords(this.summary.winners || [], this.pos.scores, this.seat, this.summary.seats))));
       return;
     }
     if (this.seat === null) { box.append(h('p', { class: 'muted' }, t('controls.spectator'))); return; }

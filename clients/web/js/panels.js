@@ -3,7 +3,7 @@
 import { colourName, seatBadge } from './board.js';
 import { h } from './dom.js';
 import { STRINGS, t } from './strings.js';
-import { actionWords, cardEffect, cardName, stageWords } from './words.js';
+import { actionWords, cardEffect, cardName, seatName, stageWords } from './words.js';
 
 /** A seat's heading: the name the portal gave it (issue 29), else "Seat n"; its colour; who plays it. */
 export function seatTitle(seats, seat, mine) {
@@ -22,7 +22,7 @@ export function seatsPanel(pos, seats, mine, { playCard = null, playable = new S
     const stacks = pos.stacks[seat] || [];
     const moving = pos.to_move === seat && pos.stage !== 'over';
     const cards = hand
-      ? h('ul', { class: 'hand', 'aria-label': t('seat.cards-label', { n: seat }) }, hand.length ? hand.map((card) => {
+      ? h('ul', { class: 'hand', 'aria-label': t('seat.cards-label', { name: seatName(seats, seat) }) }, hand.length ? hand.map((card) => {
         const canPlay = playCard && playable.has(card);
         // the card's effect under its name, so the rules are on screen, not only in a tooltip (issue 30)
         return h('li', {}, canPlay
@@ -31,7 +31,7 @@ export function seatsPanel(pos, seats, mine, { playCard = null, playable = new S
           h('small', { class: 'effect' }, cardEffect(card)))
           : h('span', { class: 'card', title: cardEffect(card), 'data-card': card }, cardName(card), h('small', { class: 'effect' }, cardEffect(card))));
       }) : h('li', { class: 'muted' }, t('seat.no-cards')))
-      : h('span', {}, t(handSize === 1 ? 'seat.hidden-one' : 'seat.hidden-many', { n: handSize }));
+      : h('span', {}, t('seat.hidden', { n: handSize }));
     const deck = pos.deck_sizes ? ` · ${t('seat.deck', { n: pos.deck_sizes[seat] })}` : '';
     list.append(h('li', { class: `seat${moving ? ' moving' : ''}`, 'data-seat': seat },
       h('div', { class: 'seat-head' }, seatBadge(seat), h('strong', {}, seatTitle(seats, seat, mine)),
@@ -54,17 +54,18 @@ export function turnLine(pos, seats, mine) {
   return parts.join(' · ');
 }
 
-/** The clock and the seats that left, from the view's public `lifecycle` (issue 15); '' for an untimed game. */
-export function clockLine(life) {
+/** The clock and the seats that left, from the view's public `lifecycle`, each seat by its name; '' for an untimed
+ * game. */
+export function clockLine(life, seats) {
   if (!life) return '';
   const parts = [];
   const clock = life.clock;
   if (clock && clock.to_move !== null && clock.seconds_left !== null) {
-    parts.push(t('clock.left', { s: Math.ceil(clock.seconds_left), n: clock.to_move }));
+    parts.push(t('clock.left', { s: Math.ceil(clock.seconds_left), name: seatName(seats, clock.to_move) }));
   }
   if (clock && clock.banks) parts.push(t('clock.banks', { list: clock.banks.map((b) => `${Math.ceil(b)} s`).join(' / ') }));
-  if (life.forfeited && life.forfeited.length) parts.push(t('clock.forfeited', { list: life.forfeited.join(', ') }));
-  if (life.ai_controlled && life.ai_controlled.length) parts.push(t('clock.ai', { list: life.ai_controlled.join(', ') }));
+  if (life.forfeited && life.forfeited.length) parts.push(t('clock.forfeited', { list: life.forfeited.map((s) => seatName(seats, s)).join(', ') }));
+  if (life.ai_controlled && life.ai_controlled.length) parts.push(t('clock.ai', { list: life.ai_controlled.map((s) => seatName(seats, s)).join(', ') }));
   return parts.join(' · ');
 }
 
@@ -93,9 +94,9 @@ export function previewPanel(preview, castles, seats, mine) {
 /**
  * Keeping a card (a personal deck's buy): the seen cards as tiles, each with its effect and a "keep" toggle; the
  * others in an order the player sets with "earlier"/"later" (the first goes back on top), and top or bottom of the
- * deck where the rules leave it open. `actions` are the legal keep_card actions (complete, CONTRACT.md); what the
- * tiles say is sent as one of them, in its wire form {card, rest, order}, so 12 permutation buttons become three
- * tiles. `choice` ({card, order, rest}) is the page's, kept across redraws; `redraw()` shows a change.
+ * deck where the rules leave it open. `actions` are the legal keep_card actions (complete, docs/rules-contract.md);
+ * what the tiles say is sent as one of them, in its wire form {card, rest, order}, so 12 permutation buttons become
+ * three tiles. `choice` ({card, order, rest}) is the page's, kept across redraws; `redraw()` shows a change.
  */
 export function keepTiles(seen, actions, choice, { submit, redraw }) {
   const rests = [...new Set(actions.map((a) => a.rest).filter((r) => r !== undefined))];

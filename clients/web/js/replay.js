@@ -8,6 +8,7 @@ import { renderBoard, renderTrack, seatBadge } from './board.js';
 import { h, showAlert } from './dom.js';
 import { appendToLog, lastTurn, logBox } from './movelog.js';
 import { seatTitle, seatsPanel, turnLine } from './panels.js';
+import { t } from './strings.js';
 import { eventWords } from './words.js';
 
 export class Replay {
@@ -152,10 +153,9 @@ export class Replay {
   scoring(scoring, castles) {
     if (!scoring) return [];
     const items = scoring.seats.map((part) => {
-      const parts = part.castles.map((c) => {
-        const where = castles[c.castle]?.squares?.[0];
-        return `castle of ${c.area}${where ? ` at ${where}` : ''} × level ${c.level} = ${c.points}`;
-      });
+      const parts = part.castles.map((c) => t('preview.castle', {
+        area: c.area, at: castles[c.castle]?.squares?.[0] ?? '?', level: c.level, points: c.points,
+      }));
       if (part.king_bonus) parts.push(`king bonus ${part.king_bonus} (a knight at level ${scoring.phase} in the king's castle)`);
       if (part.master_points) parts.push(`master card ${scoring.master_card.replace(/_/g, ' ')} ${part.master_points}`);
       if (part.collision) parts.push(`+${part.collision} from the rule that no two players share a score`);

@@ -1,6 +1,7 @@
 // Every visible string of the game view (board, hand, panels, log, controls, errors), in English and German
 // (Torres is a German game: Ritter, König, Burg, Aktionspunkte, Aktionskarte, Ebene), from this one table.
-// `{name}` is filled in by t(key, {name: …}). The language is the host's (`lang=de|en` in the URL fragment), else
+// `{name}` is filled in by t(key, {name: …}). A string that names a number has a form per plural category
+// (Intl.PluralRules: `one`, `other`) and says which of its parameters is the number (`count`). The language is the host's (`lang=de|en` in the URL fragment), else
 // the browser's in an embedded page, else English. The lobby, replay and audit pages are English only.
 
 export const LANGUAGES = ['en', 'de'];
@@ -24,7 +25,7 @@ export const STRINGS = {
   'square.selected': { en: 'selected', de: 'ausgewählt' },
   'square.choose-knight-for': { en: 'choose this knight for {card}', de: 'diesen Ritter für {card} wählen' },
   'square.your-knight': { en: 'your knight: select to move', de: 'dein Ritter: zum Ziehen auswählen' },
-  'square.choices': { en: '{n} choices', de: '{n} Möglichkeiten' },
+  'square.choices': { count: 'n', en: { one: '{n} choice', other: '{n} choices' }, de: { one: '{n} Möglichkeit', other: '{n} Möglichkeiten' } },
   'square.kinds': { en: 'several kinds of action: {list}', de: 'mehrere Arten von Zügen: {list}' },
   'square.last-turn': { en: 'changed in the last turn', de: 'im letzten Zug verändert' },
   'king.letter': { en: 'K', de: 'K' },
@@ -49,10 +50,9 @@ export const STRINGS = {
   'seat.reserve': { en: 'knights in reserve {n}', de: 'Ritter im Vorrat {n}' },
   'seat.deck': { en: 'deck {n}', de: 'Nachziehstapel {n}' },
   'seat.cards': { en: 'Cards: ', de: 'Karten: ' },
-  'seat.cards-label': { en: 'cards of seat {n}', de: 'Karten von Platz {n}' },
+  'seat.cards-label': { en: 'cards of {name}', de: 'Karten von {name}' },
   'seat.no-cards': { en: 'no cards', de: 'keine Karten' },
-  'seat.hidden-one': { en: '{n} card (hidden)', de: '{n} Karte (verdeckt)' },
-  'seat.hidden-many': { en: '{n} cards (hidden)', de: '{n} Karten (verdeckt)' },
+  'seat.hidden': { count: 'n', en: { one: '{n} card (hidden)', other: '{n} cards (hidden)' }, de: { one: '{n} Karte (verdeckt)', other: '{n} Karten (verdeckt)' } },
   'card.play': { en: 'Play {card}', de: '{card} ausspielen' },
 
   // the turn line and the clock
@@ -65,18 +65,17 @@ export const STRINGS = {
   'turn.yours': { en: 'your turn', de: 'du bist am Zug' },
   'turn.other': { en: '{seat} to move', de: '{seat} ist am Zug' },
   'turn.ap': { en: 'AP left {left} of {all}', de: 'Aktionspunkte übrig {left} von {all}' },
-  'clock.left': { en: 'clock: {s} s left for seat {n}', de: 'Uhr: {s} s übrig für Platz {n}' },
+  'clock.left': { en: 'clock: {s} s left for {name}', de: 'Uhr: {s} s übrig für {name}' },
   'clock.banks': { en: 'banks {list}', de: 'Zeitkonten {list}' },
-  'clock.forfeited': { en: 'left the game: seat {list}', de: 'hat das Spiel verlassen: Platz {list}' },
-  'clock.ai': { en: 'AI plays for seat {list}', de: 'KI spielt für Platz {list}' },
+  'clock.forfeited': { en: 'left the game: {list}', de: 'hat das Spiel verlassen: {list}' },
+  'clock.ai': { en: 'AI plays for {list}', de: 'KI spielt für {list}' },
 
   // controls
   'final.heading': { en: 'Final score', de: 'Endwertung' },
-  'outcome.win-you': { en: 'You win with {points} points.', de: 'Du gewinnst mit {points} Punkten.' },
-  'outcome.win-seat': { en: 'Seat {n} wins with {points} points.', de: 'Platz {n} gewinnt mit {points} Punkten.' },
-  'outcome.tie': { en: 'A tie for first place between {names} with {points} points each.', de: 'Gleichstand auf dem ersten Platz zwischen {names} mit je {points} Punkten.' },
+  'outcome.win-you': { count: 'points', en: { one: 'You win with {points} point.', other: 'You win with {points} points.' }, de: { one: 'Du gewinnst mit {points} Punkt.', other: 'Du gewinnst mit {points} Punkten.' } },
+  'outcome.win-seat': { count: 'points', en: { one: '{name} wins with {points} point.', other: '{name} wins with {points} points.' }, de: { one: '{name} gewinnt mit {points} Punkt.', other: '{name} gewinnt mit {points} Punkten.' } },
+  'outcome.tie': { count: 'points', en: { one: 'A tie for first place between {names} with {points} point each.', other: 'A tie for first place between {names} with {points} points each.' }, de: { one: 'Gleichstand auf dem ersten Platz zwischen {names} mit je {points} Punkt.', other: 'Gleichstand auf dem ersten Platz zwischen {names} mit je {points} Punkten.' } },
   'outcome.tie-you': { en: 'you', de: 'dir' },
-  'outcome.tie-seat': { en: 'seat {n}', de: 'Platz {n}' },
   'outcome.and': { en: ' and ', de: ' und ' },
   'outcome.none': { en: 'No winner.', de: 'Kein Sieger.' },
   'controls.spectator': { en: 'Watching as a spectator.', de: 'Du schaust als Zuschauer zu.' },
@@ -106,7 +105,7 @@ export const STRINGS = {
   'hint.knight': { en: 'Knight on {sq}: choose a highlighted destination.', de: 'Ritter auf {sq}: ein markiertes Ziel wählen.' },
   'hint.targets': { en: 'The marked squares are your legal choices.', de: 'Die markierten Felder sind deine erlaubten Züge.' },
   'stacks.legend': { en: 'Blocks from stack', de: 'Bausteine vom Stapel' },
-  'stacks.option': { en: 'stack {n} ({blocks} blocks)', de: 'Stapel {n} ({blocks} Bausteine)' },
+  'stacks.option': { count: 'blocks', en: { one: 'stack {n} ({blocks} block)', other: 'stack {n} ({blocks} blocks)' }, de: { one: 'Stapel {n} ({blocks} Baustein)', other: 'Stapel {n} ({blocks} Bausteine)' } },
   'end.label': { en: 'End the turn', de: 'Den Zug beenden' },
   'end.stack-label': { en: 'Stack used this turn', de: 'Stapel für diesen Zug' },
   'end.use-up': { en: 'Use up ', de: 'Aufbrauchen: ' },
@@ -118,7 +117,7 @@ export const STRINGS = {
   // the coming scoring (the view's `preview`: the rules engine's, issue 30)
   'preview.heading': { en: 'If phase {phase} ended now', de: 'Wenn Phase {phase} jetzt endete' },
   'preview.note': { en: 'The scoring the rules would give in this position; it changes with every move.', de: 'Die Wertung, die die Regeln in dieser Stellung ergäben; sie ändert sich mit jedem Zug.' },
-  'preview.castle': { en: 'castle of {area} at {at} × level {level} = {points}', de: 'Burg mit {area} Feldern bei {at} × Ebene {level} = {points}' },
+  'preview.castle': { count: 'area', en: { one: 'castle of {area} square at {at} × level {level} = {points}', other: 'castle of {area} squares at {at} × level {level} = {points}' }, de: { one: 'Burg mit {area} Feld bei {at} × Ebene {level} = {points}', other: 'Burg mit {area} Feldern bei {at} × Ebene {level} = {points}' } },
   'preview.king': { en: 'king bonus {points}', de: 'Königsbonus {points}' },
   'preview.master': { en: 'master card {points}', de: 'Meisterkarte {points}' },
   'preview.collision': { en: '+{points} as no two players share a score', de: '+{points}, da keine zwei Spieler dieselbe Punktzahl teilen' },
@@ -126,7 +125,7 @@ export const STRINGS = {
   'preview.total': { en: '+{gained} (score {score})', de: '+{gained} (Punkte {score})' },
 
   // keeping a card after buying one from a personal deck: the seen cards as tiles
-  'keep.heading': { en: 'Keep one of the {n} cards you drew', de: 'Eine der {n} gezogenen Karten behalten' },
+  'keep.heading': { count: 'n', en: { one: 'Keep the card you drew', other: 'Keep one of the {n} cards you drew' }, de: { one: 'Die gezogene Karte behalten', other: 'Eine der {n} gezogenen Karten behalten' } },
   'keep.kept': { en: 'Kept: {card}', de: 'Behalten: {card}' },
   'keep.position': { en: 'back on the deck {n} of {of} (1 = top) ', de: 'zurück auf den Stapel als {n} von {of} (1 = oben) ' },
   'keep.earlier': { en: 'Put {card} back earlier (nearer the top)', de: '{card} weiter oben zurücklegen' },
@@ -213,7 +212,7 @@ export const STRINGS = {
   'master.castle_count': { en: 'castle count', de: 'Anzahl der Burgen' },
   'master.diagonals': { en: 'diagonals', de: 'Diagonalen' },
   'master.together': { en: 'together', de: 'zusammen' },
-  // What each master card pays (RULES.md section 11), shown under the turn line in a master game.
+  // What each master card pays (docs/rules.md section 11), shown under the turn line in a master game.
   'master.explained': { en: 'Master card “{card}”: {effect}', de: 'Meisterkarte „{card}“: {effect}' },
   'master-effect.different_levels': { en: 'all your knights on different levels at the end: 40', de: 'alle deine Ritter am Ende auf verschiedenen Ebenen: 40' },
   'master-effect.same_level': { en: 'all your knights on the same level at the end: 50', de: 'alle deine Ritter am Ende auf derselben Ebene: 50' },
@@ -266,9 +265,15 @@ export function setLanguage(lang) {
 
 export const language = () => current;
 
-/** The string `key` in the page's language, `{name}`s filled in from `params`. */
+/** The string `key` in the page's language, `{name}`s filled in from `params`; for a string with plural forms, the
+ * form of its `count` parameter's number (German and English: "1 Feld", "2 Felder"). */
 export function t(key, params = {}) {
   const entry = STRINGS[key];
   if (!entry) throw new Error(`no string ${key}`);
-  return entry[current].replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  let text = entry[current];
+  if (entry.count) {
+    if (!(entry.count in params)) throw new Error(`string ${key} needs its count ${entry.count}`);
+    text = text[new Intl.PluralRules(current).select(Number(params[entry.count]))] ?? text.other;
+  }
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }

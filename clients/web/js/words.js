@@ -110,14 +110,14 @@ export function stageWords(pos) {
 }
 
 /** Who won, from the summary's `winners` (every seat ranked first): one seat wins, or several share the first
- * place (an abandoned game with equal scores). The same words as the service's event text. */
-export function outcomeWords(winners, scores, me) {
+ * place (an abandoned game with equal scores). Each seat by its name, as the seats panel shows it. */
+export function outcomeWords(winners, scores, me, seats = null) {
   if (winners.length === 1) {
     const [seat] = winners;
-    return seat === me ? t('outcome.win-you', { points: scores[seat] }) : t('outcome.win-seat', { n: seat, points: scores[seat] });
+    return seat === me ? t('outcome.win-you', { points: scores[seat] }) : t('outcome.win-seat', { name: seatName(seats, seat), points: scores[seat] });
   }
   if (winners.length > 1) {
-    const names = winners.map((seat) => (seat === me ? t('outcome.tie-you') : t('outcome.tie-seat', { n: seat })));
+    const names = winners.map((seat) => (seat === me ? t('outcome.tie-you') : seatName(seats, seat)));
     return t('outcome.tie', { names: names.join(t('outcome.and')), points: scores[winners[0]] });
   }
   return t('outcome.none');

@@ -672,7 +672,7 @@ export interface components {
         };
         ActionRequest: {
             seat: number;
-            /** @description an action in the rules package's wire form (CONTRACT.md) */
+            /** @description an action in the rules package's wire form (docs/rules-contract.md) */
             action: {
                 /** @description the action's type, e.g. place_knight */
                 type: string;
@@ -734,7 +734,7 @@ export interface components {
             edition?: "rio_grande" | "ravensburger" | "yucata";
             /** @default false */
             master?: boolean;
-            /** @description single rule options overriding the edition's (RULES.md, docs/rules-engine.md) */
+            /** @description single rule options overriding the edition's (docs/rules.md, docs/rules-engine.md) */
             options?: {
                 /** @enum {string} */
                 deck?: "personal" | "common";

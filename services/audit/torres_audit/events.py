@@ -22,7 +22,7 @@ RESIGNED = "resigned"
 ABANDONED = "abandoned"
 EVENT_TYPES = (GAME_CREATED, ACTION_APPLIED, ACTION_UNDONE, TIMED_OUT, RESIGNED, ABANDONED, GAME_ENDED)
 
-#: Action types whose wire form carries hidden information (RULES.md section 13). Their events get a random
+#: Action types whose wire form carries hidden information (docs/rules.md section 13). Their events get a random
 #: salt, so the public hash chain cannot be brute-forced to recover a redacted field.
 SECRET_ACTION_TYPES = frozenset({"keep_card"})
 

@@ -9,12 +9,14 @@ import time
 from typing import Any
 
 from flask import Flask, g, request
+from werkzeug.serving import WSGIRequestHandler
 
 from .settings import Setting
 
 #: Every process's log level (the AI worker's ``--loglevel`` wins over it).
 LOG_LEVEL = Setting("LOG_LEVEL", "the log level (`DEBUG`, `INFO`, `WARNING`, `ERROR`; the AI worker's "
-                    "`--loglevel` wins)", default="INFO")
+                    "`--loglevel` wins); each request is one line, at `DEBUG` for a successful probe, metrics "
+                    "scrape or `/v1/notifications` poll", default="INFO")
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
@@ -56,8 +58,14 @@ def configure_logging(logger_name: str, level: str = "INFO", json_logs: bool = T
     logger.propagate = False
 
 
-def request_logging(app: Flask, log: logging.Logger) -> None:
-    """One log line per request: method, path, status and milliseconds."""
+#: Requests that a healthy deployment makes all the time -- probes, scrapes and the matchmaker's look for news every
+#: second -- logged at DEBUG while they succeed, so that the default level shows what players and portals did.
+ROUTINE_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+
+
+def request_logging(app: Flask, log: logging.Logger, routine: frozenset[str] = ROUTINE_PATHS) -> None:
+    """One log line per request: method, path, status and milliseconds; a successful GET of a ``routine`` path at
+    DEBUG, every other request at INFO."""
 
     @app.before_request
     def _start() -> None:
@@ -65,9 +73,19 @@ def request_logging(app: Flask, log: logging.Logger) -> None:
 
     @app.after_request
     def _log(response: Any) -> Any:
-        if log.isEnabledFor(logging.INFO):
-            log.info("request", extra={
+        quiet = request.method == "GET" and request.path in routine and response.status_code < 400
+        level = logging.DEBUG if quiet else logging.INFO
+        if log.isEnabledFor(level):
+            log.log(level, "request", extra={
                 "method": request.method, "path": request.path, "status": response.status_code,
                 "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
             })
         return response
+
+
+class QuietRequestHandler(WSGIRequestHandler):
+    """The development server's handler without its own access line: :func:`request_logging` writes the one line a
+    request gets (werkzeug's would repeat it in another format). Errors the server meets are still logged."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass

@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from torres_service.logs import configure_logging
+from torres_service.logs import QuietRequestHandler, configure_logging
 
 from .config import Config
 from .migrations import MigrationEdited
@@ -42,7 +42,7 @@ def serve(config: Config, host: str, port: int) -> int:
     seats = '{"seats": [{"kind": "human", "player_id": "me"}, {"kind": "ai", "level": "easy"}]}'
     print(f"      -d '{seats}'")
     print(f"  admin key: {config.admin_key}", flush=True)
-    app.run(host=host, port=port, threaded=True, use_reloader=False)
+    app.run(host=host, port=port, threaded=True, use_reloader=False, request_handler=QuietRequestHandler)
     return 0
 
 

@@ -13,7 +13,7 @@ from torres_service.cors import allow_cross_origin
 from torres_service.fields import GAME_ID
 from torres_service.json_provider import OrjsonProvider
 from torres_service.limits import InputLimits
-from torres_service.logs import configure_logging, request_logging
+from torres_service.logs import ROUTINE_PATHS, configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
 from torres_service.problems import problem_api
@@ -84,7 +84,7 @@ def create_app(
     init_push(app, ping_interval=config.stream_heartbeat)
     app.register_blueprint(play_blp)  # static files: outside the OpenAPI document
     allow_cross_origin(app)
-    request_logging(app, log)
+    request_logging(app, log, ROUTINE_PATHS | {"/v1/notifications"})  # the matchmaker and portals poll it
     instrument(app, "game")
     # Last, so that its checks run first (docs/security.md, "Rate limits and stream caps"): the counts are kept in
     # the service's Redis (the AI broker's) when there is one, else in the process.

@@ -1,4 +1,4 @@
-"""What each reader may see of the log (RULES.md section 13, hidden information).
+"""What each reader may see of the log (docs/rules.md section 13, hidden information).
 
 Readers: the admin key and everyone after the game's end see everything; a seat sees public facts
 plus its own secrets except deck order; spectators (and the service key) see public facts only.

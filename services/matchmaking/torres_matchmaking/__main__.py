@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 
-from torres_service.logs import configure_logging
+from torres_service.logs import QuietRequestHandler, configure_logging
 
 from .config import METRICS_HOST, METRICS_PORT, Config
 
@@ -36,7 +36,7 @@ def serve(config: Config, host: str, port: int, workers: bool) -> int:
     print("           (a player token is a JWT from the player's portal; docs/security.md"
           f"{'; here: POST /v1/dev/player-tokens with X-API-Key' if config.dev_issuer else ''})", flush=True)
     try:
-        app.run(host=host, port=port, threaded=True, use_reloader=False)
+        app.run(host=host, port=port, threaded=True, use_reloader=False, request_handler=QuietRequestHandler)
     finally:
         services.stop()
     return 0

@@ -17,7 +17,7 @@ class ActionRequest:
     """
     Attributes:
         seat (int):
-        action (ActionRequestAction): an action in the rules package's wire form (CONTRACT.md)
+        action (ActionRequestAction): an action in the rules package's wire form (docs/rules-contract.md)
         expected_version (int):
         command_id (str): repeat it to retry safely
     """

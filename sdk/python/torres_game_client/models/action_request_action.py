@@ -12,7 +12,7 @@ T = TypeVar("T", bound="ActionRequestAction")
 
 @_attrs_define
 class ActionRequestAction:
-    """an action in the rules package's wire form (CONTRACT.md)
+    """an action in the rules package's wire form (docs/rules-contract.md)
 
     Attributes:
         type_ (str): the action's type, e.g. place_knight

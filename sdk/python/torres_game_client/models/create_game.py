@@ -27,7 +27,7 @@ class CreateGame:
         seats (list[AiSeatSpec | HumanSeatSpec]):
         edition (CreateGameEdition | Unset):  Default: CreateGameEdition.RIO_GRANDE.
         master (bool | Unset):  Default: False.
-        options (CreateGameOptions | Unset): single rule options overriding the edition's (RULES.md, docs/rules-
+        options (CreateGameOptions | Unset): single rule options overriding the edition's (docs/rules.md, docs/rules-
             engine.md)
         clock (Clock | Unset):
         timeout (TimeoutPolicy | Unset):

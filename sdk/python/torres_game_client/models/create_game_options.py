@@ -17,7 +17,7 @@ T = TypeVar("T", bound="CreateGameOptions")
 
 @_attrs_define
 class CreateGameOptions:
-    """single rule options overriding the edition's (RULES.md, docs/rules-engine.md)
+    """single rule options overriding the edition's (docs/rules.md, docs/rules-engine.md)
 
     Attributes:
         deck (CreateGameOptionsDeck | Unset):

@@ -107,7 +107,7 @@ class TimeoutPolicySchema(StrictSchema):
 #: The rules' options, each with its values, from the rules package. ``deck: hand`` is left out: it is the master
 #: version's deck, which ``master: true`` chooses by itself (asked for without it: 400).
 OPTIONS_DOC = {
-    "description": "single rule options overriding the edition's (RULES.md, docs/rules-engine.md)",
+    "description": "single rule options overriding the edition's (docs/rules.md, docs/rules-engine.md)",
     "additionalProperties": False,
     "properties": {name: {"type": "boolean"} if choices == (True, False) else
                    {"type": "string", "enum": [c for c in choices if (name, c) != ("deck", "hand")]}
@@ -319,13 +319,13 @@ _ACTION_VALUE = {"nullable": True, "anyOf": [
     *_ACTION_SCALARS, {"type": "boolean"}, {"type": "array", "maxItems": 100, "items": {"anyOf": _ACTION_SCALARS}}]}
 ACTION_DOC = {
     "required": ["type"],
-    # The fields of the wire form (CONTRACT.md, "Actions"), each holding what plain_json lets through (a square, a
-    # card, a stack index, null, a list such as a spread or an order): a document-valid action reaches the rules,
-    # which answer an illegal one 409. (OpenAPI 3.0 has no propertyNames, so the names are listed.)
+    # The fields of the wire form (docs/rules-contract.md, "Actions"), each holding what plain_json lets through (a
+    # square, a card, a stack index, null, a list such as a spread or an order): a document-valid action reaches the
+    # rules, which answer an illegal one 409. (OpenAPI 3.0 has no propertyNames, so the names are listed.)
     "properties": {"type": {**NAME.openapi(), "description": "the action's type, e.g. place_knight"},
                    **dict.fromkeys(("at", "from", "to", "stack", "card", "rest", "order", "spread"), _ACTION_VALUE)},
     "additionalProperties": False,
-    "description": "an action in the rules package's wire form (CONTRACT.md)",
+    "description": "an action in the rules package's wire form (docs/rules-contract.md)",
 }
 
 
