@@ -589,13 +589,13 @@ def test_a_claim_is_a_committed_lease_and_a_late_record_is_refused(own_database:
                       GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
     now = datetime.now(UTC) + timedelta(seconds=1)
     try:
-        [claimed] = [d for d in first.claim_webhooks("one", limit=10, per_endpoint=5, busy={}, lease=30,
+        [claimed] = [d for d in first.claim_webhooks("one", limit=10, per_endpoint=5, busy={}, served={}, lease=30,
                                                      clock=lambda: now) if d.tenant == tenant]
         # committed: another connection sees the lease at once, and within it claims nothing of this tenant
-        assert not [d for d in second.claim_webhooks("two", limit=10, per_endpoint=5, busy={}, lease=30,
+        assert not [d for d in second.claim_webhooks("two", limit=10, per_endpoint=5, busy={}, served={}, lease=30,
                                                      clock=lambda: now + timedelta(seconds=29)) if d.tenant == tenant]
         later = now + timedelta(seconds=31)
-        [again] = [d for d in second.claim_webhooks("two", limit=10, per_endpoint=5, busy={}, lease=30,
+        [again] = [d for d in second.claim_webhooks("two", limit=10, per_endpoint=5, busy={}, served={}, lease=30,
                                                     clock=lambda: later) if d.tenant == tenant]
         assert again.seq == claimed.seq
         assert not first.record_webhook("one", WebhookOutcome(claimed.seq, True, 200), clock=lambda: later)

@@ -173,6 +173,8 @@ class WebhookWorker:
         self._poster = signing.Poster(config.webhook_timeout, connections=self._slots)
         self._pool = ThreadPoolExecutor(self._slots, thread_name_prefix="torres-webhook")
         self._endpoints: dict[str, _Endpoint] = {}
+        #: The claim that last served each tenant: within a turn, the tenant served longest ago goes first.
+        self._served: dict[str, int] = {}
         self._in_flight = 0
         self._lock = threading.Lock()
         self._wake = threading.Event()  # an append of this process, or an attempt over (a slot free)
@@ -188,7 +190,7 @@ class WebhookWorker:
 
     def close(self) -> None:
         self._wake.set()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown(wait=True)  # every claimed row attempted and recorded: none left to its lease
         self._poster.close()
 
     def deliver_due(self) -> int:
@@ -207,13 +209,15 @@ class WebhookWorker:
             busy = {tenant: self._busy(e, now) for tenant, e in self._endpoints.items()}
         if free <= 0:
             return []
-        owner = f"{self._id}:{next(self._claims)}"
+        turn = next(self._claims)
+        owner = f"{self._id}:{turn}"
         claimed = self.store.claim_webhooks(owner, limit=min(free, self.config.webhook_batch),
                                             per_endpoint=self._per_endpoint, busy={t: b for t, b in busy.items() if b},
-                                            lease=self.config.webhook_lease, clock=self.clock)
+                                            served=self._served, lease=self.config.webhook_lease, clock=self.clock)
         with self._lock:
             for delivery in claimed:
                 self._endpoints.setdefault(delivery.tenant, _Endpoint()).in_flight += 1
+                self._served[delivery.tenant] = turn  # its next row waits behind the tenants served before it
             self._in_flight += len(claimed)
         return [self._pool.submit(self._attempt, owner, delivery) for delivery in claimed]
 
@@ -261,7 +265,7 @@ class WebhookWorker:
                                                                             "failures": endpoint.failures})
                     endpoint.open_until = self.clock() + timedelta(seconds=signing.backoff(beyond))
             CIRCUIT.labels(tenant).set(0 if endpoint.open_until is None else 1)
-            if not endpoint.in_flight and endpoint.open_until is None:
+            if not endpoint.in_flight and not endpoint.failures:  # nothing to remember of it
                 del self._endpoints[tenant]
 
     def _outcome(self, delivery: WebhookDelivery, attempt: signing.Attempt | None) -> WebhookOutcome:

@@ -442,13 +442,16 @@ class EventStore(Protocol):
     # -- webhooks (issue 29) -----------------------------------------------------------------------------
 
     def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
-                       lease: float, clock: Callable[[], datetime]) -> list[WebhookDelivery]:
+                       served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
+                       ) -> list[WebhookDelivery]:
         """Lease up to ``limit`` due pending rows (``next_attempt_at`` passed, no live lease) to ``owner`` until
         ``lease`` seconds from now, in a transaction of its own that is committed before anything is posted. Fair
         between tenants (each tenant's endpoint is one queue): every tenant's oldest due row comes before any
-        tenant's second, and a tenant gets at most ``per_endpoint`` minus its ``busy`` count (the attempts the
-        caller has in flight to it, or ``per_endpoint`` for an endpoint the caller is not posting to now). No two
-        claims lease one row at once. Returns the rows in ``seq`` order."""
+        tenant's second, and among those the tenants the caller served longest ago first (``served``: a number
+        that grows with each claim that served the tenant; a tenant not in it comes first of all). A tenant gets
+        at most ``per_endpoint`` minus its ``busy`` count (the attempts the caller has in flight to it, or
+        ``per_endpoint`` for an endpoint the caller is not posting to now). No two claims lease one row at once.
+        Returns the rows in ``seq`` order."""
         ...
 
     def record_webhook(self, owner: str, outcome: WebhookOutcome, *, clock: Callable[[], datetime]) -> bool:

@@ -568,26 +568,33 @@ class PostgresEventStore:
     # -- webhooks ---------------------------------------------------------------------------------------
 
     def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
-                       lease: float, clock: Callable[[], datetime]) -> list[WebhookDelivery]:
+                       served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
+                       ) -> list[WebhookDelivery]:
         # A committed lease, not a lock held while posting: no transaction stays open across the network. The
         # UPDATE re-checks the lease on a row another claim changed meanwhile (READ COMMITTED re-reads it), so two
         # claims never lease one row. Each tenant's due rows are numbered in due order and the first of every
         # tenant comes before any second: a tenant with thousands due takes its share, not the batch.
         now = clock()
+        known = sorted(set(busy) | set(served))
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
             rows = conn.execute(
                 "UPDATE webhook_outbox o SET lease_owner = %(owner)s, lease_until = %(until)s FROM ("
                 " SELECT seq FROM (SELECT w.seq, w.next_attempt_at, coalesce(b.busy, 0) AS busy,"
+                "  coalesce(b.served, -1) AS served,"
                 "  row_number() OVER (PARTITION BY w.tenant ORDER BY w.next_attempt_at, w.seq) AS turn"
-                "  FROM webhook_outbox w LEFT JOIN unnest(%(tenants)s::text[], %(busy)s::integer[]) AS b(tenant, busy)"
-                "  ON b.tenant = w.tenant WHERE w.status = 'pending' AND w.next_attempt_at <= %(now)s"
+                "  FROM webhook_outbox w LEFT JOIN"
+                "  unnest(%(tenants)s::text[], %(busy)s::integer[], %(served)s::bigint[]) AS b(tenant, busy, served)"
+                "  ON b.tenant = w.tenant"
+                "  WHERE w.status = 'pending' AND w.next_attempt_at <= %(now)s"
                 "  AND (w.lease_until IS NULL OR w.lease_until <= %(now)s)) d"
-                " WHERE d.turn <= %(cap)s - d.busy ORDER BY d.turn, d.next_attempt_at, d.seq LIMIT %(limit)s) c"
+                " WHERE d.turn <= %(cap)s - d.busy ORDER BY d.turn, d.served, d.next_attempt_at, d.seq"
+                " LIMIT %(limit)s) c"
                 " WHERE o.seq = c.seq AND o.status = 'pending' AND (o.lease_until IS NULL OR o.lease_until <= %(now)s)"
                 f" RETURNING {', '.join('o.' + c.strip() for c in _WEBHOOK_COLS.split(','))}",
                 {"owner": owner, "until": now + timedelta(seconds=lease), "now": now, "cap": per_endpoint,
-                 "limit": limit, "tenants": list(busy), "busy": list(busy.values())}).fetchall()
+                 "limit": limit, "tenants": list(known), "busy": [busy.get(t, 0) for t in known],
+                 "served": [served.get(t, -1) for t in known]}).fetchall()
         return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
 
     def record_webhook(self, owner: str, outcome: WebhookOutcome, *, clock: Callable[[], datetime]) -> bool:

@@ -505,7 +505,8 @@ class SqliteEventStore:
     # -- webhooks ---------------------------------------------------------------------------------------
 
     def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
-                       lease: float, clock: Callable[[], datetime]) -> list[WebhookDelivery]:
+                       served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
+                       ) -> list[WebhookDelivery]:
         # The same committed lease as on PostgreSQL; the one writer lock makes the claim exclusive.
         now = clock()
         at = format_time(now)
@@ -513,15 +514,19 @@ class SqliteEventStore:
                        (at,)).fetchone() is None:
             return []  # nothing due: no write transaction
         with self._write() as conn:
-            conn.execute("CREATE TEMP TABLE IF NOT EXISTS webhook_busy (tenant TEXT PRIMARY KEY, busy INTEGER)")
-            conn.execute("DELETE FROM webhook_busy")
-            conn.executemany("INSERT INTO webhook_busy VALUES (?, ?)", list(busy.items()))
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS webhook_turns (tenant TEXT PRIMARY KEY, busy INTEGER,"
+                         " served INTEGER)")
+            conn.execute("DELETE FROM webhook_turns")
+            conn.executemany("INSERT INTO webhook_turns VALUES (?, ?, ?)",
+                             [(t, busy.get(t, 0), served.get(t, -1)) for t in set(busy) | set(served)])
             seqs = [r[0] for r in conn.execute(
                 "SELECT seq FROM (SELECT w.seq, w.next_attempt_at, coalesce(b.busy, 0) AS busy,"
+                " coalesce(b.served, -1) AS served,"
                 " row_number() OVER (PARTITION BY w.tenant ORDER BY w.next_attempt_at, w.seq) AS turn"
-                " FROM webhook_outbox w LEFT JOIN webhook_busy b ON b.tenant = w.tenant"
+                " FROM webhook_outbox w LEFT JOIN webhook_turns b ON b.tenant = w.tenant"
                 " WHERE w.status = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL"
-                " OR w.lease_until <= ?)) WHERE turn <= ? - busy ORDER BY turn, next_attempt_at, seq LIMIT ?",
+                " OR w.lease_until <= ?)) WHERE turn <= ? - busy ORDER BY turn, served, next_attempt_at, seq"
+                " LIMIT ?",
                 (at, at, per_endpoint, limit)).fetchall()]
             conn.executemany("UPDATE webhook_outbox SET lease_owner = ?, lease_until = ? WHERE seq = ?",
                              [(owner, format_time(now + timedelta(seconds=lease)), seq) for seq in seqs])
