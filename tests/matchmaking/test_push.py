@@ -163,6 +163,56 @@ def test_a_callback_url_needs_a_secret_and_a_url(config: Config, api: Players) -
     assert bad.status_code == 400 and "callback_url" in bad.get_json()["errors"]
 
 
+def test_a_callback_endpoint_that_hangs_holds_back_neither_the_matcher_nor_other_portals(
+        api: Players, store: Redis, config: Config) -> None:
+    """Callbacks are posted off the matcher's thread, at most two at once to one host: a portal whose endpoint
+    accepts and never answers costs the matcher's tick nothing, and another portal's callbacks arrive while its
+    attempts are still waiting for their deadline."""
+    import socket as sockets
+
+    hung: list[sockets.socket] = []
+    hanging = sockets.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        while True:
+            try:
+                hung.append(hanging.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    receiver = Receiver(failures=0)
+    config = config.with_(webhook_secret=SECRET, webhook_timeout=4.0)
+    sender = CallbackSender(store, config)
+    matcher = Matcher(store, config, GameServiceClient(config.game_service_url, API_KEY), callbacks=sender)
+    hang_url = f"http://127.0.0.1:{hanging.getsockname()[1]}/hook"
+    try:
+        hanging_ids = [api.post("/v1/tickets", json={**TICKET, "callback_url": hang_url}, player=p).get_json()
+                       ["ticket_id"] for p in ("hang-a", "hang-b", "hang-c", "hang-d")]
+        started = time.monotonic()
+        while len(hung) < 2 and time.monotonic() - started < 10:  # the hanging portal's callbacks in flight
+            matcher.tick()
+            time.sleep(0.05)
+        assert len(hung) == 2  # two at once to that host, the other two wait their turn
+        ids = [api.post("/v1/tickets", json={**TICKET, "callback_url": receiver.url}, player=p).get_json()
+               ["ticket_id"] for p in ("calm-a", "calm-b")]
+        started = time.monotonic()
+        while len(receiver.received) < 2:
+            tick = time.monotonic()
+            matcher.tick()
+            assert time.monotonic() - tick < 1.0, "a tick waited for a callback"
+            assert time.monotonic() - started < 3.0, "the other portal's callbacks waited for the hanging one"
+            time.sleep(0.05)
+    finally:
+        matcher.close()
+        receiver.stop()
+        hanging.close()
+        for conn in hung:
+            conn.close()
+    assert {json.loads(body)["ticket"]["ticket_id"] for _, body in receiver.received} == set(ids)
+    assert len(hanging_ids) == 4
+
+
 @pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.5/h",
                                  "http://[::1]:8080/h", "http://localhost:8080/h", "http://127.0.0.1:8080/h"])
 def test_a_callback_url_inside_the_cluster_is_refused(config: Config, url: str,
