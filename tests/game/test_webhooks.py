@@ -606,3 +606,82 @@ def test_a_claim_is_a_committed_lease_and_a_late_record_is_refused(own_database:
     finally:
         first.close()
         second.close()
+
+
+def test_an_endpoint_that_hangs_holds_back_no_other_on_either_backend(own_database: str,
+                                                                     receiver: Receiver) -> None:
+    """A delivery thread as `make run` has it (SQLite) or a replica (PostgreSQL), every delivery setting at its
+    default: a tenant whose endpoint accepts and never answers has hundreds of webhooks due, and another tenant's
+    webhooks, written meanwhile, arrive within 2 s each, once; the hanging endpoint holds two of the worker's
+    slots at a time, and after five failures none while its circuit is open."""
+    from torres_game.config import Config
+    from torres_game.store import open_store
+    from torres_game.store.base import GameRecord, GameSecret, NewEvent, WebhookRow
+    from torres_service.principals import Registries, Registry, Tenant, Webhook
+
+    hung: list[socket.socket] = []
+    hanging = socket.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        while True:
+            try:
+                hung.append(hanging.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    stuck, calm = f"stuck{uuid.uuid4().hex[:6]}", f"calm{uuid.uuid4().hex[:6]}"
+    registry = Registry({stuck: Tenant(stuck, webhook=Webhook(f"http://127.0.0.1:{hanging.getsockname()[1]}/", SECRET)),
+                         calm: Tenant(calm, webhook=Webhook(receiver.url, SECRET))})
+    store = open_store(own_database, migrations_dir=MIGRATIONS)
+    store.migrate()
+
+    def write(tenant: str, count: int) -> list[str]:
+        game_id = f"g-{uuid.uuid4().hex[:12]}"
+        hooks = [WebhookRow(f"{game_id}.{n}.turn.started", tenant, "turn.started", {"id": f"{game_id}.{n}.x"})
+                 for n in range(1, count + 1)]
+        store.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                                     tenant=tenant, webhooks=True),
+                          GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=hooks)
+        return [h.delivery_id for h in hooks]
+
+    write(stuck, 300)
+    worker = WebhookWorker(store, Registries(registry), Config(database_url=own_database))
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run, args=(stop,), daemon=True)
+    thread.start()
+    written: dict[str, float] = {}
+    arrived: dict[str, float] = {}
+
+    def watch() -> None:  # when each of the calm tenant's webhooks was first seen at its endpoint
+        while not stop.is_set():
+            for r in receiver.snapshot():
+                arrived.setdefault(r.delivery_id, time.monotonic())
+            time.sleep(0.02)
+
+    threading.Thread(target=watch, daemon=True).start()
+    try:
+        wait_for(lambda: len(hung) >= 2, 10, "the hanging endpoint's first attempts")
+        for _ in range(30):
+            at = time.monotonic()
+            for delivery_id in write(calm, 1):
+                written[delivery_id] = at
+            time.sleep(0.1)
+        wait_for(lambda: set(arrived) >= set(written), 10, "the calm tenant's webhooks")
+    finally:
+        stop.set()
+        worker.wake()
+        thread.join(15)
+        worker.close()  # its attempts in flight end at their deadline, and are recorded
+        hanging.close()
+        for conn in hung:
+            conn.close()
+    got = receiver.snapshot()
+    assert sorted(r.delivery_id for r in got) == sorted(written)  # each once
+    assert max(arrived[d] - at for d, at in written.items()) < 2.0
+    assert len(hung) <= 6  # two at a time, five failures, then the circuit: not 300 attempts
+    rows = {w.delivery_id: w for w in outbox(store)}
+    assert all(rows[d].status == "delivered" for d in written)
+    stuck_rows = [w for w in outbox(store, stuck) if w.attempts]
+    assert stuck_rows and {w.last_error for w in stuck_rows} <= {"ReadTimeout"}
+    store.close()

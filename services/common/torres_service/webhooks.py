@@ -201,7 +201,8 @@ class _Resolver:
     def _lookup(self, host: str, port: int, future: concurrent.futures.Future[list[tuple[int, str]]]) -> None:
         try:
             found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            future.set_result([(family, str(address[0])) for family, _, _, _, address in found])
+            # a link-local IPv6 address may carry its zone ("fe80::1%eth0"): judged without it, and refused
+            future.set_result([(family, str(address[0]).split("%", 1)[0]) for family, _, _, _, address in found])
         except BaseException as exc:  # handed to the waiting attempt
             future.set_exception(exc)
         finally:
