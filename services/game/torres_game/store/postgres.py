@@ -576,10 +576,11 @@ class PostgresEventStore:
         # tenant comes before any second: a tenant with thousands due takes its share, not the batch.
         now = clock()
         known = sorted(set(busy) | set(served))
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
+        # One statement, committed on its own like the record below (a lost claim is only a lease that never was).
+        with self.pool.connection() as conn:
             rows = conn.execute(
-                "UPDATE webhook_outbox o SET lease_owner = %(owner)s, lease_until = %(until)s FROM ("
+                "WITH quick AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))"
+                " UPDATE webhook_outbox o SET lease_owner = %(owner)s, lease_until = %(until)s FROM ("
                 " SELECT seq FROM (SELECT w.seq, w.next_attempt_at, coalesce(b.busy, 0) AS busy,"
                 "  coalesce(b.served, -1) AS served,"
                 "  row_number() OVER (PARTITION BY w.tenant ORDER BY w.next_attempt_at, w.seq) AS turn"
@@ -591,6 +592,7 @@ class PostgresEventStore:
                 " WHERE d.turn <= %(cap)s - d.busy ORDER BY d.turn, d.served, d.next_attempt_at, d.seq"
                 " LIMIT %(limit)s) c"
                 " WHERE o.seq = c.seq AND o.status = 'pending' AND (o.lease_until IS NULL OR o.lease_until <= %(now)s)"
+                " AND EXISTS (SELECT FROM quick)"
                 f" RETURNING {', '.join('o.' + c.strip() for c in _WEBHOOK_COLS.split(','))}",
                 {"owner": owner, "until": now + timedelta(seconds=lease), "now": now, "cap": per_endpoint,
                  "limit": limit, "tenants": list(known), "busy": [busy.get(t, 0) for t in known],
@@ -598,16 +600,17 @@ class PostgresEventStore:
         return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
 
     def record_webhook(self, owner: str, outcome: WebhookOutcome, *, clock: Callable[[], datetime]) -> bool:
-        with self.pool.connection() as conn, conn.transaction():
-            # The record commits without waiting for its WAL flush: a crash can lose the last of them, which
-            # delivery at least once allows for (a lost record is posted again, with the same delivery id).
-            conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
+        # One statement, committed on its own (the pool's connections autocommit): one round trip. It commits
+        # without waiting for its WAL flush (set_config's local setting holds until this statement's own commit): a
+        # crash can lose the last records, which delivery at least once allows for (posted again, same id).
+        with self.pool.connection() as conn:
             cur = conn.execute(
-                "UPDATE webhook_outbox SET attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,"
+                "WITH quick AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))"
+                " UPDATE webhook_outbox SET attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,"
                 " last_status = %s, last_error = %s, status = %s,"
                 " delivered_at = CASE WHEN %s THEN %s ELSE delivered_at END,"
                 " next_attempt_at = coalesce(%s, next_attempt_at)"
-                " WHERE seq = %s AND status = 'pending' AND lease_owner = %s",
+                " WHERE seq = %s AND status = 'pending' AND lease_owner = %s AND EXISTS (SELECT FROM quick)",
                 (outcome.status, outcome.error, _status_of(outcome), outcome.delivered, clock(), outcome.retry_at,
                  outcome.seq, owner))
             return cur.rowcount == 1
