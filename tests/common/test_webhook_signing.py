@@ -274,6 +274,33 @@ def test_an_attempt_ends_by_its_deadline_whatever_the_endpoint_does(endpoint: Ca
         poster.close()
 
 
+def test_a_resolver_that_does_not_answer_holds_only_its_own_attempt_and_not_past_the_deadline(
+        endpoint: Callable[..., RawEndpoint], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name whose DNS servers take 5 s (the system resolver, stood in for by a getaddrinfo that sleeps for that
+    one name): its attempt fails at its own deadline, and a post to another endpoint made meanwhile is not held."""
+    real = socket.getaddrinfo
+
+    def slow(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "slow-dns.example":
+            time.sleep(5)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    poster = webhooks.Poster(1.0, allow=LOOPBACK)
+    target = endpoint("keep-alive")
+    try:
+        with ThreadPoolExecutor(2) as slots:
+            started = time.monotonic()
+            stuck = slots.submit(poster.post, "http://slow-dns.example/hooks", SECRET, b"{}", "d1")
+            time.sleep(0.1)
+            assert poster.post(target.url, SECRET, b"{}", "d2") == webhooks.Attempt(True, 200)
+            assert time.monotonic() - started < 0.8  # not behind the other endpoint's resolution
+            assert stuck.result() == webhooks.Attempt(False, None, "ConnectTimeout")
+            assert time.monotonic() - started < 1.8  # its own deadline, not the resolver's 5 s
+    finally:
+        poster.close()
+
+
 def test_a_name_that_does_not_resolve_fails_as_a_connect_error() -> None:
     poster = webhooks.Poster(2.0)
     try:
