@@ -76,6 +76,24 @@ def test_the_keys_cli_sets_a_webhook_prints_its_secret_once_and_lists_none(tmp_p
     assert Registry.from_json(json.loads(path.read_text())).tenants["portal"].webhook is None
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/hooks", "http://localhost/hooks", "http://10.0.0.7/hooks",
+                                 "http://169.254.169.254/latest/meta-data/", "https://[fd00::1]/hooks"])
+def test_the_keys_cli_refuses_a_webhook_inside_the_cluster_unless_its_range_is_allowed(
+        url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tenants.json"
+
+    def cli(*args: str) -> dict:
+        return keys_cli.run(keys_cli.parser().parse_args(["--file", str(path), *args]))
+
+    monkeypatch.delenv("TORRES_WEBHOOK_ALLOW_NETWORKS", raising=False)
+    cli("add-tenant", "portal")
+    with pytest.raises(SystemExit, match="not a public address"):
+        cli("set-webhook", "portal", "--url", url, "--secret", SECRET)
+    assert Registries(path=str(path)).current.tenant("portal").webhook is None  # type: ignore[union-attr]
+    monkeypatch.setenv("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8,10.0.0.0/8,169.254.0.0/16,fc00::/7")
+    assert cli("set-webhook", "portal", "--url", url, "--secret", SECRET)["url"] == url
+
+
 def test_the_single_key_default_takes_its_webhook_from_two_variables() -> None:
     registry = Registries.from_env({"TORRES_WEBHOOK_URL": "http://127.0.0.1:9/hooks", "TORRES_WEBHOOK_SECRET": SECRET},
                                    api_key="k").current
