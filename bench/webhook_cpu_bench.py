@@ -12,9 +12,8 @@ this shared two-core machine, more than any one of these parts; a process's CPU 
   ``turn.started`` row of the usual size, on two throwaway databases: this checkout's migrations, and the same with
   ``torres_write_webhooks`` as ``--against`` defined it. The backend's CPU (``/proc/<pid>/schedstat``) per append;
   the row's cost is the difference with and without it, per round, the median over rounds.
-* **delivery**: ``--rows`` outbox rows, then ``WebhookWorker.deliver_due`` until none is left (8 posts at once, a
-  batch of 20), posting to one receiver: this checkout's worker, ``--against``'s (its ``torres_game/webhooks.py``
-  and ``torres_service/webhooks.py`` from git, on this checkout's store), and this checkout's with no post at all
+* **delivery**: ``--rows`` outbox rows, then ``WebhookWorker.deliver_due`` until none is left (8 posts at once to
+  one receiver, each recorded in its own transaction): this checkout's worker, and the same with no post at all
   (the claim and the record alone). The process's CPU (all threads) per webhook.
 * **receiver**: ``--rows`` posts (8 threads) to this checkout's ``webhook_bench.py --receive`` and to
   ``--against``'s; the receiver process's CPU per webhook.
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import os
 import statistics
@@ -37,7 +35,6 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import webhook_bench
@@ -131,43 +128,13 @@ def outbox(against: str, rows: int, rounds: int) -> None:
 
 # -- delivery -----------------------------------------------------------------------------------------------
 
-def load_module(name: str, text: str, folder: Path) -> ModuleType:
-    path = folder / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def against_worker(against: str, folder: Path) -> type:
-    """``--against``'s ``WebhookWorker``, posting through its own ``Poster``: both modules from git, the worker's
-    loaded into this checkout's ``torres_game`` package (its store and config are this checkout's) with its metrics
-    registered in place of this checkout's (prometheus refuses a second collector of a name)."""
-    from prometheus_client import REGISTRY
-
-    from torres_game import webhooks as current
-
-    old_signing = load_module("against_signing", git_show(against, "services/common/torres_service/webhooks.py"),
-                              folder)
-    for metric in (current.WRITTEN, current.ATTEMPTS, current.LATENCY):
-        REGISTRY.unregister(metric)
-    module = load_module("torres_game.against_worker", git_show(against, "services/game/torres_game/webhooks.py"),
-                         folder)
-    module.signing = old_signing  # type: ignore[attr-defined]
-    return module.WebhookWorker  # type: ignore[no-any-return]
-
-
-def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
+def delivery(rows: int, rounds: int, folder: Path) -> None:
     from torres_game.config import Config
     from torres_game.store import PostgresEventStore
-    from torres_game.store.base import WebhookOutcome
     from torres_game.webhooks import WebhookWorker
     from torres_service.principals import Registries, Registry, Webhook
+    from torres_service.webhooks import Attempt
 
-    workers = {"this": WebhookWorker, "against": against_worker(against, folder), "none": WebhookWorker}
     with throwaway_database("torres_delivery_bench") as url, \
             webhook_bench.receiver(folder / "received.txt") as (hook, _):
         store = PostgresEventStore(url, min_size=1, max_size=4, migrations_dir=MIGRATIONS)
@@ -175,16 +142,16 @@ def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
         game_id = new_bench_game(store)
         version = [1]
         registries = Registries(Registry.single_key("default", webhook=Webhook(hook, SECRET)))
-        config = Config(database_url=url, webhook_batch=20, webhook_concurrency=8)
+        config = Config(database_url=url, webhook_batch=20, webhook_concurrency=8, webhook_endpoint_concurrency=8)
 
         def deliver(kind: str) -> Callable[[], float]:
             def run() -> float:
                 for _ in range(rows):
                     append(store, game_id, version[0], webhook=True)
                     version[0] += 1
-                worker = workers[kind](store, registries, config)
+                worker = WebhookWorker(store, registries, config)
                 if kind == "none":
-                    worker._attempts = lambda claimed: [WebhookOutcome(d.seq, True, 200) for d in claimed]
+                    worker._poster.post = lambda *_: Attempt(True, 200)  # type: ignore[method-assign]
                 started, delivered = time.process_time(), 0
                 while claimed := worker.deliver_due():
                     delivered += claimed
@@ -194,10 +161,10 @@ def delivery(against: str, rows: int, rounds: int, folder: Path) -> None:
                 return spent / delivered * 1e6
             return run
 
-        figures = rounds_of({"this checkout's worker": deliver("this"), f"{against}'s worker": deliver("against"),
+        figures = rounds_of({"this checkout's worker": deliver("this"),
                              "no post (claim and record only)": deliver("none")}, rounds)
         store.close()
-    print(f"# delivery: the worker process's CPU per webhook ({rows} a round, 8 at once, batches of 20)")
+    print(f"# delivery: the worker process's CPU per webhook ({rows} a round, 8 at once, one endpoint)")
     for name, values in figures.items():
         show(f"  {name}", values)
 
@@ -246,12 +213,13 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1000, help="appends, webhooks or posts per variant and round")
     parser.add_argument("--only", choices=("outbox", "delivery", "receiver"))
     args = parser.parse_args()
+    os.environ.setdefault("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8")  # the receivers are on loopback
     print(f"# {os.cpu_count()} CPUs, load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as folder:
         if args.only in (None, "outbox"):
             outbox(args.against, args.rows, args.rounds)
         if args.only in (None, "delivery"):
-            delivery(args.against, args.rows, args.rounds, Path(folder))
+            delivery(args.rows, args.rounds, Path(folder))
         if args.only in (None, "receiver"):
             receiver(args.against, args.rows, args.rounds, Path(folder))
     print(f"# load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

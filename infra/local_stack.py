@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     # matchmaker's development issuer gives the web lobby (or curl) a token for a name, with the service key.
     env.setdefault("TORRES_PLAYER_TOKEN_SECRET", secrets.token_urlsafe(48))
     env.setdefault("TORRES_DEV_ISSUER", "1")
+    env.setdefault("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8,::1/128")  # webhooks to a portal on this machine
 
     children: list[subprocess.Popen[bytes]] = []
 

@@ -49,6 +49,8 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class (i
     ("webhook_bench.py", ["--pairs", "1", "--slice-seconds", "1", "--games", "2"],
      "ratio webhooks on / off (accepted actions/s)", [POSTGRES]),
     ("webhook_cpu_bench.py", ["--rounds", "1", "--rows", "40"], "the webhook row, this checkout", [POSTGRES]),
+    ("webhook_isolation_bench.py", ["--seconds", "10", "--kill-at", "1000", "--drain", "30"],
+     "B  latency append -> arrival", [POSTGRES]),
     ("write_bench.py", ["--rounds", "1", "--writers", "1,2", "--slice-seconds", "0.5", "--processes", "2",
                         "--connections", "4", "--http-pairs", "1", "--http-games", "2", "--http-seconds", "1"],
      "ratio notice after the commit", [POSTGRES]),

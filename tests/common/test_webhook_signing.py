@@ -3,6 +3,7 @@ and the matchmaker's callbacks send, and what a receiver checks; and the tenants
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import hmac
@@ -16,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,6 +28,8 @@ from torres_service import webhooks
 from torres_service.principals import Registries, Registry
 
 SECRET = "a-portal-chosen-webhook-secret"
+#: The endpoints here are on loopback: a poster reaches them only when told it may.
+LOOPBACK = webhooks.allowed_networks("127.0.0.0/8")
 
 
 def test_a_signed_attempt_verifies_and_anything_changed_does_not() -> None:
@@ -72,6 +76,24 @@ def test_the_keys_cli_sets_a_webhook_prints_its_secret_once_and_lists_none(tmp_p
     assert Registry.from_json(json.loads(path.read_text())).tenants["portal"].webhook is None
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/hooks", "http://localhost/hooks", "http://10.0.0.7/hooks",
+                                 "http://169.254.169.254/latest/meta-data/", "https://[fd00::1]/hooks"])
+def test_the_keys_cli_refuses_a_webhook_inside_the_cluster_unless_its_range_is_allowed(
+        url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tenants.json"
+
+    def cli(*args: str) -> dict:
+        return keys_cli.run(keys_cli.parser().parse_args(["--file", str(path), *args]))
+
+    monkeypatch.delenv("TORRES_WEBHOOK_ALLOW_NETWORKS", raising=False)
+    cli("add-tenant", "portal")
+    with pytest.raises(SystemExit, match="not a public address"):
+        cli("set-webhook", "portal", "--url", url, "--secret", SECRET)
+    assert Registries(path=str(path)).current.tenant("portal").webhook is None  # type: ignore[union-attr]
+    monkeypatch.setenv("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8,10.0.0.0/8,169.254.0.0/16,fc00::/7")
+    assert cli("set-webhook", "portal", "--url", url, "--secret", SECRET)["url"] == url
+
+
 def test_the_single_key_default_takes_its_webhook_from_two_variables() -> None:
     registry = Registries.from_env({"TORRES_WEBHOOK_URL": "http://127.0.0.1:9/hooks", "TORRES_WEBHOOK_SECRET": SECRET},
                                    api_key="k").current
@@ -91,6 +113,8 @@ class RawEndpoint:
     ANSWERS: ClassVar[dict[str, str]] = {
         "close-delimited": "HTTP/1.1 {status} X\r\n\r\nthe body ends where the connection does",
         "chunked-dribble": "HTTP/1.1 {status} X\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+        "trickle": "HTTP/1.1 {status} X\r\nContent-Length: 40\r\n\r\n" + "x" * 40,
+        "too-large": "HTTP/1.1 {status} X\r\nContent-Length: 1000000\r\n\r\n" + "x" * 1_000_000,
     }
 
     def __init__(self, behaviour: str, status: int = 200, *, together: int = 1,
@@ -122,7 +146,7 @@ class RawEndpoint:
             except (ssl.SSLError, OSError):  # the client refused the certificate
                 conn.close()
                 return
-        with conn:
+        with conn, contextlib.suppress(ConnectionResetError, BrokenPipeError):  # the client gave up
             data = b""
             while True:
                 while b"\r\n\r\n" not in data:
@@ -142,16 +166,22 @@ class RawEndpoint:
                     return
                 if self.behaviour == "hang-up":
                     return
+                if self.behaviour == "reset":  # an RST, not a FIN: SO_LINGER of 0 seconds
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                    return
                 if self.behaviour == "together":
                     try:
                         self._together.wait(timeout=3)
                     except threading.BrokenBarrierError:
                         return
                 answer = self.ANSWERS.get(self.behaviour, "HTTP/1.1 {status} X\r\nContent-Length: 0\r\n\r\n")
-                if self.behaviour == "chunked-dribble":  # a byte at a time: the response arrives in pieces
+                if self.behaviour in ("chunked-dribble", "trickle"):  # a byte at a time: the answer in pieces
                     for byte in answer.format(status=self.status).encode():
-                        conn.sendall(bytes([byte]))
-                        time.sleep(0.001)
+                        try:
+                            conn.sendall(bytes([byte]))
+                        except OSError:
+                            return  # the client gave up
+                        time.sleep(0.001 if self.behaviour == "chunked-dribble" else 0.1)
                 else:
                     conn.sendall(answer.format(status=self.status).encode())
                 if self.behaviour in ("close-unannounced", "close-delimited"):
@@ -177,7 +207,7 @@ def endpoint() -> Iterator[Callable[..., RawEndpoint]]:
 
 def test_the_poster_keeps_a_connection_alive_and_opens_another_when_the_peer_closed_it(
         endpoint: Callable[..., RawEndpoint]) -> None:
-    poster = webhooks.Poster(2.0)
+    poster = webhooks.Poster(2.0, allow=LOOPBACK)
     kept, closing = endpoint("keep-alive"), endpoint("close-unannounced")
     try:
         for n in range(3):
@@ -194,7 +224,7 @@ def test_the_poster_keeps_a_connection_alive_and_opens_another_when_the_peer_clo
 
 
 def test_the_poster_names_each_failure_as_the_delivery_log_always_has(endpoint: Callable[..., RawEndpoint]) -> None:
-    poster = webhooks.Poster(0.5)
+    poster = webhooks.Poster(0.5, allow=LOOPBACK)
     refused = socket.create_server(("127.0.0.1", 0))
     port = refused.getsockname()[1]
     refused.close()  # nobody listens there now
@@ -217,7 +247,7 @@ def test_the_poster_names_each_failure_as_the_delivery_log_always_has(endpoint: 
 
 def test_the_poster_reads_a_response_in_pieces_chunked_or_ended_by_the_close(
         endpoint: Callable[..., RawEndpoint]) -> None:
-    poster = webhooks.Poster(2.0)
+    poster = webhooks.Poster(2.0, allow=LOOPBACK)
     dribble, delimited = endpoint("chunked-dribble"), endpoint("close-delimited")
     try:
         for n in range(2):
@@ -229,28 +259,134 @@ def test_the_poster_reads_a_response_in_pieces_chunked_or_ended_by_the_close(
     assert (dribble.connections, delimited.connections) == (1, 2)
 
 
-def test_the_poster_has_its_connections_worth_of_attempts_in_flight_at_once(
-        endpoint: Callable[..., RawEndpoint]) -> None:
-    """The delivery worker's batch is posted from one thread, several at a time: an endpoint that answers nobody
-    before four requests are open at once gets its four from a poster of four connections, and from a poster of
-    one gets one request and no answer in time."""
-    four, one = webhooks.Poster(5.0, connections=4), webhooks.Poster(1.0, connections=1)
-    target, alone = endpoint("together", together=4), endpoint("together", together=4)
-    posts = [webhooks.Post(target.url, SECRET, b'{"n": %d}' % n, f"d{n}") for n in range(4)]
+def test_the_poster_has_attempts_in_flight_from_many_threads_at_once(endpoint: Callable[..., RawEndpoint]) -> None:
+    """The delivery worker posts from several slots at once through one poster: an endpoint that answers nobody
+    before four requests are open at once gets its four."""
+    poster = webhooks.Poster(5.0, connections=4, allow=LOOPBACK)
+    target = endpoint("together", together=4)
     try:
-        assert four.post_all(posts) == [webhooks.Attempt(True, 200)] * 4
-        outcomes = one.post_all([webhooks.Post(alone.url, p.secret, p.body, p.delivery_id) for p in posts])
+        with ThreadPoolExecutor(4) as slots:
+            outcomes = list(slots.map(lambda n: poster.post(target.url, SECRET, b'{"n": %d}' % n, f"d{n}"), range(4)))
     finally:
-        four.close()
-        one.close()
-    assert outcomes[0] == webhooks.Attempt(False, None, "ReadTimeout")
-    assert not any(outcome.ok for outcome in outcomes)
+        poster.close()
+    assert outcomes == [webhooks.Attempt(True, 200)] * 4
+
+
+def test_an_attempt_ends_by_its_deadline_whatever_the_endpoint_does(endpoint: Callable[..., RawEndpoint]) -> None:
+    """The timeout is one deadline for the whole attempt: an answer that trickles in a byte every 0.1 s (each
+    wait far shorter than the timeout) fails when the deadline comes, as a hung endpoint does; a reset and a
+    response too large fail with their names, and none of them counts as delivered."""
+    poster = webhooks.Poster(0.5, allow=LOOPBACK)
+    try:
+        started = time.monotonic()
+        assert poster.post(endpoint("trickle").url, SECRET, b"{}", "d") == webhooks.Attempt(False, None, "ReadTimeout")
+        assert time.monotonic() - started < 1.0
+        started = time.monotonic()
+        assert poster.post(endpoint("silent").url, SECRET, b"{}", "d") == webhooks.Attempt(False, None, "ReadTimeout")
+        assert time.monotonic() - started < 1.0
+        assert poster.post(endpoint("reset").url, SECRET, b"{}", "d") == webhooks.Attempt(
+            False, None, "RemoteProtocolError")
+        assert poster.post(endpoint("too-large").url, SECRET, b"{}", "d") == webhooks.Attempt(
+            False, 200, "ResponseTooLarge")
+    finally:
+        poster.close()
+
+
+def test_a_resolver_that_does_not_answer_holds_only_its_own_attempt_and_not_past_the_deadline(
+        endpoint: Callable[..., RawEndpoint], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name whose DNS servers take 5 s (the system resolver, stood in for by a getaddrinfo that sleeps for that
+    one name): its attempt fails at its own deadline, and a post to another endpoint made meanwhile is not held."""
+    real = socket.getaddrinfo
+
+    def slow(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "slow-dns.example":
+            time.sleep(5)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    poster = webhooks.Poster(1.0, allow=LOOPBACK)
+    target = endpoint("keep-alive")
+    try:
+        with ThreadPoolExecutor(2) as slots:
+            started = time.monotonic()
+            stuck = slots.submit(poster.post, "http://slow-dns.example/hooks", SECRET, b"{}", "d1")
+            time.sleep(0.1)
+            assert poster.post(target.url, SECRET, b"{}", "d2") == webhooks.Attempt(True, 200)
+            assert time.monotonic() - started < 0.8  # not behind the other endpoint's resolution
+            assert stuck.result() == webhooks.Attempt(False, None, "ConnectTimeout")
+            assert time.monotonic() - started < 1.8  # its own deadline, not the resolver's 5 s
+    finally:
+        poster.close()
+
+
+def test_a_name_that_does_not_resolve_fails_as_a_connect_error() -> None:
+    poster = webhooks.Poster(2.0)
+    try:
+        assert poster.post("http://no-such-host.invalid/hooks", SECRET, b"{}", "d") == webhooks.Attempt(
+            False, None, "ConnectError")
+    finally:
+        poster.close()
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:{port}/", "http://[::1]:{port}/", "http://localhost:{port}/",
+                                 "http://10.1.2.3:{port}/", "http://192.168.0.1:{port}/", "http://172.16.0.1:{port}/",
+                                 "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/",
+                                 "http://[::ffff:127.0.0.1]:{port}/", "http://100.64.0.1/", "http://0.0.0.0:{port}/",
+                                 "http://[fe80::1]/"])
+def test_a_webhook_is_refused_to_a_loopback_private_link_local_or_metadata_address(
+        url: str, endpoint: Callable[..., RawEndpoint]) -> None:
+    """By default, whether the URL names the address or it is what the URL's name resolves to: nothing is
+    sent there. The allow setting's ranges are the one way past it."""
+    target = endpoint("keep-alive")
+    url = url.format(port=target.url.split(":")[2].split("/")[0])
+    assert webhooks.url_refusal(url) is not None
+    poster = webhooks.Poster(1.0, allow=())
+    try:
+        assert poster.post(url, SECRET, b"{}", "d") == webhooks.Attempt(False, None, "ForbiddenAddress")
+    finally:
+        poster.close()
+    assert target.connections == 0
+    assert webhooks.url_refusal("https://hooks.example.com/torres") is None
+    assert webhooks.url_refusal("http://93.184.216.34/hooks") is None
+
+
+def test_a_name_that_resolves_to_a_private_address_when_posting_is_refused(
+        endpoint: Callable[..., RawEndpoint]) -> None:
+    """DNS rebinding: a name accepted when it was given (no address in it) but resolving to loopback when the
+    post is made. This machine's own name resolves so (127.0.0.1 in /etc/hosts, or a container's private
+    address); the poster refuses it unless the allow setting lists that range."""
+    name = socket.gethostname()
+    resolved = {ipaddress.ip_address(a[4][0]) for a in socket.getaddrinfo(name, 80, type=socket.SOCK_STREAM)}
+    assert resolved and not any(webhooks.is_outside(a) for a in resolved), resolved
+    target = endpoint("keep-alive")
+    url = target.url.replace("127.0.0.1", name)
+    assert webhooks.url_refusal(url) is None  # a name: accepted when given
+    refusing = webhooks.Poster(1.0, allow=())
+    allowing = webhooks.Poster(1.0, allow=[ipaddress.ip_network(f"{a}/{a.max_prefixlen}") for a in resolved]
+                               + list(LOOPBACK))
+    try:
+        assert refusing.post(url, SECRET, b"{}", "d") == webhooks.Attempt(False, None, "ForbiddenAddress")
+        assert target.connections == 0
+        if any(a.is_loopback for a in resolved):
+            assert allowing.post(url, SECRET, b"{}", "d") == webhooks.Attempt(True, 200)
+    finally:
+        refusing.close()
+        allowing.close()
+
+
+def test_the_allow_setting_reads_ranges_and_refuses_what_does_not_parse() -> None:
+    assert webhooks.allowed_networks("127.0.0.0/8, ::1/128") == (ipaddress.ip_network("127.0.0.0/8"),
+                                                                 ipaddress.ip_network("::1/128"))
+    assert webhooks.allowed_networks("") == ()
+    with pytest.raises(ValueError):
+        webhooks.allowed_networks("localhost")
+    assert webhooks.url_refusal("http://127.0.0.1:1/", webhooks.allowed_networks("127.0.0.0/8")) is None
 
 
 def test_the_poster_refuses_to_put_a_line_break_or_a_space_into_its_request(
         endpoint: Callable[..., RawEndpoint]) -> None:
     """A header injected through a delivery id or a URL: refused before anything is sent."""
-    poster = webhooks.Poster(1.0)
+    poster = webhooks.Poster(1.0, allow=LOOPBACK)
     target = endpoint("keep-alive")
     try:
         assert poster.post(target.url, SECRET, b"{}", "d\r\nX-Injected: 1") == webhooks.Attempt(
@@ -293,8 +429,8 @@ def test_the_poster_posts_over_tls_and_refuses_a_certificate_it_does_not_trust(
     server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server.load_cert_chain(cert, key)
     target = endpoint("keep-alive", tls=server)
-    trusting = webhooks.Poster(2.0, tls=ssl.create_default_context(cafile=str(cert)))
-    default = webhooks.Poster(2.0)  # the system's roots: a self-signed certificate is an impostor's
+    trusting = webhooks.Poster(2.0, tls=ssl.create_default_context(cafile=str(cert)), allow=LOOPBACK)
+    default = webhooks.Poster(2.0, allow=LOOPBACK)  # the system's roots: a self-signed certificate is an impostor's
     try:
         for n in range(2):
             assert trusting.post(target.url, SECRET, b'{"n": %d}' % n, f"d{n}") == webhooks.Attempt(True, 200)
@@ -310,6 +446,7 @@ GEVENT_POSTS = """
 from gevent import monkey
 monkey.patch_all()
 import http.server, os, selectors, sys, threading
+from concurrent.futures import ThreadPoolExecutor
 from torres_service import webhooks
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -326,8 +463,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
-poster = webhooks.Poster(2.0, connections=4)
-outcomes = poster.post_all([webhooks.Post(url, "s", b"{}", f"d{n}") for n in range(10)])
+poster = webhooks.Poster(2.0, connections=4, allow=webhooks.allowed_networks("127.0.0.0/8"))
+with ThreadPoolExecutor(4) as slots:
+    outcomes = list(slots.map(lambda n: poster.post(url, "s", b"{}", f"d{n}"), range(10)))
 if "--many-descriptors" in sys.argv:  # the next connections' numbers beyond select()'s 1 024, then reused
     poster.close()
     held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]

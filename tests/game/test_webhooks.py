@@ -49,6 +49,13 @@ SECRET = "a-portal-chosen-webhook-secret"
 HUMANS = [{"kind": "human", "player_id": "p0", "display_name": "Ada"}, {"kind": "human", "player_id": "p1"}]
 
 
+@pytest.fixture(autouse=True)
+def loopback_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The receivers here are on loopback, which a webhook may reach only when the allow setting lists it (the
+    processes these tests start inherit it)."""
+    monkeypatch.setenv("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -327,8 +334,10 @@ def test_delivery_survives_an_endpoint_down_failing_and_too_slow(database_url: s
     cli(tenants, "add-tenant", name)
     key = add_key(tenants, name, "games")
     cli(tenants, "set-webhook", name, "--url", down.url, "--secret", SECRET)
+    # Every row of the endpoint in one look, and no circuit: this is each row's own back-off (the endpoint's
+    # circuit and its cap are the isolation tests').
     app = create_app(make_config(database_url, tenants_file=str(tenants), webhook_interval=0, webhook_timeout=0.4,
-                                 webhook_attempts=5))
+                                 webhook_attempts=5, webhook_endpoint_concurrency=8, webhook_circuit=0))
     svc: GameService = app.extensions["torres_game"]
     clock = Clock()  # the worker's: moved past each back-off by the test (the wait itself is not tested)
     worker = WebhookWorker(svc.store, svc.access.registries, svc.config, clock=clock)
@@ -397,7 +406,8 @@ def test_a_delivery_worker_killed_mid_batch_loses_nothing(
         svc: GameService = app.extensions["torres_game"]
         client = app.test_client()
         env = {**os.environ, "DATABASE_URL": url, "TORRES_TENANTS_FILE": str(tenants),
-               "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "TORRES_WEBHOOK_LEASE": "2", "TORRES_WEBHOOK_BATCH": "12",
+               "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "TORRES_WEBHOOK_LEASE": "2",
+               "TORRES_WEBHOOK_TIMEOUT": "1", "TORRES_WEBHOOK_BATCH": "12",
                "TORRES_WEBHOOK_CONCURRENCY": "3", "TORRES_WEBHOOK_INTERVAL": "0.05", "TORRES_JSON_LOGS": "1",
                "TORRES_WEBHOOK_METRICS_PORT": "0"}
 
@@ -413,6 +423,7 @@ def test_a_delivery_worker_killed_mid_batch_loses_nothing(
             wait_for(lambda: len(receiver.snapshot()) >= 4, 30, "the first deliveries")
             first.send_signal(signal.SIGKILL)
             first.wait(10)
+            time.sleep(0.5)  # the posts it had in flight reach the receiver (which answers after 0.15 s)
             pending = [w for w in outbox(svc.store, "portal") if w.status == "pending"]
             assert pending, "the worker finished before it was killed"
             in_flight = {r.delivery_id for r in receiver.snapshot()} & {w.delivery_id for w in pending}
@@ -548,63 +559,129 @@ def test_a_process_without_the_tenants_file_writes_the_webhooks_of_a_game_that_h
         other.close()
 
 
-@pytest.mark.postgres
-def test_a_worker_that_hangs_holding_rows_gives_them_up_after_its_lease(
-        throwaway_database: Callable[[str], Any]) -> None:
-    """On PostgreSQL a claim is the rows' lock, held while they are posted: a killed worker's connection goes with
-    it (the test above); one that stops answering is ended by the server after its lease, idle in its transaction,
-    and another worker then posts the rows, once."""
-    from datetime import UTC, datetime
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def own_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Both backends, PostgreSQL in a database of the test's own: its claims lease every due row, of any tenant."""
+    if request.param == "postgres":
+        with request.getfixturevalue("throwaway_database")("torres_hooks_lease") as url:
+            yield url
+    else:
+        yield f"sqlite:///{tmp_path / 'lease.sqlite3'}"
 
-    from torres_game.store import PostgresEventStore
+
+def test_a_claim_is_a_committed_lease_and_a_late_record_is_refused(own_database: str) -> None:
+    """A claim commits its lease before anything is posted (no transaction stays open across the network): while
+    it lasts no other claim gets the row, once it has passed the next claim does, and the first claimant's late
+    record is then refused while the second's counts, once."""
+    from datetime import UTC, datetime, timedelta
+
+    from torres_game.store import open_store
     from torres_game.store.base import GameRecord, GameSecret, NewEvent, WebhookOutcome, WebhookRow
 
-    with throwaway_database("torres_hooks_hang") as url:
-        first, second = (PostgresEventStore(url, migrations_dir=MIGRATIONS, max_size=2) for _ in range(2))
-        first.migrate()
-        game_id = f"g-{uuid.uuid4().hex[:12]}"
-        hook = WebhookRow(f"{game_id}.1.game.created", "portal", "game.created", {"id": f"{game_id}.1.game.created"})
-        first.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
-                                     tenant="portal", webhooks=True),
-                          GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
-        posting, release = threading.Event(), threading.Event()
-        hung: list[BaseException] = []
-        hung_at: list[float] = []
-
-        def hang(claimed: list[WebhookDelivery]) -> list[WebhookOutcome]:
-            hung_at.append(time.monotonic())  # its transaction went idle just before
-            posting.set()
-            release.wait(30)  # the endpoint, or this worker, stops answering
-            return [WebhookOutcome(d.seq, True, 200) for d in claimed]
-
-        def first_worker() -> None:
-            try:
-                first.deliver_webhooks(hang, limit=10, lease=1.0, clock=lambda: datetime.now(UTC))
-            except BaseException as exc:  # its transaction was ended by the server
-                hung.append(exc)
-
-        clock = lambda: datetime.now(UTC)  # noqa: E731
-        posted: list[str] = []
-
-        def post(claimed: list[WebhookDelivery]) -> list[WebhookOutcome]:
-            posted.extend(d.delivery_id for d in claimed)
-            return [WebhookOutcome(d.seq, True, 200) for d in claimed]
-
-        thread = threading.Thread(target=first_worker, daemon=True)
-        thread.start()
-        try:
-            assert posting.wait(10)
-            assert second.deliver_webhooks(post, limit=10, lease=1.0, clock=clock) == 0  # the first one holds it
-            while not posted and time.monotonic() - hung_at[0] < 10:
-                second.deliver_webhooks(post, limit=10, lease=1.0, clock=clock)
-                time.sleep(0.05)
-            assert posted == [hook.delivery_id]
-            assert 0.8 < time.monotonic() - hung_at[0] < 5  # after the lease, not before
-        finally:
-            release.set()
-            thread.join(10)
-        assert hung, "the hung worker's record was accepted after its lease"
-        [row] = outbox(second, "portal")
-        assert (row.status, row.attempts) == ("delivered", 1)
+    first = open_store(own_database, migrations_dir=MIGRATIONS)
+    second = open_store(own_database, migrations_dir=MIGRATIONS)
+    first.migrate()
+    tenant = f"lease{uuid.uuid4().hex[:6]}"
+    game_id = f"g-{uuid.uuid4().hex[:12]}"
+    hook = WebhookRow(f"{game_id}.1.game.created", tenant, "game.created", {"id": f"{game_id}.1.game.created"})
+    first.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                                 tenant=tenant, webhooks=True),
+                      GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
+    now = datetime.now(UTC) + timedelta(seconds=1)
+    try:
+        [claimed] = [d for d in first.claim_webhooks("one", limit=10, per_endpoint=5, busy={}, served={}, lease=30,
+                                                     clock=lambda: now) if d.tenant == tenant]
+        # committed: another connection sees the lease at once, and within it claims nothing of this tenant
+        assert not [d for d in second.claim_webhooks("two", limit=10, per_endpoint=5, busy={}, served={}, lease=30,
+                                                     clock=lambda: now + timedelta(seconds=29)) if d.tenant == tenant]
+        later = now + timedelta(seconds=31)
+        [again] = [d for d in second.claim_webhooks("two", limit=10, per_endpoint=5, busy={}, served={}, lease=30,
+                                                    clock=lambda: later) if d.tenant == tenant]
+        assert again.seq == claimed.seq
+        assert not first.record_webhook("one", WebhookOutcome(claimed.seq, True, 200), clock=lambda: later)
+        assert second.record_webhook("two", WebhookOutcome(claimed.seq, True, 200), clock=lambda: later)
+        assert not second.record_webhook("two", WebhookOutcome(claimed.seq, True, 200), clock=lambda: later)
+        [row] = outbox(second, tenant)
+        assert (row.status, row.attempts, row.last_status) == ("delivered", 1, 200)
+    finally:
         first.close()
         second.close()
+
+
+def test_an_endpoint_that_hangs_holds_back_no_other_on_either_backend(own_database: str,
+                                                                     receiver: Receiver) -> None:
+    """A delivery thread as `make run` has it (SQLite) or a replica (PostgreSQL), every delivery setting at its
+    default: a tenant whose endpoint accepts and never answers has hundreds of webhooks due, and another tenant's
+    webhooks, written meanwhile, arrive within 2 s each, once; the hanging endpoint holds two of the worker's
+    slots at a time, and after five failures none while its circuit is open."""
+    from torres_game.config import Config
+    from torres_game.store import open_store
+    from torres_game.store.base import GameRecord, GameSecret, NewEvent, WebhookRow
+    from torres_service.principals import Registries, Registry, Tenant, Webhook
+
+    hung: list[socket.socket] = []
+    hanging = socket.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        while True:
+            try:
+                hung.append(hanging.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    stuck, calm = f"stuck{uuid.uuid4().hex[:6]}", f"calm{uuid.uuid4().hex[:6]}"
+    registry = Registry({stuck: Tenant(stuck, webhook=Webhook(f"http://127.0.0.1:{hanging.getsockname()[1]}/", SECRET)),
+                         calm: Tenant(calm, webhook=Webhook(receiver.url, SECRET))})
+    store = open_store(own_database, migrations_dir=MIGRATIONS)
+    store.migrate()
+
+    def write(tenant: str, count: int) -> list[str]:
+        game_id = f"g-{uuid.uuid4().hex[:12]}"
+        hooks = [WebhookRow(f"{game_id}.{n}.turn.started", tenant, "turn.started", {"id": f"{game_id}.{n}.x"})
+                 for n in range(1, count + 1)]
+        store.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                                     tenant=tenant, webhooks=True),
+                          GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=hooks)
+        return [h.delivery_id for h in hooks]
+
+    write(stuck, 300)
+    worker = WebhookWorker(store, Registries(registry), Config(database_url=own_database))
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run, args=(stop,), daemon=True)
+    thread.start()
+    written: dict[str, float] = {}
+    arrived: dict[str, float] = {}
+
+    def watch() -> None:  # when each of the calm tenant's webhooks was first seen at its endpoint
+        while not stop.is_set():
+            for r in receiver.snapshot():
+                arrived.setdefault(r.delivery_id, time.monotonic())
+            time.sleep(0.02)
+
+    threading.Thread(target=watch, daemon=True).start()
+    try:
+        wait_for(lambda: len(hung) >= 2, 10, "the hanging endpoint's first attempts")
+        for _ in range(30):
+            at = time.monotonic()
+            for delivery_id in write(calm, 1):
+                written[delivery_id] = at
+            time.sleep(0.1)
+        wait_for(lambda: set(arrived) >= set(written), 10, "the calm tenant's webhooks")
+    finally:
+        stop.set()
+        worker.wake()
+        thread.join(15)
+        worker.close()  # its attempts in flight end at their deadline, and are recorded
+        hanging.close()
+        for conn in hung:
+            conn.close()
+    got = receiver.snapshot()
+    assert sorted(r.delivery_id for r in got) == sorted(written)  # each once
+    assert max(arrived[d] - at for d, at in written.items()) < 2.0
+    assert len(hung) <= 6  # two at a time, five failures, then the circuit: not 300 attempts
+    rows = {w.delivery_id: w for w in outbox(store)}
+    assert all(rows[d].status == "delivered" for d in written)
+    stuck_rows = [w for w in outbox(store, stuck) if w.attempts]
+    assert stuck_rows and {w.last_error for w in stuck_rows} <= {"ReadTimeout"}
+    store.close()

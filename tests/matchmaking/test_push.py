@@ -36,6 +36,13 @@ TICKET = {"player_counts": [2], "edition": "rio_grande", "master": False, "max_w
 SECRET = "test-webhook-secret"
 
 
+@pytest.fixture(autouse=True)
+def loopback_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The callback receivers here are on loopback, which a callback may reach only when the allow setting lists
+    it (read by the matchmaker's tickets and callback sender when they are made)."""
+    monkeypatch.setenv("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8")
+
+
 @pytest.fixture
 def api(config: Config) -> Players:
     config = config.with_(webhook_secret=SECRET)
@@ -154,6 +161,97 @@ def test_a_callback_url_needs_a_secret_and_a_url(config: Config, api: Players) -
     assert refused.status_code == 400 and "callback_url" in refused.get_json()["errors"]
     bad = api.post("/v1/tickets", json={**TICKET, "callback_url": "ftp://x/h"}, player="badhook")
     assert bad.status_code == 400 and "callback_url" in bad.get_json()["errors"]
+
+
+def test_a_callback_endpoint_that_hangs_holds_back_neither_the_matcher_nor_other_portals(
+        api: Players, store: Redis, config: Config) -> None:
+    """Callbacks are posted off the matcher's thread, at most two at once to one host: a portal whose endpoint
+    accepts and never answers costs the matcher's tick nothing, and another portal's callbacks arrive while its
+    attempts are still waiting for their deadline."""
+    import socket as sockets
+
+    hung: list[sockets.socket] = []
+    hanging = sockets.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        while True:
+            try:
+                hung.append(hanging.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    receiver = Receiver(failures=0)
+    config = config.with_(webhook_secret=SECRET, webhook_timeout=4.0)
+    sender = CallbackSender(store, config)
+    matcher = Matcher(store, config, GameServiceClient(config.game_service_url, API_KEY), callbacks=sender)
+    hang_url = f"http://127.0.0.1:{hanging.getsockname()[1]}/hook"
+    try:
+        hanging_ids = [api.post("/v1/tickets", json={**TICKET, "callback_url": hang_url}, player=p).get_json()
+                       ["ticket_id"] for p in ("hang-a", "hang-b", "hang-c", "hang-d")]
+        started = time.monotonic()
+        while len(hung) < 2 and time.monotonic() - started < 10:  # the hanging portal's callbacks in flight
+            matcher.tick()
+            time.sleep(0.05)
+        assert len(hung) == 2  # two at once to that host, the other two wait their turn
+        ids = [api.post("/v1/tickets", json={**TICKET, "callback_url": receiver.url}, player=p).get_json()
+               ["ticket_id"] for p in ("calm-a", "calm-b")]
+        started = time.monotonic()
+        while len(receiver.received) < 2:
+            tick = time.monotonic()
+            matcher.tick()
+            assert time.monotonic() - tick < 1.0, "a tick waited for a callback"
+            assert time.monotonic() - started < 3.0, "the other portal's callbacks waited for the hanging one"
+            time.sleep(0.05)
+    finally:
+        matcher.close()
+        receiver.stop()
+        hanging.close()
+        for conn in hung:
+            conn.close()
+    assert {json.loads(body)["ticket"]["ticket_id"] for _, body in receiver.received} == set(ids)
+    assert len(hanging_ids) == 4
+
+
+@pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.5/h",
+                                 "http://[::1]:8080/h", "http://localhost:8080/h", "http://127.0.0.1:8080/h"])
+def test_a_callback_url_inside_the_cluster_is_refused(config: Config, url: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loopback, private, link-local and metadata addresses are refused when the ticket names them (400, with
+    the field), unless the allow setting lists their range."""
+    monkeypatch.delenv("TORRES_WEBHOOK_ALLOW_NETWORKS")
+    config = config.with_(webhook_secret=SECRET)
+    players = Players(create_app(config, services=Services.build(config)).test_client())
+    refused = players.post("/v1/tickets", json={**TICKET, "callback_url": url}, player="inside")
+    assert refused.status_code == 400, refused.get_json()
+    assert refused.headers["Content-Type"].startswith("application/problem+json")
+    assert "callback_url" in refused.get_json()["errors"]
+
+
+def test_a_callback_whose_name_resolves_inside_the_cluster_is_never_posted(
+        api: Players, store: Redis, config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DNS rebinding: a name accepted with the ticket that resolves to loopback when the callback is sent is not
+    posted to (this machine's own name resolves to a non-public address); the attempt counts as failed."""
+    import socket as sockets
+
+    receiver = Receiver(failures=0)
+    url = receiver.url.replace("127.0.0.1", sockets.gethostname())
+    monkeypatch.delenv("TORRES_WEBHOOK_ALLOW_NETWORKS")
+    config = config.with_(webhook_secret=SECRET)
+    sender = CallbackSender(store, config)
+    matcher = Matcher(store, config, GameServiceClient(config.game_service_url, API_KEY), callbacks=sender)
+    try:
+        ids = [api.post("/v1/tickets", json={**TICKET, "callback_url": url}, player=p).get_json()["ticket_id"]
+               for p in ("rebind-a", "rebind-b")]
+        deadline = time.monotonic() + 20
+        while not all(int(store.client.hget(store.keys.ticket(t), "hook_attempts") or 0) >= 1 for t in ids):
+            assert time.monotonic() < deadline, "no callback attempt was made"
+            matcher.tick()
+            time.sleep(0.1)
+    finally:
+        matcher.close()
+        receiver.stop()
+    assert receiver.received == []
 
 
 # -- event-driven wake-ups (Redis sharded pub/sub, one listener per process) -----------------------------------

@@ -32,6 +32,7 @@ from .principals import (
     key_digest,
     new_key,
 )
+from .webhooks import allowed_networks, url_refusal
 
 
 def load(path: str) -> Registry:
@@ -134,6 +135,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 webhook = Webhook.from_json({"url": args.url, "secret": secret})
             except ValueError as exc:
                 raise SystemExit(str(exc)) from None
+            refusal = url_refusal(webhook.url, allowed_networks())
+            if refusal is not None:  # the delivery worker would post inside the cluster, where the tenant names
+                raise SystemExit(f"webhook url {webhook.url!r}: {refusal}")
             tenants[args.name] = replace(tenant, webhook=webhook)
             out = {"tenant": args.name, "url": webhook.url}
             if not args.secret:

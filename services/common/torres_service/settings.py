@@ -189,12 +189,13 @@ _HTTP = ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimi
          "torres_service.cors:ORIGINS")
 SOURCES: dict[str, tuple[str, ...]] = {
     "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", "torres_game.webhooks:METRICS_PORT",
-             "torres_game.webhooks:METRICS_HOST", *_HTTP),
-    "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS", *_HTTP),
+             "torres_game.webhooks:METRICS_HOST", "torres_service.webhooks:ALLOW_NETWORKS", *_HTTP),
+    "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS",
+                    "torres_service.webhooks:ALLOW_NETWORKS", *_HTTP),
     "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS", "torres_service.logs:LOG_LEVEL"),
     "gunicorn": ("torres_service.serving:SETTINGS",),
     "healthcheck": ("torres_service.healthcheck:SETTINGS",),
-    "keys": ("torres_service.principals:TENANTS_FILE",),
+    "keys": ("torres_service.principals:TENANTS_FILE", "torres_service.webhooks:ALLOW_NETWORKS"),
 }
 
 

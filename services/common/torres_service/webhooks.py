@@ -11,26 +11,31 @@ A delivery is a ``POST`` of a JSON body with three headers:
 A receiver recomputes the signature over the raw body it got and refuses a timestamp further than its tolerance
 from its own clock (a replayed old delivery); :func:`verify` does both. Failed attempts are retried after
 :func:`backoff` seconds: 1, 2, 4, ... up to :data:`MAX_BACKOFF`.
+
+:class:`Poster` makes the attempts, through httpcore (the connection pool under httpx): each attempt ends by one
+deadline, and goes only to public addresses unless ``TORRES_WEBHOOK_ALLOW_NETWORKS`` lists others.
 """
 
 from __future__ import annotations
 
-import errno
+import concurrent.futures
 import hashlib
 import hmac
+import ipaddress
+import math
 import re
-import select
-import selectors
 import socket
 import ssl
 import threading
 import time
 import urllib.parse
-from collections import deque
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-import httptools
+import httpcore
+
+from .settings import Setting
 
 SIGNATURE_HEADER = "X-Torres-Signature"
 TIMESTAMP_HEADER = "X-Torres-Timestamp"
@@ -79,6 +84,64 @@ def backoff(attempts: int, *, base: float = 1.0, cap: float = MAX_BACKOFF) -> fl
     return min(cap, base * 2.0 ** max(0, attempts - 1))
 
 
+# -- where a webhook may go ----------------------------------------------------------------------------------
+
+ALLOW_NETWORKS = Setting(
+    "TORRES_WEBHOOK_ALLOW_NETWORKS", "address ranges (CIDR, comma-separated) that game webhooks and ticket "
+    "callbacks may be posted to although they are not public: loopback, private, link-local and cloud-metadata "
+    "addresses are refused otherwise, both in the URL and in what its name resolves to when posting. For "
+    "development only (`make run`, the example portal: `127.0.0.0/8,::1/128`)", default="")
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: Names that are loopback by definition (RFC 6761), refused like 127.0.0.1 without asking a resolver.
+_LOOPBACK_NAMES = ("localhost", "localhost.")
+
+
+def allowed_networks(text: str | None = None) -> tuple[Network, ...]:
+    """The ranges ``TORRES_WEBHOOK_ALLOW_NETWORKS`` lists (``text``, or the process's environment); a range that
+    does not parse is an error at start, not a silently narrower list."""
+    value = ALLOW_NETWORKS.read() if text is None else text
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in value.split(",") if part.strip())
+
+
+def is_outside(address: Address, allow: Iterable[Network] = ()) -> bool:
+    """Whether a post may go to ``address``: a public (globally routable, not multicast) address, or one in
+    ``allow``. An IPv4 address wrapped in IPv6 (``::ffff:127.0.0.1``, 6to4) is judged as the IPv4 address it
+    reaches."""
+    if isinstance(address, ipaddress.IPv6Address):
+        address = address.ipv4_mapped or address.sixtofour or address
+    if any(address.version == net.version and address in net for net in allow):
+        return True
+    return address.is_global and not address.is_multicast
+
+
+def url_refusal(url: str, allow: Iterable[Network] = ()) -> str | None:
+    """Why ``url`` may not receive webhooks, or None: not http(s), no host, or a host that is an address (or
+    ``localhost``) outside the public internet and not allowed. A name is judged again by what it resolves to at
+    each connection (:class:`Poster`), since what it resolves to can change after it was accepted."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        return "not a URL"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "an http(s) URL with a host"
+    host = parts.hostname
+    if host.lower() in _LOOPBACK_NAMES or host.lower().endswith(".localhost"):
+        addresses: list[Address] = [ipaddress.ip_address("127.0.0.1")]
+    else:
+        try:
+            addresses = [ipaddress.ip_address(host)]
+        except ValueError:
+            return None  # a name: judged when it is resolved
+    if not all(is_outside(a, allow) for a in addresses):
+        return f"{host} is not a public address (TORRES_WEBHOOK_ALLOW_NETWORKS lists the ranges allowed besides)"
+    return None
+
+
+# -- the poster ----------------------------------------------------------------------------------------------
+
 @dataclass(frozen=True)
 class Attempt:
     """What one attempt came to: accepted (a 2xx), the HTTP status if any answered, and the error otherwise."""
@@ -88,271 +151,215 @@ class Attempt:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class Post:
-    """One attempt to make: where, signed with what, the body and the delivery id."""
-
-    url: str
-    secret: str
-    body: bytes
-    delivery_id: str
-
-
 #: What may stand in a request line's target or a header value we send: visible ASCII, no space, no CR or LF.
 _TOKEN = re.compile(r"[\x21-\x7e]+")
-#: A wait of an exchange: the socket and the selector events it waits for.
-_Wait = tuple[socket.socket, int]
-_Endpoint = tuple[str, str, int]
+#: The most of a response body read: a receiver has nothing to say to us beyond its status.
+MAX_RESPONSE = 64 * 1024
 
 
-class _Failed(Exception):
-    """An exchange ended without an acceptable HTTP answer: ``name`` is what the delivery log records."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
+class ForbiddenAddress(httpcore.ConnectError):
+    """The endpoint's name resolved to an address outside the public internet that is not allowed."""
 
 
-class _Response:
-    """httptools' callbacks for one response: its status, and whether the connection may carry another."""
+class _Deadline(threading.local):
+    """When the current attempt of this thread (greenlet, under gevent) must be over: every wait of its
+    connection's socket is cut to what is left."""
+
+    until = math.inf
+
+    def left(self) -> float:
+        return self.until - time.monotonic()
+
+
+class _Resolver:
+    """``getaddrinfo`` off the posting thread, waited for no longer than the attempt has left; one lookup of a
+    name at a time (a name whose servers do not answer ties up one thread, however many attempts want it)."""
 
     def __init__(self) -> None:
-        self.parser = httptools.HttpResponseParser(self)
-        self.status: int | None = None
-        self.keep_alive = False
-        self.complete = False
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[str, int], concurrent.futures.Future[list[tuple[int, str]]]] = {}
 
-    def on_headers_complete(self) -> None:
-        self.status = self.parser.get_status_code()
-        self.keep_alive = self.parser.should_keep_alive()
+    def resolve(self, host: str, port: int, timeout: float) -> list[tuple[int, str]]:
+        try:
+            literal = ipaddress.ip_address(host.strip("[]"))
+            return [(socket.AF_INET6 if literal.version == 6 else socket.AF_INET, str(literal))]
+        except ValueError:
+            pass
+        with self._lock:
+            future = self._pending.get((host, port))
+            if future is None:
+                future = self._pending[host, port] = concurrent.futures.Future()
+                threading.Thread(target=self._lookup, args=(host, port, future), daemon=True,
+                                 name="torres-webhook-resolve").start()
+        try:
+            return future.result(timeout=max(0.0, timeout))
+        except concurrent.futures.TimeoutError:
+            raise httpcore.ConnectTimeout(f"resolving {host}") from None
+        except OSError as exc:
+            raise httpcore.ConnectError(f"resolving {host}: {exc}") from exc
 
-    def on_message_complete(self) -> None:
-        self.complete = True
+    def _lookup(self, host: str, port: int, future: concurrent.futures.Future[list[tuple[int, str]]]) -> None:
+        try:
+            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            # a link-local IPv6 address may carry its zone ("fe80::1%eth0"): judged without it, and refused
+            future.set_result([(family, str(address[0]).split("%", 1)[0]) for family, _, _, _, address in found])
+        except BaseException as exc:  # handed to the waiting attempt
+            future.set_exception(exc)
+        finally:
+            with self._lock:
+                self._pending.pop((host, port), None)
+
+
+class _Stream(httpcore.NetworkStream):
+    """A connection whose every read, write and handshake waits no longer than its attempt has left."""
+
+    def __init__(self, inner: httpcore.NetworkStream, deadline: _Deadline) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def _left(self, timeout: float | None, error: type[httpcore.TimeoutException]) -> float:
+        left = self._deadline.left()
+        if left <= 0:
+            raise error("the attempt's deadline passed")
+        return left if timeout is None else min(timeout, left)
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, self._left(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, self._left(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        inner = self._inner.start_tls(ssl_context, server_hostname, self._left(timeout, httpcore.ConnectTimeout))
+        return _Stream(inner, self._deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _Backend(httpcore.NetworkBackend):
+    """httpcore's network backend (its documented point of extension) with what a webhook needs of a
+    connection: the name resolved within the attempt's deadline, every address checked before it is connected to
+    (so a name that resolves to a private address later, DNS rebinding, is refused too), and the addresses tried
+    in turn within what is left of the deadline, not each with a fresh timeout."""
+
+    def __init__(self, allow: tuple[Network, ...], deadline: _Deadline) -> None:
+        self._allow = allow
+        self._deadline = deadline
+        self._resolver = _Resolver()
+        self._sync = httpcore.SyncBackend()
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        addresses = self._resolver.resolve(host, port, self._deadline.left())
+        if not addresses or not all(is_outside(ipaddress.ip_address(a), self._allow) for _, a in addresses):
+            raise ForbiddenAddress(f"{host} resolves to {', '.join(a for _, a in addresses) or 'no address'}")
+        error: httpcore.ConnectError | httpcore.ConnectTimeout = httpcore.ConnectError(f"{host}: no address")
+        for _, address in addresses:
+            left = self._deadline.left()
+            if left <= 0:
+                raise httpcore.ConnectTimeout(f"connecting to {host}")
+            try:
+                stream = self._sync.connect_tcp(address, port, left if timeout is None else min(timeout, left),
+                                                local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                error = exc
+                continue
+            return _Stream(stream, self._deadline)
+        raise error
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("webhooks go over TCP")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+#: The delivery log's name of each failure httpcore raises (the first that matches).
+_FAILURES: tuple[tuple[type[Exception], str], ...] = (
+    (ForbiddenAddress, "ForbiddenAddress"),
+    (httpcore.ConnectTimeout, "ConnectTimeout"),
+    (httpcore.PoolTimeout, "ConnectTimeout"),
+    (httpcore.ReadTimeout, "ReadTimeout"),
+    (httpcore.WriteTimeout, "ReadTimeout"),
+    (httpcore.ConnectError, "ConnectError"),
+    (httpcore.ReadError, "RemoteProtocolError"),  # reset, or closed under us
+    (httpcore.WriteError, "RemoteProtocolError"),
+    (httpcore.RemoteProtocolError, "RemoteProtocolError"),
+    (httpcore.LocalProtocolError, "InvalidURL"),
+    (httpcore.UnsupportedProtocol, "InvalidURL"),
+)
 
 
 class Poster:
-    """Posts signed attempts, several at once from one thread, over kept-alive connections: what every sender of
-    webhooks here uses (the game service's delivery workers, a batch at a time; the matchmaker's callbacks, one at a
-    time), from any number of threads or greenlets.
+    """Posts signed attempts over kept-alive connections, from any number of threads or greenlets at once: what
+    every sender of webhooks here uses (the game service's delivery workers, the matchmaker's callbacks).
 
-    Non-blocking sockets multiplexed by :mod:`selectors` (gevent's, cooperatively, once a gevent worker has patched
-    it), each exchange a generator that yields what it waits for; the request head written here (it is ours: a fixed
-    shape, every value checked to be a header token) and the response read by httptools (llhttp, the parser uvicorn
-    uses). Not a general client: a worker delivering a portal's webhooks does little but post, and through
-    ``http.client`` on 8 threads the delivery worker spent 237 µs of CPU per webhook, against 60 µs this way, 23 µs
-    of either being the claim and the record (``bench/webhook_cpu_bench.py``, side by side; docs/performance.md,
-    "Webhooks"); through urllib3 it had spent more again. What it keeps of a client: connections reused only when
-    idle and not closed by the peer, a timeout on connecting and on each wait of an exchange, TLS verified by the
-    default context, no retries inside an attempt and no redirects followed (an attempt is one request, its outcome
-    recorded and retried after :func:`backoff` by the caller; a 3xx is not an acceptance). A failure is named as the
-    delivery log always has (``ConnectError``, ``ConnectTimeout``, ``ReadTimeout``, ``RemoteProtocolError``).
+    httpcore's connection pool (the layer of httpx that does HTTP/1.1 and pooling; httpx itself offers no way to
+    give its transport a network backend) with :class:`_Backend` under it. An attempt is one request: no retries
+    inside it, no redirect followed (a 3xx is not an acceptance), TLS verified by the default context. It ends by
+    one deadline, ``timeout`` seconds after it starts, covering resolving, connecting, TLS, sending and the whole
+    response: an endpoint that answers a byte at a time fails when the deadline comes. A response body beyond
+    :data:`MAX_RESPONSE` fails the attempt too. Failures are named as the delivery log records them
+    (``ConnectError``, ``ConnectTimeout``, ``ReadTimeout``, ``RemoteProtocolError``, ``ForbiddenAddress``,
+    ``ResponseTooLarge``, ``HTTP <status>``).
     """
 
-    def __init__(self, timeout: float, *, connections: int = 8, tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, timeout: float, *, connections: int = 8, tls: ssl.SSLContext | None = None,
+                 allow: Iterable[Network] | None = None) -> None:
         self._timeout = timeout
-        #: Attempts in flight at once, and idle connections kept per endpoint.
-        self._keep = max(1, connections)
-        self._idle: dict[_Endpoint, list[socket.socket]] = {}
-        self._lock = threading.Lock()
-        self._tls = tls or ssl.create_default_context()  # the system's roots; a test's own CA where it passes one
+        self._allow = allowed_networks() if allow is None else tuple(allow)
+        self._deadline = _Deadline()
+        # No cap on connections: the caller bounds the attempts in flight (per endpoint, and in all); a cap here
+        # would have one endpoint's hung connections hold the others' attempts in the pool's queue.
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=tls or ssl.create_default_context(), max_connections=None,
+            max_keepalive_connections=max(1, connections), keepalive_expiry=60.0, retries=0,
+            network_backend=_Backend(self._allow, self._deadline))
+
+    def refusal(self, url: str) -> str | None:
+        """Why ``url`` is refused before any connection (see :func:`url_refusal`), or None."""
+        return url_refusal(url, self._allow)
 
     def post(self, url: str, secret: str, body: bytes, delivery_id: str) -> Attempt:
         """One signed attempt; never raises for what the receiver or the network did (that is the attempt's
         outcome)."""
-        return self.post_all([Post(url, secret, body, delivery_id)])[0]
-
-    def post_all(self, posts: Sequence[Post]) -> list[Attempt]:
-        """Each of ``posts`` attempted once, ``connections`` of them in flight at a time; their outcomes in order."""
-        outcomes: dict[int, Attempt] = {}
-        waiting: deque[int] = deque(range(len(posts)))
-        exchanges: dict[int, Generator[_Wait, None, Attempt]] = {}
-        waits: dict[int, tuple[socket.socket, float]] = {}  # what each exchange waits on, and until when
-        with selectors.DefaultSelector() as selector:
-
-            def advance(n: int, error: BaseException | None = None) -> None:
-                """Run exchange ``n`` to its next wait (or its end), after its last one came or timed out."""
-                try:
-                    sock, events = exchanges[n].send(None) if error is None else exchanges[n].throw(error)
-                except StopIteration as done:
-                    outcomes[n] = done.value
-                    del exchanges[n]
-                    return
-                selector.register(sock, events, n)
-                waits[n] = sock, time.monotonic() + self._timeout
-
-            while waiting or exchanges:
-                while waiting and len(exchanges) < self._keep:
-                    n = waiting.popleft()
-                    exchanges[n] = self._exchange(posts[n])
-                    advance(n)
-                if not waits:
-                    continue
-                for key, _ in selector.select(max(0.0, min(until for _, until in waits.values()) - time.monotonic())):
-                    selector.unregister(waits.pop(key.data)[0])
-                    advance(key.data)
-                now = time.monotonic()
-                for n in [n for n, (_, until) in waits.items() if until <= now]:
-                    selector.unregister(waits.pop(n)[0])
-                    advance(n, TimeoutError())
-        return [outcomes[n] for n in range(len(posts))]
-
-    def _exchange(self, post: Post) -> Generator[_Wait, None, Attempt]:
-        """One attempt, from taking or opening a connection to the response's status."""
         try:
-            parts = urllib.parse.urlsplit(post.url)
-            endpoint = (parts.scheme, parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
-        except ValueError as exc:  # a port that is not a number
+            parts = urllib.parse.urlsplit(url)
+            parts.port  # noqa: B018 - a port that is not a number raises here
+        except ValueError as exc:
             return Attempt(False, None, type(exc).__name__)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        host = parts.netloc.rpartition("@")[2]  # the Host header: the URL's host and port, without credentials
         if parts.scheme not in ("http", "https") or not parts.hostname or not _TOKEN.fullmatch(target) \
-                or not _TOKEN.fullmatch(host):
+                or not _TOKEN.fullmatch(parts.netloc):
             return Attempt(False, None, "InvalidURL")
-        if not _TOKEN.fullmatch(post.delivery_id):
+        if self.refusal(url) is not None:
+            return Attempt(False, None, "ForbiddenAddress")
+        if not _TOKEN.fullmatch(delivery_id):
             return Attempt(False, None, "InvalidDeliveryId")
-        headers = signed_headers(post.secret, post.body, post.delivery_id)
-        request = (f"POST {target} HTTP/1.1\r\nHost: {host}\r\n"
-                   + "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-                   + f"Content-Length: {len(post.body)}\r\nUser-Agent: torres-webhooks\r\n\r\n").encode() + post.body
-        sock = self._take(endpoint)
-        phase = "exchange"
+        headers = {**signed_headers(secret, body, delivery_id), "User-Agent": "torres-webhooks"}
+        timeouts = dict.fromkeys(("connect", "read", "write", "pool"), self._timeout)
+        self._deadline.until = time.monotonic() + self._timeout
         try:
-            if sock is None:
-                phase = "connect"
-                sock = yield from self._connect(endpoint)
-                phase = "exchange"
-            yield from _send(sock, request)
-            response = yield from _receive(sock)
-        except TimeoutError:
-            _close(sock)
-            return Attempt(False, None, "ConnectTimeout" if phase == "connect" else "ReadTimeout")
-        except _Failed as failed:  # only an exchange fails so (connecting fails with an OSError)
-            _close(sock)
-            return Attempt(False, None, failed.name)
-        except OSError as exc:  # refused, unreachable, a name that does not resolve, a certificate refused, reset
-            _close(sock)
-            if phase == "connect":
-                return Attempt(False, None, "ConnectError")
-            reset = isinstance(exc, ConnectionResetError | BrokenPipeError)
-            return Attempt(False, None, "RemoteProtocolError" if reset else type(exc).__name__)
-        assert sock is not None and response.status is not None
-        if response.complete and response.keep_alive:
-            self._give(endpoint, sock)
-        else:
-            sock.close()
+            with self._pool.stream("POST", url, headers=list(headers.items()), content=body,
+                                   extensions={"timeout": timeouts}) as response:
+                size = 0
+                for chunk in response.iter_stream():
+                    size += len(chunk)
+                    if size > MAX_RESPONSE:  # left unread: the connection is closed, not kept
+                        return Attempt(False, response.status, "ResponseTooLarge")
+        except Exception as exc:  # every failure is an outcome, named for the log
+            return Attempt(False, None, next((name for kind, name in _FAILURES if isinstance(exc, kind)),
+                                             type(exc).__name__))
+        finally:
+            self._deadline.until = math.inf
         ok = 200 <= response.status < 300
         return Attempt(ok, response.status, None if ok else f"HTTP {response.status}")
 
-    def _connect(self, endpoint: _Endpoint) -> Generator[_Wait, None, socket.socket]:
-        """A new connection (every address the name resolves to in turn, as ``socket.create_connection``), TLS
-        negotiated for https."""
-        scheme, host, port = endpoint
-        error = OSError(f"{host} resolves to no address")
-        for family, kind, proto, _, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
-            sock = socket.socket(family, kind, proto)
-            try:
-                sock.setblocking(False)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a post is one small exchange
-                code = sock.connect_ex(address)
-                if code in (errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EAGAIN):
-                    yield sock, selectors.EVENT_WRITE
-                    code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-                if code:
-                    raise OSError(code, f"connecting to {host}:{port}")
-                if scheme != "https":
-                    return sock
-                tls = self._tls.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=False)
-                sock = tls
-                while True:
-                    try:
-                        tls.do_handshake()
-                        return tls
-                    except ssl.SSLWantReadError:
-                        yield tls, selectors.EVENT_READ
-                    except ssl.SSLWantWriteError:
-                        yield tls, selectors.EVENT_WRITE
-            except OSError as exc:
-                sock.close()
-                error = exc
-            except BaseException:
-                sock.close()
-                raise
-        raise error
-
-    def _take(self, endpoint: _Endpoint) -> socket.socket | None:
-        """An idle connection to ``endpoint`` the peer has not closed meanwhile (readable while idle: its end of
-        file, or bytes nobody asked for), or None."""
-        while True:
-            with self._lock:
-                idle = self._idle.get(endpoint)
-                if not idle:
-                    return None
-                sock = idle.pop()
-            if not (isinstance(sock, ssl.SSLSocket) and sock.pending()) and not _readable(sock):
-                return sock
-            sock.close()
-
-    def _give(self, endpoint: _Endpoint, sock: socket.socket) -> None:
-        with self._lock:
-            idle = self._idle.setdefault(endpoint, [])
-            if len(idle) < self._keep:
-                idle.append(sock)
-                return
-        sock.close()
-
     def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, {}
-        for sockets in idle.values():
-            for sock in sockets:
-                sock.close()
-
-
-def _readable(sock: socket.socket) -> bool:
-    """Whether ``sock`` has something to read now: ``poll``, not ``select``, whose descriptor numbers end at 1 024
-    (a game-service process holding thousands of streams has descriptors far beyond)."""
-    poller = select.poll()
-    poller.register(sock, select.POLLIN)
-    return bool(poller.poll(0))
-
-
-def _send(sock: socket.socket, data: bytes) -> Generator[_Wait, None, None]:
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[sock.send(view):]
-        except (BlockingIOError, ssl.SSLWantWriteError):
-            yield sock, selectors.EVENT_WRITE
-        except ssl.SSLWantReadError:
-            yield sock, selectors.EVENT_READ
-
-
-def _receive(sock: socket.socket) -> Generator[_Wait, None, _Response]:
-    """The response, read until it is complete, or until the peer closes after its head (a response whose body
-    ends at the close: its status counts, and the connection is not kept)."""
-    response = _Response()
-    while not response.complete:
-        try:
-            data = sock.recv(65536)
-        except (BlockingIOError, ssl.SSLWantReadError):
-            yield sock, selectors.EVENT_READ
-            continue
-        except ssl.SSLWantWriteError:
-            yield sock, selectors.EVENT_WRITE
-            continue
-        if not data:
-            if response.status is None:
-                raise _Failed("RemoteProtocolError")
-            break
-        try:
-            response.parser.feed_data(data)
-        except httptools.HttpParserError:
-            if not response.complete:
-                raise _Failed("RemoteProtocolError") from None
-            response.keep_alive = False  # bytes after a complete response: it counts, the connection does not
-    return response
-
-
-def _close(sock: socket.socket | None) -> None:
-    if sock is not None:
-        sock.close()
+        self._pool.close()

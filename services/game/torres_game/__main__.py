@@ -97,9 +97,9 @@ def sequence(config: Config) -> int:
 def deliver_webhooks(config: Config) -> int:
     """A dedicated webhook delivery worker (the service processes run one each as well, unless
     ``TORRES_WEBHOOK_INTERVAL=0``): posts the outbox's due webhooks until SIGTERM/SIGINT. Any number may run at
-    once (each claims its rows by locking them while it posts them); killed mid-batch, it loses nothing: its rows are
-    claimed again once its connection is gone (or after ``TORRES_WEBHOOK_LEASE`` seconds if it hangs) and posted
-    with the same delivery id. Metrics on ``TORRES_WEBHOOK_METRICS_PORT``."""
+    once (each claims its rows with a committed lease); killed mid-attempt, it loses nothing: its rows are claimed
+    again once their ``TORRES_WEBHOOK_LEASE`` has passed and posted with the same delivery id. Metrics on
+    ``TORRES_WEBHOOK_METRICS_PORT``."""
     from torres_service.principals import Registries
 
     from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker
@@ -115,8 +115,8 @@ def deliver_webhooks(config: Config) -> int:
         from prometheus_client import start_http_server
 
         start_http_server(port, addr=METRICS_HOST.read())
-    # It looks at the outbox every interval (one indexed query when nothing is due); a full batch is followed at
-    # once by the next. No notice wakes it: one per append that wrote webhooks cost every listening process of
+    # It looks at the outbox every interval (one indexed query when nothing is due), and again whenever an attempt
+    # ends. No notice wakes it: one per append that wrote webhooks cost every listening process of
     # every replica more than the looks (docs/performance.md, "Webhooks").
 
     def close() -> None:

@@ -175,19 +175,26 @@ class Config:
         "process (it is also woken by this process's own appends); `0`: none, for deployments that run `python -m "
         "torres_game webhooks`"))
     webhook_timeout: float = field(default=5.0, metadata=setting(
-        "TORRES_WEBHOOK_TIMEOUT", "seconds a webhook endpoint may take to answer before the attempt counts as "
-        "failed"))
+        "TORRES_WEBHOOK_TIMEOUT", "seconds one webhook attempt may take in all (resolving, connecting, TLS, sending "
+        "and the whole answer) before it counts as failed"))
     webhook_attempts: int = field(default=12, metadata=setting(
         "TORRES_WEBHOOK_ATTEMPTS", "attempts of one webhook delivery (1 s, 2 s, 4 s … up to 300 s apart) before "
         "it is marked `failed` (still re-readable from `GET /v1/webhooks/deliveries`)"))
     webhook_batch: int = field(default=100, metadata=setting(
-        "TORRES_WEBHOOK_BATCH", "webhook deliveries a worker claims at once"))
+        "TORRES_WEBHOOK_BATCH", "webhook deliveries a worker claims at most in one look (never more than its free "
+        "slots)"))
     webhook_concurrency: int = field(default=8, metadata=setting(
-        "TORRES_WEBHOOK_CONCURRENCY", "webhook deliveries a worker has in flight at once"))
+        "TORRES_WEBHOOK_CONCURRENCY", "webhook deliveries a worker has in flight at once, all endpoints together"))
+    webhook_endpoint_concurrency: int = field(default=2, metadata=setting(
+        "TORRES_WEBHOOK_ENDPOINT_CONCURRENCY", "webhook deliveries a worker has in flight at once to one tenant's "
+        "endpoint: an endpoint that hangs holds no more of the worker's slots than this"))
+    webhook_circuit: int = field(default=5, metadata=setting(
+        "TORRES_WEBHOOK_CIRCUIT", "failed attempts in a row after which a worker holds a tenant's endpoint back as "
+        "a whole (its webhooks wait, unattempted) for 1 s, 2 s, 4 s … up to 300 s, then probes it with one; `0`: "
+        "never"))
     webhook_lease: float = field(default=60.0, metadata=setting(
-        "TORRES_WEBHOOK_LEASE", "seconds a claimed webhook delivery is a worker's at most: on PostgreSQL the server "
-        "ends a worker's claim after this long without a word from it (one that died leaves its rows at once); on "
-        "SQLite the claim's lease"))
+        "TORRES_WEBHOOK_LEASE", "seconds a claimed webhook delivery is a worker's: no other claims it meanwhile, and "
+        "a worker that died leaves it to the next after this long; more than `TORRES_WEBHOOK_TIMEOUT`"))
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod

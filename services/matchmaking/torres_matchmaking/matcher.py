@@ -233,6 +233,8 @@ class Matcher:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        if self.callbacks is not None:
+            self.callbacks.close()  # its attempts in flight end and are recorded
         self.leases.drop_all()
 
     # -- one pass ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 from torres_service.fields import PLAYER_ID, TICKET_ID
 from torres_service.principals import DEFAULT_TENANT
 from torres_service.wakeups import Subscription, WakeHub, hub_for, release_hub
+from torres_service.webhooks import allowed_networks, url_refusal
 
 from . import metrics
 from .config import PLAYER_COUNTS, POOLS, Config
@@ -108,6 +109,7 @@ class TicketService:
         self.clock = clock
         self._hub: WakeHub | None = None
         self._hub_lock = threading.Lock()
+        self._allowed_networks = allowed_networks()  # TORRES_WEBHOOK_ALLOW_NETWORKS: callback_url's exceptions
 
     @property
     def hub_key(self) -> str:
@@ -154,6 +156,9 @@ class TicketService:
         if callback_url and not self.config.webhook_secret:
             raise ValidationFailed("this server sends no callbacks (it has no MM_WEBHOOK_SECRET)",
                                    errors={"callback_url": ["callbacks are not enabled here"]})
+        refusal = callback_url and url_refusal(callback_url, self._allowed_networks)
+        if refusal:  # the matcher would post inside the cluster, wherever a player names
+            raise ValidationFailed("callback_url is not an outside address", errors={"callback_url": [refusal]})
         rating = (self.ratings or RatingBook(self.store)).get(tenant, player_id)
         now = self.clock()
         pool = (edition, master)

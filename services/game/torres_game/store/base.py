@@ -22,7 +22,7 @@ Snapshots are a rebuildable cache and are written outside append transactions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -441,13 +441,24 @@ class EventStore(Protocol):
 
     # -- webhooks (issue 29) -----------------------------------------------------------------------------
 
-    def deliver_webhooks(self, post: Callable[[list[WebhookDelivery]], list[WebhookOutcome]], *, limit: int,
-                         lease: float, clock: Callable[[], datetime]) -> int:
-        """Claim up to ``limit`` due pending rows (``next_attempt_at`` passed), oldest due first, hand them to
-        ``post`` and record the outcomes it returns: one more attempt each, its answer, and the row ``delivered``,
-        ``pending`` again from ``retry_at``, or ``failed``. No other worker claims a row while ``post`` has it, for
-        at most ``lease`` seconds: a worker that dies or stops answering holding rows leaves them to the next one.
-        Returns how many rows were claimed."""
+    def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
+                       served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
+                       ) -> list[WebhookDelivery]:
+        """Lease up to ``limit`` due pending rows (``next_attempt_at`` passed, no live lease) to ``owner`` until
+        ``lease`` seconds from now, in a transaction of its own that is committed before anything is posted. Fair
+        between tenants (each tenant's endpoint is one queue): every tenant's oldest due row comes before any
+        tenant's second, and among those the tenants the caller served longest ago first (``served``: a number
+        that grows with each claim that served the tenant; a tenant not in it comes first of all). A tenant gets
+        at most ``per_endpoint`` minus its ``busy`` count (the attempts the caller has in flight to it, or
+        ``per_endpoint`` for an endpoint the caller is not posting to now). No two claims lease one row at once.
+        Returns the rows in ``seq`` order."""
+        ...
+
+    def record_webhook(self, owner: str, outcome: WebhookOutcome, *, clock: Callable[[], datetime]) -> bool:
+        """Record one attempt of a row leased to ``owner``, in a short transaction of its own: one more attempt,
+        its answer, and the row ``delivered``, ``pending`` again from ``retry_at``, or ``failed``; the lease ends.
+        Refused (False, nothing written) when the row is no longer ``owner``'s: its lease ran out and another
+        claim took it, or it was recorded already."""
         ...
 
     def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
@@ -458,6 +469,10 @@ class EventStore(Protocol):
 
     def webhook_backlog(self) -> int:
         """How many webhook deliveries are pending."""
+        ...
+
+    def webhook_backlogs(self, *, clock: Callable[[], datetime]) -> dict[str, tuple[int, float]]:
+        """Each tenant with pending webhook deliveries: how many, and the age in seconds of the oldest."""
         ...
 
     # -- the transparency log (issue 28) ---------------------------------------------------------------

@@ -24,9 +24,9 @@ correct under many writers):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,10 @@ def _webhook(row: tuple[Any, ...]) -> WebhookDelivery:
         created_at=format_time(row[6]), status=row[7], attempts=row[8], next_attempt_at=format_time(row[9]),
         last_status=row[10], last_error=row[11], delivered_at=None if row[12] is None else format_time(row[12]),
     )
+
+
+def _status_of(outcome: WebhookOutcome) -> str:
+    return "delivered" if outcome.delivered else "failed" if outcome.retry_at is None else "pending"
 
 
 def _webhook_docs(webhooks: Sequence[WebhookRow]) -> list[dict[str, Any]]:
@@ -575,43 +579,53 @@ class PostgresEventStore:
 
     # -- webhooks ---------------------------------------------------------------------------------------
 
-    def deliver_webhooks(self, post: Callable[[list[WebhookDelivery]], list[WebhookOutcome]], *, limit: int,
-                         lease: float, clock: Callable[[], datetime]) -> int:
-        # The claim is the rows' lock, held by this transaction while they are posted: a worker that dies loses its
-        # connection and with it the lock at once, and one that stops answering is ended by the server after
-        # `lease` seconds idle in the transaction. Neither the claim nor its release writes a row version: a lease
-        # column set by a committed claim did (until issue 29's measure), and with the attempt's record that was
-        # three versions of each outbox row, 2.5 KB of WAL per webhook where the event that caused it wrote 1 KB
-        # (docs/performance.md, "Webhooks"). Rows leased by a worker of a release before this one are still
-        # passed over until their lease ends.
-        with self.pool.connection() as conn, conn.transaction():
-            now = clock()
-            # The record commits without waiting for its WAL flush: a crash can lose the last of them, which
-            # delivery at least once allows for (a lost record is posted again, with the same delivery id).
-            conn.execute("SELECT set_config('synchronous_commit', 'off', true),"
-                         " set_config('idle_in_transaction_session_timeout', %s, true)",
-                         (str(max(1, int(lease * 1000))),))
+    def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
+                       served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
+                       ) -> list[WebhookDelivery]:
+        # A committed lease, not a lock held while posting: no transaction stays open across the network. The
+        # UPDATE re-checks the lease on a row another claim changed meanwhile (READ COMMITTED re-reads it), so two
+        # claims never lease one row. Each tenant's due rows are numbered in due order and the first of every
+        # tenant comes before any second: a tenant with thousands due takes its share, not the batch.
+        now = clock()
+        known = sorted(set(busy) | set(served))
+        # One statement, committed on its own like the record below (a lost claim is only a lease that never was).
+        with self.pool.connection() as conn:
             rows = conn.execute(
-                f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= %s"
-                " AND (lease_until IS NULL OR lease_until <= %s) ORDER BY next_attempt_at, seq LIMIT %s"
-                " FOR UPDATE SKIP LOCKED", (now, now, limit)).fetchall()
-            if not rows:
-                return 0
-            outcomes = post(sorted((_webhook(r) for r in rows), key=lambda w: w.seq))
-            conn.execute(
-                "UPDATE webhook_outbox o SET attempts = o.attempts + 1, lease_until = NULL,"
-                " last_status = u.last_status, last_error = u.last_error,"
-                " status = CASE WHEN u.delivered THEN 'delivered' WHEN u.retry_at IS NULL THEN 'failed'"
-                " ELSE 'pending' END,"
-                " delivered_at = CASE WHEN u.delivered THEN %s ELSE o.delivered_at END,"
-                " next_attempt_at = coalesce(u.retry_at, o.next_attempt_at)"
-                " FROM unnest(%s::bigint[], %s::boolean[], %s::integer[], %s::text[], %s::timestamptz[])"
-                " AS u(seq, delivered, last_status, last_error, retry_at)"
-                " WHERE o.seq = u.seq AND o.status = 'pending'",
-                (clock(), [o.seq for o in outcomes], [o.delivered for o in outcomes], [o.status for o in outcomes],
-                 [o.error for o in outcomes], [o.retry_at for o in outcomes]),
-            )
-        return len(rows)
+                "WITH quick AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))"
+                " UPDATE webhook_outbox o SET lease_owner = %(owner)s, lease_until = %(until)s FROM ("
+                " SELECT seq FROM (SELECT w.seq, w.next_attempt_at, coalesce(b.busy, 0) AS busy,"
+                "  coalesce(b.served, -1) AS served,"
+                "  row_number() OVER (PARTITION BY w.tenant ORDER BY w.next_attempt_at, w.seq) AS turn"
+                "  FROM webhook_outbox w LEFT JOIN"
+                "  unnest(%(tenants)s::text[], %(busy)s::integer[], %(served)s::bigint[]) AS b(tenant, busy, served)"
+                "  ON b.tenant = w.tenant"
+                "  WHERE w.status = 'pending' AND w.next_attempt_at <= %(now)s"
+                "  AND (w.lease_until IS NULL OR w.lease_until <= %(now)s)) d"
+                " WHERE d.turn <= %(cap)s - d.busy ORDER BY d.turn, d.served, d.next_attempt_at, d.seq"
+                " LIMIT %(limit)s) c"
+                " WHERE o.seq = c.seq AND o.status = 'pending' AND (o.lease_until IS NULL OR o.lease_until <= %(now)s)"
+                " AND EXISTS (SELECT FROM quick)"
+                f" RETURNING {', '.join('o.' + c.strip() for c in _WEBHOOK_COLS.split(','))}",
+                {"owner": owner, "until": now + timedelta(seconds=lease), "now": now, "cap": per_endpoint,
+                 "limit": limit, "tenants": list(known), "busy": [busy.get(t, 0) for t in known],
+                 "served": [served.get(t, -1) for t in known]}).fetchall()
+        return sorted((_webhook(r) for r in rows), key=lambda w: w.seq)
+
+    def record_webhook(self, owner: str, outcome: WebhookOutcome, *, clock: Callable[[], datetime]) -> bool:
+        # One statement, committed on its own (the pool's connections autocommit): one round trip. It commits
+        # without waiting for its WAL flush (set_config's local setting holds until this statement's own commit): a
+        # crash can lose the last records, which delivery at least once allows for (posted again, same id).
+        with self.pool.connection() as conn:
+            cur = conn.execute(
+                "WITH quick AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))"
+                " UPDATE webhook_outbox SET attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,"
+                " last_status = %s, last_error = %s, status = %s,"
+                " delivered_at = CASE WHEN %s THEN %s ELSE delivered_at END,"
+                " next_attempt_at = coalesce(%s, next_attempt_at)"
+                " WHERE seq = %s AND status = 'pending' AND lease_owner = %s AND EXISTS (SELECT FROM quick)",
+                (outcome.status, outcome.error, _status_of(outcome), outcome.delivered, clock(), outcome.retry_at,
+                 outcome.seq, owner))
+            return cur.rowcount == 1
 
     def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
                            ) -> list[WebhookDelivery]:
@@ -629,3 +643,10 @@ class PostgresEventStore:
         with self.pool.connection() as conn:
             row = conn.execute("SELECT count(*) FROM webhook_outbox WHERE status = 'pending'").fetchone()
         return int(row[0]) if row else 0
+
+    def webhook_backlogs(self, *, clock: Callable[[], datetime]) -> dict[str, tuple[int, float]]:
+        with self.pool.connection() as conn:
+            rows = conn.execute("SELECT tenant, count(*), min(created_at) FROM webhook_outbox"
+                                " WHERE status = 'pending' GROUP BY tenant").fetchall()
+        now = clock()
+        return {t: (int(n), max(0.0, (now - oldest).total_seconds())) for t, n, oldest in rows}

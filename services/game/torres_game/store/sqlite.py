@@ -14,7 +14,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
+from torres_audit.lifecycle import parse_time
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import check_applied, discover
 
@@ -520,38 +521,47 @@ class SqliteEventStore:
 
     # -- webhooks ---------------------------------------------------------------------------------------
 
-    def deliver_webhooks(self, post: Callable[[list[WebhookDelivery]], list[WebhookOutcome]], *, limit: int,
-                         lease: float, clock: Callable[[], datetime]) -> int:
-        # SQLite has one writer lock, which an open transaction would hold through every post: the claim is a lease
-        # committed first, and the record a second write.
+    def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
+                       served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
+                       ) -> list[WebhookDelivery]:
+        # The same committed lease as on PostgreSQL; the one writer lock makes the claim exclusive.
         now = clock()
         at = format_time(now)
         if self._query("SELECT 1 FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1",
                        (at,)).fetchone() is None:
-            return 0  # nothing due: no write transaction
-        with self._write() as conn:  # BEGIN IMMEDIATE: the one writer claims, so two claims never share a row
-            rows = conn.execute(
-                f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ?"
-                " AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, seq LIMIT ?",
-                (at, at, limit),
-            ).fetchall()
-            conn.executemany("UPDATE webhook_outbox SET lease_until = ? WHERE seq = ?",
-                             [(format_time(now + timedelta(seconds=lease)), r[0]) for r in rows])
-        if not rows:
-            return 0
-        outcomes = post(sorted((_webhook(r) for r in rows), key=lambda w: w.seq))
-        at = format_time(clock())
+            return []  # nothing due: no write transaction
         with self._write() as conn:
-            conn.executemany(
-                "UPDATE webhook_outbox SET attempts = attempts + 1, lease_until = NULL, last_status = ?,"
-                " last_error = ?, status = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END,"
-                " next_attempt_at = coalesce(?, next_attempt_at) WHERE seq = ? AND status = 'pending'",
-                [(o.status, o.error,
-                  "delivered" if o.delivered else "failed" if o.retry_at is None else "pending",
-                  int(o.delivered), at, None if o.retry_at is None else format_time(o.retry_at), o.seq)
-                 for o in outcomes],
-            )
-        return len(rows)
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS webhook_turns (tenant TEXT PRIMARY KEY, busy INTEGER,"
+                         " served INTEGER)")
+            conn.execute("DELETE FROM webhook_turns")
+            conn.executemany("INSERT INTO webhook_turns VALUES (?, ?, ?)",
+                             [(t, busy.get(t, 0), served.get(t, -1)) for t in set(busy) | set(served)])
+            seqs = [r[0] for r in conn.execute(
+                "SELECT seq FROM (SELECT w.seq, w.next_attempt_at, coalesce(b.busy, 0) AS busy,"
+                " coalesce(b.served, -1) AS served,"
+                " row_number() OVER (PARTITION BY w.tenant ORDER BY w.next_attempt_at, w.seq) AS turn"
+                " FROM webhook_outbox w LEFT JOIN webhook_turns b ON b.tenant = w.tenant"
+                " WHERE w.status = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL"
+                " OR w.lease_until <= ?)) WHERE turn <= ? - busy ORDER BY turn, served, next_attempt_at, seq"
+                " LIMIT ?",
+                (at, at, per_endpoint, limit)).fetchall()]
+            conn.executemany("UPDATE webhook_outbox SET lease_owner = ?, lease_until = ? WHERE seq = ?",
+                             [(owner, format_time(now + timedelta(seconds=lease)), seq) for seq in seqs])
+            rows = conn.execute(f"SELECT {_WEBHOOK_COLS} FROM webhook_outbox WHERE seq IN"
+                                f" ({', '.join('?' * len(seqs))}) ORDER BY seq", seqs).fetchall() if seqs else []
+        return [_webhook(r) for r in rows]
+
+    def record_webhook(self, owner: str, outcome: WebhookOutcome, *, clock: Callable[[], datetime]) -> bool:
+        status = "delivered" if outcome.delivered else "failed" if outcome.retry_at is None else "pending"
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE webhook_outbox SET attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,"
+                " last_status = ?, last_error = ?, status = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at"
+                " END, next_attempt_at = coalesce(?, next_attempt_at)"
+                " WHERE seq = ? AND status = 'pending' AND lease_owner = ?",
+                (outcome.status, outcome.error, status, int(outcome.delivered), format_time(clock()),
+                 None if outcome.retry_at is None else format_time(outcome.retry_at), outcome.seq, owner))
+            return cur.rowcount == 1
 
     def webhook_deliveries(self, *, after: int = 0, limit: int = 100, tenant: str | None = None
                            ) -> list[WebhookDelivery]:
@@ -563,6 +573,12 @@ class SqliteEventStore:
     def webhook_backlog(self) -> int:
         row = self._query("SELECT count(*) FROM webhook_outbox WHERE status = 'pending'").fetchone()
         return int(row[0]) if row else 0
+
+    def webhook_backlogs(self, *, clock: Callable[[], datetime]) -> dict[str, tuple[int, float]]:
+        rows = self._query("SELECT tenant, count(*), min(created_at) FROM webhook_outbox WHERE status = 'pending'"
+                           " GROUP BY tenant").fetchall()
+        now = clock()
+        return {t: (int(n), max(0.0, (now - parse_time(oldest)).total_seconds())) for t, n, oldest in rows}
 
 
 class _Result:
