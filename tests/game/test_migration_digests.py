@@ -11,7 +11,6 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from torres_game.app import create_app
@@ -19,6 +18,7 @@ from torres_game.migrations import MigrationEdited
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
 
 from .conftest import MIGRATIONS, make_config
+from .test_store_contract import raw
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -35,6 +35,19 @@ def open_on(url: str, migrations: Path) -> EventStore:
     if url.startswith("sqlite:///"):
         return SqliteEventStore(Path(url.removeprefix("sqlite:///")), migrations_dir=migrations)
     return PostgresEventStore(url, min_size=1, max_size=2, migrations_dir=migrations)
+
+
+def fetch_one(store: EventStore, sql: str) -> object:
+    """The first column of the first row of ``sql``, read past the store's API."""
+    if isinstance(store, PostgresEventStore):
+        with store.pool.connection() as conn:
+            row = conn.execute(sql).fetchone()
+    else:
+        assert isinstance(store, SqliteEventStore)
+        with store._conn() as conn:
+            row = conn.execute(sql).fetchone()
+    assert row is not None
+    return row[0]
 
 
 def backend_of(url: str) -> str:
@@ -77,23 +90,9 @@ def test_a_database_migrated_before_digests_were_recorded_takes_them_on_its_next
     store = open_on(database, MIGRATIONS)
     try:
         store.migrate()
-        forget = "UPDATE schema_migrations SET sha256 = NULL"
-        if isinstance(store, PostgresEventStore):
-            with store.pool.connection() as conn:
-                conn.execute(forget)
-        else:
-            assert isinstance(store, SqliteEventStore)
-            with store._conn() as conn:
-                conn.execute(forget)
+        raw(store, "UPDATE schema_migrations SET sha256 = NULL")
         assert store.migration_status()[1] == []  # no digest recorded: nothing to compare, still ready
         assert store.migrate() == []
-        if isinstance(store, PostgresEventStore):
-            with psycopg.connect(database) as conn:
-                missing = conn.execute("SELECT count(*) FROM schema_migrations WHERE sha256 IS NULL").fetchone()
-            assert missing == (0,)
-        else:
-            assert isinstance(store, SqliteEventStore)
-            with store._conn() as conn:
-                assert conn.execute("SELECT count(*) FROM schema_migrations WHERE sha256 IS NULL").fetchone()[0] == 0
+        assert fetch_one(store, "SELECT count(*) FROM schema_migrations WHERE sha256 IS NULL") == 0
     finally:
         store.close()
