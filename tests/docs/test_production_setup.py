@@ -77,6 +77,8 @@ def test_the_production_setup_works_as_written(
             "HOST": "127.0.0.1", "MM_KEY_PREFIX": f"{namespace}:mm:", "TORRES_AI_KEY_PREFIX": namespace,
             "TORRES_AI_METRICS_PORT": "0", "LOG_LEVEL": "WARNING", "WEB_CONCURRENCY": "1",
             "PYTHONUNBUFFERED": "1",
+            # the portal's webhook endpoint is on loopback here, which webhooks refuse unless allowed
+            "TORRES_WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8",
         }
         base = {k: v for k, v in os.environ.items() if not k.startswith(("TORRES_", "MM_", "GAME_SERVICE"))}
         env = base | here | machine
