@@ -4,7 +4,7 @@
 whose seats all play that level; AI decisions appended per second, from the first enqueue until every game
 is over (fold + decide + append + publish per decision).
 
-``latency`` (issue 13, humans first): ``--workers`` worker processes (default 2, ``--concurrency 1`` each) and
+``latency`` (humans first): ``--workers`` worker processes (default 2, ``--concurrency 1`` each) and
 ``--human-games`` games of 4 seats, one "human" (this script, playing at once) and three ``--level`` AIs. For
 every action of the human that hands the move on, the time until the human is to move again. Measured twice
 in one run: alone, then beside ``--background`` AI-only games of the same shape started first (they go to the

@@ -1,4 +1,4 @@
-"""Seconds to verify a complete 4-player master game's record offline (issue 28), median of runs.
+"""Seconds to verify a complete 4-player master game's record offline, median of runs.
 
 The record is made the way the service makes one (its event builders, the store's stamp, the shared fold and
 its follow-up rule, ``build_record`` signing the head), from a game of uniformly random legal actions with a

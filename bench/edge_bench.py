@@ -34,7 +34,7 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
-BENCH_KEY = "edge-bench-key"  # the served game list needs a tenant's key (issue 26)
+BENCH_KEY = "edge-bench-key"  # the served game list needs a tenant's key
 
 
 def _get(port: int, path: str) -> int:

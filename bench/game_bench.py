@@ -1,4 +1,4 @@
-"""Game service benchmark (issue 4): append latency, fold time, HTTP actions per second.
+"""Game service benchmark: append latency, fold time, HTTP actions per second.
 
     .venv/bin/python bench/game_bench.py            # everything, ~2 minutes
     .venv/bin/python bench/game_bench.py --quick    # smaller runs
@@ -515,7 +515,7 @@ def main() -> int:
             setup = "both at their defaults" if args.plain else \
                 f"tenants, seat-token rows, limits in {args.limits_storage}, shared: {args.limits_shared}"
             report(f"ratio this checkout ({setup}) / {args.against}, median of the pairs", ratio, "x",
-                   "(issue 27: within 3 %)" if args.plain else "(target >= 0.95)")
+                   "(within 3 %)" if args.plain else "(target >= 0.95)")
             print(f"# load average after the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
             return 0
         if args.compare_worker_classes:

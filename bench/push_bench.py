@@ -1,4 +1,4 @@
-"""Real-time push benchmark (issue 11): thousands of open streams and long-polls on one node.
+"""Real-time push benchmark: thousands of open streams and long-polls on one node.
 
     .venv/bin/python bench/push_bench.py                        # 5000 SSE + 5000 long-polls, ~3 minutes
     .venv/bin/python bench/push_bench.py --sse 200 --polls 200 --probes 20 --window 5   # a quick run

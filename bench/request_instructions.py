@@ -1,4 +1,4 @@
-"""Instructions per accepted action of the game service, this checkout against another revision (issue 26).
+"""Instructions per accepted action of the game service, this checkout against another revision.
 
     .venv/bin/python bench/request_instructions.py                      # against d33f9e6, 300 - 100 actions
     .venv/bin/python bench/request_instructions.py --against REV --actions 400 --warm-up 100 --keep /tmp/cg

@@ -1,4 +1,4 @@
-"""The transparency log's cost and speed (issue 28, docs/performance.md "Transparency log").
+"""The transparency log's cost and speed (docs/performance.md "Transparency log").
 
 1. Appends with the log on vs off, side by side in one run: two throwaway PostgreSQL databases, identical but for
    the ``events_log_leaf`` trigger (disabled in "off"); "on" also runs the sequencer thread, as a service process

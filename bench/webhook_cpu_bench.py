@@ -1,5 +1,5 @@
 """What one webhook costs each process that handles it, in CPU time, this checkout against another revision, side by
-side (issue 29): the outbox row in the append (PostgreSQL), the delivery worker's claim, post and record, and the
+side: the outbox row in the append (PostgreSQL), the delivery worker's claim, post and record, and the
 benchmark's receiver (the portal's stand-in in ``webhook_bench.py``).
 
     .venv/bin/python bench/webhook_cpu_bench.py                    # against 4d6c451 (before 2026-11-27 07:00)

@@ -1,4 +1,4 @@
-"""Writes that scale (issue 31): appends per second with 1 to 128 concurrent writers, the append that notifies
+"""Writes that scale: appends per second with 1 to 128 concurrent writers, the append that notifies
 inside its transaction (today's design up to migration 0012) against the notice sent after the commit (0013),
 side by side in one run; then the same through HTTP with the production server.
 

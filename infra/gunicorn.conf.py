@@ -48,7 +48,7 @@ backlog = 4096
 # Each worker listens on its own socket (SO_REUSEPORT) and the kernel spreads new connections over them. With one
 # shared socket, whichever gevent worker wakes first accepts a burst of connections, and keep-alive connections stay
 # where they were accepted: 50 clients connecting at once were split 50/0, 50/0 and 34/16 between two workers
-# (so one core served everything), and 26/24, 24/26 with this setting (docs/performance.md, issue 11). The cost:
+# (so one core served everything), and 26/24, 24/26 with this setting (docs/performance.md). The cost:
 # a second server started on the same port by the same user shares it instead of failing to bind.
 reuse_port = serving.REUSE_PORT.read()
 

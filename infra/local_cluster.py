@@ -136,7 +136,7 @@ class Cluster:
     namespace: str = field(default_factory=lambda: f"torres-cluster-{uuid.uuid4().hex[:8]}")
     api_key: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     admin_key: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    # the single-key default tenant signs its players' tokens with this (HS256, >= 32 bytes; issue 26)
+    # the single-key default tenant signs its players' tokens with this (HS256, >= 32 bytes)
     player_token_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48))
     log_level: str = "WARNING"
     extra_env: dict[str, str] = field(default_factory=dict)

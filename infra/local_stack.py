@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     # the matchmaker answer that origin's CORS preflights.
     env.setdefault("TORRES_MATCHMAKING_URL", mm_url)
     env.setdefault("TORRES_CORS_ORIGINS", game_url)
-    # A player is who their portal's signed token says (issue 26): the one tenant signs with this secret, and the
+    # A player is who their portal's signed token says: the one tenant signs with this secret, and the
     # matchmaker's development issuer gives the web lobby (or curl) a token for a name, with the service key.
     env.setdefault("TORRES_PLAYER_TOKEN_SECRET", secrets.token_urlsafe(48))
     env.setdefault("TORRES_DEV_ISSUER", "1")

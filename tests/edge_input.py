@@ -1,4 +1,4 @@
-"""What the edge tests of both services share (issue 10): the schemathesis settings of the OpenAPI gate, the
+"""What the edge tests of both services share: the schemathesis settings of the OpenAPI gate, the
 hostile strings, and a walk over an OpenAPI document that finds every place a client can put a string.
 
 The walk reads the services' own ``/openapi.json``, so an endpoint, query argument or body field added later
@@ -19,7 +19,7 @@ from schemathesis import GenerationMode, checks
 from schemathesis.core.parameters import ParameterLocation
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-# The gate's checks (issue 26): every check schemathesis has, not a chosen few -- no 5xx, every status and
+# The gate's checks: every check schemathesis has, not a chosen few -- no 5xx, every status and
 # content type and header as documented, bodies as their schemas say, invalid input refused and valid input
 # accepted, required headers, unsupported methods (405 with Allow), resources usable after creation and gone
 # after deletion, and the authentication checks: ``ignored_auth`` (an operation that declares a security
@@ -242,7 +242,7 @@ def doc_slots(spec: dict[str, Any]) -> list[Slot]:
     return sorted(set(slots(spec)), key=str)
 
 
-# -- hostile bodies (issue 26): what the input guard (torres_service.limits) must refuse before any parser fails --
+# -- hostile bodies: what the input guard (torres_service.limits) must refuse before any parser fails --
 
 PROBLEM_JSON = "application/problem+json"
 _HOLE = "hole-7f3a9c"

@@ -30,7 +30,7 @@ def _reachable(address: tuple[str, int]) -> bool:
 
 
 # (script, arguments, a line fragment its report must print, servers it needs)
-CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class (issue 11) and limits (26) comparisons
+CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class and limits comparisons
     ("rules_bench.py", ["--runs", "1", "--games", "1"], "4p rio_grande master (hand)", []),
     ("rules_bench.py", ["--runs", "1", "--games", "1", "--configs", "2p", "--api", "wire"], "wire forms", []),
     ("ai_search_bench.py", ["--positions", "1", "--seconds", "0.5", "--runs", "1"], "iterations/s", []),

@@ -1,4 +1,4 @@
-"""The one definition of identifiers, text, booleans and integers that both services use (issue 10)."""
+"""The one definition of identifiers, text, booleans and integers that both services use."""
 
 from __future__ import annotations
 

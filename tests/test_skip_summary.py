@@ -1,4 +1,4 @@
-"""tests/conftest.py's end-of-run summary (issue 25): a run on a machine without the servers and tools passes by
+"""tests/conftest.py's end-of-run summary: a run on a machine without the servers and tools passes by
 skipping their tests, so it must end saying loudly what did not run, why, and how to run it; and under
 TORRES_REQUIRE_SERVICES=1 every such skip is a failure."""
 

@@ -1,4 +1,4 @@
-"""A worked example portal (issue 29): its own users log in; it signs their player tokens, queues them at the
+"""A worked example portal: its own users log in; it signs their player tokens, queues them at the
 matchmaker (rated games) or creates a game itself (an unrated challenge), embeds the web client, receives and
 verifies the game service's webhooks ("your turn" notices, results) and shows the tenant's leaderboard.
 

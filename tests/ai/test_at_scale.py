@@ -1,4 +1,4 @@
-"""Issue 13: AI opponents at scale, with real Celery workers, a real Redis and PostgreSQL.
+"""AI opponents at scale, with real Celery workers, a real Redis and PostgreSQL.
 
 * Redis unavailable while a hard bot decides: the decision is retried and the move played is the bot's own.
 * A worker SIGKILLed in the middle of a multi-action turn: the turn completes once, no action duplicated.

@@ -1,4 +1,4 @@
-"""Issue 5: every bot returns a legal action for every reachable position of every edition.
+"""Every bot returns a legal action for every reachable position of every edition.
 
 Hypothesis draws an edition, a player count, the master version or not, a seed and how far to walk a
 random game; every bot then decides from the mover's view. A second test plays whole games with the bots

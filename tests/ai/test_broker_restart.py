@@ -1,4 +1,4 @@
-"""Issue 27: a turn whose task was lost with the broker is re-sent within 5 s of the broker's return.
+"""A turn whose task was lost with the broker is re-sent within 5 s of the broker's return.
 
 Real processes: a private ``redis-server`` is the broker (stopped, and started again empty: no persistence), a
 ``python -m torres_ai.sweeper`` loop with the production timings (sweep every 15 s, rows older than 30 s), the

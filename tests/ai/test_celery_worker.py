@@ -69,7 +69,7 @@ def _assert_finished_cleanly(service, store: PostgresEventStore, game_id: str) -
 
 
 def test_worker_plays_a_complete_ai_game(pg_store, pg_url, redis_namespace, start_worker, purge_queue) -> None:
-    """A whole game, then what it leaves: no task results in Redis (issue 13: ``ignore_result``), one JSON log
+    """A whole game, then what it leaves: no task results in Redis (``ignore_result``), one JSON log
     line per turn task, and the worker's /metrics counting exactly the decisions appended, with no fallback."""
     port = free_port()
     worker = start_worker(beat=True, TORRES_AI_METRICS_PORT=str(port))  # beat: sweep tasks run too
@@ -145,7 +145,7 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
 ) -> None:
     """A broker that cannot be reached (publish fails) and a queue emptied behind our back (as after a Redis
     restart without persistence) lose no turn: the outbox row stays due and the sweeper enqueues it again.
-    The game service says so in one structured line (issue 13), rendered as the service renders its logs."""
+    The game service says so in one structured line, rendered as the service renders its logs."""
     dead = CeleryDriver(Settings.from_env(worker_env(pg_url, redis_namespace,
                                                      CELERY_BROKER_URL="redis://127.0.0.1:1/13")))
     service = make_service(pg_store, pg_url, dead)

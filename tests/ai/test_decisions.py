@@ -1,4 +1,4 @@
-"""Issue 13: which failures may make a bot's move random (a bot bug, counted) and which may not (anything
+"""Which failures may make a bot's move random (a bot bug, counted) and which may not (anything
 outside the bot: it is retried and the bot's own move is played). Function level, no services; the real
 Redis outage is in ``test_at_scale.py``."""
 

@@ -1,4 +1,4 @@
-"""Issue 5, embedded default: with no broker configured AI seats play in-process with the real bots."""
+"""With no broker configured AI seats play in-process with the real bots."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_celery_reliability_settings() -> None:
     assert (conf.task_soft_time_limit, conf.task_time_limit) == (5.0, 8.0)
     assert conf.beat_schedule["sweep-ai-outbox"]["task"] == TASK_SWEEP
     assert play_turn.acks_late and play_turn.reject_on_worker_lost and play_turn.max_retries >= 5
-    # Issue 13: no stored results; humans first (the high-priority queue is consumed first).
+    # No stored results; humans first (the high-priority queue is consumed first).
     assert conf.task_ignore_result and play_turn.ignore_result and not conf.result_backend
     assert [q.name for q in conf.task_queues] == ["torres-ai", "torres-ai-bulk"]
     assert conf.broker_transport_options["queue_order_strategy"] == "priority"
@@ -85,7 +85,7 @@ def test_celery_reliability_settings() -> None:
 
 @pytest.mark.postgres
 def test_a_worker_opens_its_service_without_a_listener(pg_url: str) -> None:
-    """Issue 27: nobody waits on a game in a worker, so its service holds no LISTEN connection (a web process's
+    """Nobody waits on a game in a worker, so its service holds no LISTEN connection (a web process's
     service on the same database does)."""
     from torres_game.ai_turns import OutboxOnlyDriver, open_service
 

@@ -1,4 +1,4 @@
-"""Issue 25, defect 2: a standalone enforcer (``python -m torres_game enforce``) beside a game service that
+"""A standalone enforcer (``python -m torres_game enforce``) beside a game service that
 enforces nothing itself (``TORRES_ENFORCER_INTERVAL=0``), on PostgreSQL, all real processes over HTTP.
 
 A human seat lets its clock run out under the ``ai`` timeout policy (scope ``turn``): the enforcer process

@@ -1,4 +1,4 @@
-"""Issue 5: a bot's input contains nothing its seat may not see.
+"""A bot's input contains nothing its seat may not see.
 
 1. The entry point takes a view, and the view of the mover carries no other hand and no deck order.
 2. Two true states that differ only in hidden parts (other hands, every deck order) give the same view,

@@ -1,4 +1,4 @@
-"""Issue 5: running the same task twice appends exactly once; a task for an old version appends nothing.
+"""Running the same task twice appends exactly once; a task for an old version appends nothing.
 
 Checked twice: through a real worker (tasks published to Redis, each outcome read back from the worker's
 structured log, since results are not stored) and at the function level, including two deliveries racing

@@ -1,4 +1,4 @@
-"""Issue 27, point 1: the AI worker crosses into the game service through one module, and nothing imports back.
+"""The AI worker crosses into the game service through one module, and nothing imports back.
 
 A short walk over the source with ``ast`` (every import statement, also those inside functions and under
 ``TYPE_CHECKING``: a type-only import is still a dependency a reader must follow) rather than a graph library.

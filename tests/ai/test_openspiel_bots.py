@@ -1,4 +1,4 @@
-"""OpenSpiel's ISMCTS and MCTS seated in our matches (issue 18): legal play from a view, nothing hidden read,
+"""OpenSpiel's ISMCTS and MCTS seated in our matches: legal play from a view, nothing hidden read,
 budgets honoured, and the tournament command running them beside our bots."""
 
 from __future__ import annotations

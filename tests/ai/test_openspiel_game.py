@@ -1,4 +1,4 @@
-"""Torres as an OpenSpiel game (issue 18): OpenSpiel's own checks, and what the translation promises.
+"""Torres as an OpenSpiel game: OpenSpiel's own checks, and what the translation promises.
 
 OpenSpiel's ``pyspiel.random_sim_test`` is what it runs for its own games: random playouts checking sorted and
 unique legal actions, legal-action masks, clones, serialization (history replay), information-state and

@@ -1,4 +1,4 @@
-"""The transparency log against its operator (issue 28), on real PostgreSQL with real processes: a gunicorn game
+"""The transparency log against its operator, on real PostgreSQL with real processes: a gunicorn game
 service whose sequencer logs every finished game, ``python -m torres_audit verify`` and ``monitor`` as a third
 party runs them, and a database superuser who rewrites, deletes, swaps and truncates games, replaces a seed,
 edits an event, forges a checkpoint, rebuilds the tree and shows two monitors two histories. Each attack must be

@@ -1,4 +1,4 @@
-"""Every complete game yields a record the standalone verifier accepts (issue 28), on both backends, and a
+"""Every complete game yields a record the standalone verifier accepts, on both backends, and a
 running game's record verifies for each reader; a few through the real command line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The input guard's parts (torres_service.limits, issue 26), without a service: the one JSON parser of request
+"""The input guard's parts (torres_service.limits), without a service: the one JSON parser of request
 bodies and its limits, the depth scan, the bearer-token reading and the request-head checks."""
 
 from __future__ import annotations

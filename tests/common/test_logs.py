@@ -1,4 +1,4 @@
-"""The JSON log line: a record's ``extra=`` fields never overwrite the fields every line has (issue 27)."""
+"""The JSON log line: a record's ``extra=`` fields never overwrite the fields every line has."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Both OpenAPI documents declare every security scheme per operation (issue 26): each operation has its own
+"""Both OpenAPI documents declare every security scheme per operation: each operation has its own
 ``security`` list, every scheme it names is defined in ``components.securitySchemes``, the probes and the scrape
 say "no credential" (``[]``), and anonymous access (``{}`` among the alternatives) is where it was decided to be.
 The schemathesis gates (tests/game/test_edge.py, tests/matchmaking/test_edge.py) then hold the services to what
@@ -14,7 +14,7 @@ from game.conftest import openapi_document as game_document
 from torres_matchmaking.app import create_app as create_matchmaking_app
 from torres_matchmaking.config import Config as MatchmakingConfig
 
-#: No credential of any kind: `security: []`. The probes and the scrape, and the transparency log (issue 28): public
+#: No credential of any kind: `security: []`. The probes and the scrape, and the transparency log: public
 #: as a Certificate Transparency log is, hashes only, no answer names a game (tests/game/test_tenants.py).
 OPEN = {"/healthz", "/readyz", "/metrics", "/v1/audit/checkpoint", "/v1/audit/proof/inclusion",
         "/v1/audit/proof/consistency", "/.well-known/torres-audit-key"}

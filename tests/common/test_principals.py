@@ -1,4 +1,4 @@
-"""Issue 26: tenants, their keys and their players' tokens (torres_service.principals), as an attacker tries them.
+"""Tenants, their keys and their players' tokens (torres_service.principals), as an attacker tries them.
 
 The key file is written by the real CLI (`python -m torres_service.keys` in a subprocess); the JWKS is served by
 a real HTTP server on loopback; tokens are forged with PyJWT the way an attacker would.

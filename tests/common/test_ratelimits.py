@@ -1,4 +1,4 @@
-"""Rate limits and stream caps (torres_service.ratelimits, issue 26) on a small app with the services' own front
+"""Rate limits and stream caps (torres_service.ratelimits) on a small app with the services' own front
 (problem_api, the input guard): what a burst gets, who else is unaffected, when the count starts again, where it is
 kept (per process, or in the real Redis shared by two app instances), what happens when that Redis is gone, and
 how open streams are counted and given back.

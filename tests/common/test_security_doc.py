@@ -1,4 +1,4 @@
-"""docs/security.md cannot drift from the suite (issue 26): every test it names as ``tests/<file>.py::<name>``
+"""docs/security.md cannot drift from the suite: every test it names as ``tests/<file>.py::<name>``
 exists (the file, and a test function or class of that name in it), and every test file it names exists."""
 
 from __future__ import annotations

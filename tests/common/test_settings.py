@@ -1,4 +1,4 @@
-"""One configuration mechanism for every process (issue 27): docs/settings.md is the generated table, each
+"""One configuration mechanism for every process: docs/settings.md is the generated table, each
 declared variable is read, a bad value names its variable, and the defaults are the dataclasses' own."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The one implementation of signed webhooks (torres_service.webhooks, issue 29): what the game service's webhooks
+"""The one implementation of signed webhooks (torres_service.webhooks): what the game service's webhooks
 and the matchmaker's callbacks send, and what a receiver checks; and the tenants file's webhook settings."""
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def test_the_ai_worker_metrics_port_is_wired() -> None:
 
 
 def test_the_tenants_overlay_is_valid_and_wired() -> None:
-    """infra/compose.tenants.yaml (issue 26) merged over the base as compose merges it (mappings merged, env_file
+    """infra/compose.tenants.yaml merged over the base as compose merges it (mappings merged, env_file
     replaced): still valid; the HTTP services read the tenants file from a read-only directory mount (the CLI's
     rename would never reach a mount of the file itself), the matcher and the ratings consumer their own keys."""
     overlay = yaml.safe_load((ROOT / "infra" / "compose.tenants.yaml").read_text())

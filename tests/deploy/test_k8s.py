@@ -168,8 +168,8 @@ def test_every_command_names_a_real_entry_point() -> None:
 
 
 def test_tenants_file_and_internal_keys_are_wired(rendered: Objects) -> None:
-    """Issue 26: the HTTP services read the tenants file from the Secret torres-tenants (a file, re-read on change),
-    and so does the webhook worker (issue 29: the tenants' endpoints and secrets); the matcher and the ratings
+    """The HTTP services read the tenants file from the Secret torres-tenants (a file, re-read on change),
+    and so does the webhook worker (the tenants' endpoints and secrets); the matcher and the ratings
     consumer present their own internal keys; no other workload names a tenants file (the AI workers act
     in-process and need none)."""
     _, objects = rendered
@@ -196,7 +196,7 @@ def test_tenants_file_and_internal_keys_are_wired(rendered: Objects) -> None:
 
 
 def test_the_log_monitor_runs_as_an_outside_observer(rendered: Objects) -> None:
-    """Issue 28: a CronJob runs `python -m torres_audit monitor` against the game service, hardened like every
+    """A CronJob runs `python -m torres_audit monitor` against the game service, hardened like every
     workload, its kept checkpoint on a PersistentVolumeClaim, the pinned vkeys from a ConfigMap, and nothing of
     the operator's secrets (it checks the operator; it needs no database and no key)."""
     _, objects = rendered

@@ -1,4 +1,4 @@
-"""Helpers of the online-play tests (issue 15): a settable clock and in-process drivers of a game."""
+"""Helpers of the online-play tests: a settable clock and in-process drivers of a game."""
 
 from __future__ import annotations
 

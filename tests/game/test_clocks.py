@@ -1,4 +1,4 @@
-"""Issue 15: clocks and timeouts, derived from the log and enforced exactly once.
+"""Clocks and timeouts, derived from the log and enforced exactly once.
 
 Sub-second limits drive every path. Most tests set the service's clock (``Clock``): the limit runs out
 exactly when the test says, however loaded the machine. The races, the restarts and the killed enforcer

@@ -1,4 +1,4 @@
-"""Every statement the game service sends about one game names the game (issue 31, docs/capacity.md).
+"""Every statement the game service sends about one game names the game (docs/capacity.md).
 
 The road past one PostgreSQL primary is Citus with the per-game tables distributed and colocated by ``game_id``
 and ``torres_append`` delegated to the shard that owns its first argument. That only scales if each statement of a

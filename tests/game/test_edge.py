@@ -1,4 +1,4 @@
-"""The game service's edge (issue 10), on SQLite and on PostgreSQL: the OpenAPI gate and hostile input.
+"""The game service's edge, on SQLite and on PostgreSQL: the OpenAPI gate and hostile input.
 
 schemathesis generates requests for every operation from ``/openapi.json`` (valid and invalid ones) and
 checks each answer: never a 5xx, a status the document lists for that operation, a body that matches the

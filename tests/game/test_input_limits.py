@@ -1,4 +1,4 @@
-"""The input guard of the game service (issue 26, torres_service.limits), on SQLite and on PostgreSQL.
+"""The input guard of the game service (torres_service.limits), on SQLite and on PostgreSQL.
 
 Each hostile body of the issue, on every endpoint that takes one, is answered with its precise 4xx as problem
 details, before any parser could fail, and the log does not change (no game, no event, the same version);

@@ -1,4 +1,4 @@
-"""Key rotation under load (issue 26): a real gunicorn game service (two gevent workers) reads its keys from a
+"""Key rotation under load: a real gunicorn game service (two gevent workers) reads its keys from a
 tenants file re-read within ``TORRES_TENANTS_RELOAD`` seconds; while a portal keeps sending requests with its old
 key, the operator adds a new key (the CLI, a process of its own), the portal switches to it, and the operator
 revokes the old one.

@@ -1,4 +1,4 @@
-"""Issue 15: resign, abandon, undo within a turn, and the public card history, through the HTTP API."""
+"""Resign, abandon, undo within a turn, and the public card history, through the HTTP API."""
 
 from __future__ import annotations
 

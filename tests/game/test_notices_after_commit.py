@@ -1,4 +1,4 @@
-"""Notices after the commit (issue 31, migration 0013): no append transaction notifies, so none takes PostgreSQL's
+"""Notices after the commit (migration 0013): no append transaction notifies, so none takes PostgreSQL's
 instance-wide notify lock; the appending process sends the notice after its commit, and a notice that is never
 sent (the process died in between) still wakes the waiters, by the listeners' periodic re-read.
 

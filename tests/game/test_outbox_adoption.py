@@ -1,4 +1,4 @@
-"""Issue 25, defect 2: the in-process AI drivers take up due outbox rows whoever wrote them.
+"""The in-process AI drivers take up due outbox rows whoever wrote them.
 
 The process that appends plays the turn it made due; a row another process wrote and left (a standalone enforcer
 that only records turns, a process killed after its commit) is adopted once it has stayed due ``adopt_after``

@@ -1,4 +1,4 @@
-"""Portal data on games (issue 29): the portal's own id for a game (unique per tenant: creating with it again
+"""Portal data on games: the portal's own id for a game (unique per tenant: creating with it again
 answers that game), labels to file it under, and display names for its seats -- over HTTP, on both backends."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Real-time push (issue 11): wake-ups across replicas, a lost listener, SSE resume, the WebSocket, hidden
+"""Real-time push: wake-ups across replicas, a lost listener, SSE resume, the WebSocket, hidden
 information on every channel, the stream cap, draining on SIGTERM, and the API suites under the production
 worker class (gunicorn with ``infra/gunicorn.conf.py``: gevent)."""
 

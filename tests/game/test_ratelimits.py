@@ -1,4 +1,4 @@
-"""Rate limits and stream caps of the game service (issue 26), through gunicorn with the production configuration:
+"""Rate limits and stream caps of the game service, through gunicorn with the production configuration:
 a burst above a small limit gets 429 problem+json with Retry-After and changes nothing, while another seat,
 another address and another tenant go on; the count starts again after the window; two workers share the count in
 the real Redis (and would not in memory); a Redis that is gone never makes a 5xx; one stream too many for a seat or

@@ -1,4 +1,4 @@
-"""Seat tokens that expire, are reissued and revoked, and browser stream tickets (issue 26), attacked over HTTP.
+"""Seat tokens that expire, are reissued and revoked, and browser stream tickets, attacked over HTTP.
 
 Real gunicorn processes on SQLite and on PostgreSQL (``TORRES_SEAT_TOKEN_GRACE=0``: an ended game's tokens expire
 at its end), plus in-process apps where a clock or a second process is needed:

@@ -1,4 +1,4 @@
-"""The transparency log's sequencer thread (issue 28) in every game-service process: it starts where it may sign,
+"""The transparency log's sequencer thread in every game-service process: it starts where it may sign,
 stops with the app, and never runs on a shared PostgreSQL database with a key the process generated itself
 (each replica would sign the log with its own key, a new one at every restart: docs/operations.md)."""
 

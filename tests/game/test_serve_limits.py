@@ -1,4 +1,4 @@
-"""Request-head limits under the production server (issue 26): gunicorn with ``infra/gunicorn.conf.py``.
+"""Request-head limits under the production server: gunicorn with ``infra/gunicorn.conf.py``.
 
 gunicorn parses the request head before the app sees it and refuses past its own limits by itself. Its limits are
 set above the input guard's, so a request target, header line or header count just past the guard's limit is

@@ -2,7 +2,7 @@
 werkzeug development server, a thread per connection), on SQLite, observed from outside.
 
 - File descriptors: hundreds of requests, each on a fresh TCP connection (so each on a new server thread),
-  must leave the process with the descriptors it had before (issue 10: the per-thread SQLite connections of
+  must leave the process with the descriptors it had before (the per-thread SQLite connections of
   the store were never closed, two descriptors per request, 500s once the ulimit was reached).
 - ``/stream`` sends its headers and a first comment at once, before any event (a browser EventSource counts
   as open only then), and says ``timeout``, not ``end``, when its own time runs out on a game still going.

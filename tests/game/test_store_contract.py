@@ -240,7 +240,7 @@ class TestEventStoreContract:
         assert everyone >= mine and len(everyone) == len(mine) + 1  # the other tenant's too
 
     def test_a_games_portal_data_is_kept_and_listed_by(self, store: EventStore) -> None:
-        """Issue 29: a game's external id and labels come back as stored; a list finds a tenant's game by its
+        """A game's external id and labels come back as stored; a list finds a tenant's game by its
         external id and the games holding a label (another tenant's game with the same id or label is not in it)."""
         tenant, other = f"t-{uuid.uuid4().hex[:8]}", f"t-{uuid.uuid4().hex[:8]}"
         league = new_game(store, tenant=tenant, labels=("friday_league", "round-2"), external_id="match")
@@ -352,7 +352,7 @@ def test_a_definition_is_applied_when_its_text_changes_and_replaces_every_older_
 
 
 class TestTransparencyLogContract:
-    """The transparency log's part of the store (issue 28), on both backends: a game's end queues its head in the
+    """The transparency log's part of the store, on both backends: a game's end queues its head in the
     append's transaction; the sequencer integrates each leaf exactly once, whatever the number of sequencers;
     the stored tree answers proofs that agree with the RFC 9162 reference in ``torres_audit.merkle``; the
     database refuses to rewrite what was integrated."""

@@ -1,4 +1,4 @@
-"""Tenants and visibility, attacked over HTTP (issue 26): real gunicorn processes on SQLite and on PostgreSQL,
+"""Tenants and visibility, attacked over HTTP: real gunicorn processes on SQLite and on PostgreSQL,
 two tenants (``alpha``, ``beta``) and the internal services, all from a tenants file the keys CLI wrote.
 
 Every attempt gets the documented answer and changes nothing (alpha's games and their event logs are compared

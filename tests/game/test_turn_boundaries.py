@@ -1,4 +1,4 @@
-"""Issue 25: the undo window is the rules' turn, and a tie names no winner -- over HTTP, on both backends.
+"""The undo window is the rules' turn, and a tie names no winner -- over HTTP, on both backends.
 
 Undo used to be open "while the same seat is to move", so when ``end_turn`` ended a phase and the same seat then
 moved the king (or, in the master version, started the next round), the end of the turn -- and the phase
@@ -22,7 +22,7 @@ from .online_helpers import act, create, drive
 
 BACKENDS = ["client", pytest.param("pg_client", marks=pytest.mark.postgres)]
 
-#: The AP actions that reveal nothing: the only ones a seat may take back (RULES 5, issue 15).
+#: The AP actions that reveal nothing: the only ones a seat may take back (RULES 5).
 TAKE_BACK = {"place_knight", "move_knight", "build", "advance_track"}
 
 

@@ -1,4 +1,4 @@
-"""`/view`'s `preview` (issue 30): the scoring the current phase would give if it ended in the position shown, the
+"""`/view`'s `preview`: the scoring the current phase would give if it ended in the position shown, the
 rules engine's own breakdown, served so that the web client shows it without scoring arithmetic of its own."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Webhooks from the game service (issue 29), against a real HTTP receiver on a loopback port, on SQLite and on
+"""Webhooks from the game service, against a real HTTP receiver on a loopback port, on SQLite and on
 PostgreSQL:
 
 * a game's webhooks reach its tenant's endpoint, signed with that tenant's secret, never another tenant's, and

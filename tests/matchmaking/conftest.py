@@ -3,7 +3,7 @@
 The game service runs in a werkzeug server thread on an ephemeral port with an embedded SQLite
 database, so the matchmaker talks to it exactly as in production: HTTP, service key, JSON.
 
-Players call the matchmaker with a player token (issue 26): :func:`as_player` signs one the way a portal does
+Players call the matchmaker with a player token: :func:`as_player` signs one the way a portal does
 (the single-key default's dev issuer and secret, :data:`DEV_TOKENS`), and :class:`Players` is a test client
 whose every call names the player making it (``player="alice"``).
 """
@@ -70,7 +70,7 @@ class GameServer:
     """The real game service app in a server thread; can be started late (to test it being down)."""
 
     def __init__(self, db_path: Path, port: int | None = None, tenants_file: str = "") -> None:
-        self.tenants_file = tenants_file  # the tenants file the matchmaker reads too (issue 26); "": single key
+        self.tenants_file = tenants_file  # the tenants file the matchmaker reads too; "": single key
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db_path = db_path

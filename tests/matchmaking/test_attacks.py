@@ -1,4 +1,4 @@
-"""Issue 26: the matchmaker as an attacker sees it, on the real Redis server and a tenants file written by the real
+"""The matchmaker as an attacker sees it, on the real Redis server and a tenants file written by the real
 CLI (``python -m torres_service.keys``).
 
 A ticket is its player's: another player's token, another tenant's, a forged, expired, wrong-audience,
@@ -77,7 +77,7 @@ def tenants(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
 def tenant_games(tmp_path_factory: pytest.TempPathFactory,
                  tenants: tuple[Path, dict[str, Any]]) -> Iterator[GameServer]:
     """The game service on the same tenants file: the matcher creates each game for its players' tenant with its
-    internal key (``t["internal key"]``), as in production (issue 26)."""
+    internal key (``t["internal key"]``), as in production."""
     server = GameServer(tmp_path_factory.mktemp("tenant-games") / "games.sqlite3", tenants_file=str(tenants[0]))
     yield server.start()
     server.stop()

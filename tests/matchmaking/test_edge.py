@@ -1,10 +1,10 @@
-"""The matchmaking service's edge (issue 10), on the real Redis server: the OpenAPI gate and hostile input.
+"""The matchmaking service's edge, on the real Redis server: the OpenAPI gate and hostile input.
 
 As for the game service (``tests/game/test_openapi_gate.py``): schemathesis generates valid and invalid
 requests for every operation and checks that none answers 5xx, that every status is documented for its
 operation and every body matches its schema. Well-formed ticket and player ids are replaced by a real queued
-ticket's and its player's, so that reads and cancellations succeed too. The requests carry real credentials
-(issue 26): that player's token and the portal's key, or the token alone, or none.
+ticket's and its player's, so that reads and cancellations succeed too. The requests carry real credentials:
+that player's token and the portal's key, or the token alone, or none.
 
 Then hostile strings go into every path segment, query argument and body field the document lists: never a
 5xx, problem+json for every error, and no key of the Redis database changes unless the request was valid.

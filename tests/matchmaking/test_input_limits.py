@@ -1,9 +1,9 @@
-"""The input guard of the matchmaker (issue 26, torres_service.limits), on the real Redis server.
+"""The input guard of the matchmaker (torres_service.limits), on the real Redis server.
 
 The same guard as the game service's: each hostile body of the issue on ``POST /v1/tickets`` is answered with
 its precise 4xx as problem details and no Redis key changes; generated JSON shapes never get a 5xx; every
 unsupported method is a 405 with ``Allow``; a request head past the limits is 414 or 431; an ``Authorization``
-header that is not a bearer token is 401. The requests are a player's, with their portal's token (issue 26).
+header that is not a bearer token is 401. The requests are a player's, with their portal's token.
 """
 
 from __future__ import annotations

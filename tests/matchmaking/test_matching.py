@@ -234,6 +234,6 @@ def test_a_stalled_group_can_be_cancelled_and_its_game_is_aborted(
     assert len(game) == 1 and proxy.creation_keys == ["mm-group-cafe"]
     game_id = game[0]["game_id"]
     assert proxy.abandons == [(game_id, {"reason": "matchmaking group cafe was dissolved by a cancel"})]
-    # the game service's abandon (issue 15) ended it, so nothing is left to retry
+    # the game service's abandon ended it, so nothing is left to retry
     assert game_summary(game_server, game_id)["status"] == "over"
     assert store.client.zscore(store.keys.orphans(pool), game_id) is None

@@ -1,4 +1,4 @@
-"""``migrate-keys``: ratings written before the ``{ratings}`` hash tag, or before ratings were per tenant (issue 26),
+"""``migrate-keys``: ratings written before the ``{ratings}`` hash tag, or before ratings were per tenant,
 move to their new keys, once, on one Redis and on a 3-master cluster (where the old keys sit on other shards than
 the new ones)."""
 

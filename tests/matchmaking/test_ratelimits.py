@@ -1,4 +1,4 @@
-"""Rate limits and stream caps of the matchmaker (issue 26), on the real Redis: a player's burst gets 429 with
+"""Rate limits and stream caps of the matchmaker, on the real Redis: a player's burst gets 429 with
 Retry-After and leaves other players and a portal alone; the player is the one a verified token names (a forged
 token naming a victim is counted by address, never as the victim); a portal's burst is its own; one stream too many
 for a player is refused before it opens and a closed one gives its slot back; the counts live in the matchmaker's

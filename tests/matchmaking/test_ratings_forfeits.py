@@ -1,4 +1,4 @@
-"""Issue 15: games ended early are rated from their result: who left ranks last; an aborted game is unrated."""
+"""Games ended early are rated from their result: who left ranks last; an aborted game is unrated."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_the_result_ranks_decide_over_the_scores() -> None:
 
 
 def test_a_tie_in_the_result_is_rated_as_a_draw() -> None:
-    """Issue 25: a game abandoned with equal scores has ``winner: null`` and ``ranks [0, 0]``: equal ratings stay
+    """A game abandoned with equal scores has ``winner: null`` and ``ranks [0, 0]``: equal ratings stay
     equal, and the weaker player gains on the stronger one."""
     seats = [{"kind": "human", "player_id": "a"}, {"kind": "human", "player_id": "b"}]
     a, b = rate_game(seats, {"a": Rating("a"), "b": Rating("b")}, scores=[7, 7], winner=None, ranks=[0, 0])

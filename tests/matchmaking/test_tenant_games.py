@@ -1,4 +1,4 @@
-"""The matcher with its own internal key against a game service that reads a tenants file (issue 26): each game
+"""The matcher with its own internal key against a game service that reads a tenants file: each game
 it creates names its players' tenant, so it is in that portal's list and answers 404 to every other portal's key.
 
 Real Redis (DB 14), the real game service over HTTP (a werkzeug server thread on SQLite), the real keys CLI.

@@ -52,7 +52,7 @@ def test_celery_worker_finishes_the_running_decision_on_sigterm(cluster_env: Clu
     from torres_game.service import Credentials, GameService
     from torres_game.store import open_store
 
-    # TORRES_AI_DELAY paces every AI action in the worker (issue 13): a decision that lasts 3 s whatever the
+    # TORRES_AI_DELAY paces every AI action in the worker: a decision that lasts 3 s whatever the
     # engine's speed (a set-up search by the compiled engine takes milliseconds).
     env = cluster_env.env(TORRES_AI_DELAY="3", TORRES_AI_SWEEP_AFTER="3600")
     worker = Proc("ai-graceful", [str(BIN / "celery"), "-A", "torres_ai.celery_app", "worker", "--loglevel=INFO",

@@ -1,6 +1,6 @@
 """The committed SDKs are what `make sdk` generates (docs/sdk.md), checked link by link: the services build the
 committed OpenAPI documents, the documents generate the committed Python and TypeScript SDKs; and a document
-changed without regenerating fails the check (issue 29)."""
+changed without regenerating fails the check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`make run` when its ports are taken (issue 25): another server on the game or matchmaking port -- a second
+"""`make run` when its ports are taken: another server on the game or matchmaking port -- a second
 `make run`, say -- must stop the launcher before it starts anything, with one line naming the option that moves
 the port; and the readiness check must never take another server's answers for its own children's."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: What a scan may not find: axe-core's two highest impacts (issue 30).
+#: What a scan may not find: axe-core's two highest impacts.
 BLOCKING = ("serious", "critical")
 
 

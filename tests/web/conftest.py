@@ -37,7 +37,7 @@ def chromium_path() -> str:
     return path
 
 
-#: A portal's page that embeds the client (issue 29): the iframe's address comes in its own fragment
+#: A portal's page that embeds the client: the iframe's address comes in its own fragment
 #: (`host.html#<url>`), and it keeps every message the client posts, with the sender's origin.
 HOST_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>A portal</title>
 <link rel="icon" href="data:,"></head>

@@ -1,4 +1,4 @@
-"""The embeddable client (issue 29) in Chromium: a portal's page on another origin embeds
+"""The embeddable client in Chromium: a portal's page on another origin embeds
 `/play/#game=…&token=…&embed=1&lang=de` in an iframe, the player plays by clicks in it, and the page hears of turns,
 moves and the end through postMessage; the strings table and the German view; theming; who may frame `/play/`.
 

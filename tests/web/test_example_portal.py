@@ -1,4 +1,4 @@
-"""The worked example portal (examples/portal, issue 29): its webhook endpoint checked against the service's own
+"""The worked example portal (examples/portal): its webhook endpoint checked against the service's own
 signing, and the whole thing end to end in Chromium: two users of the portal log in, queue through it, play the
 matched game to the end by clicks inside their iframes, hear "your turn" from the webhooks, receive the game's end
 once, and see their ratings change on the leaderboard.

@@ -1,4 +1,4 @@
-"""Issue 30: a complete 4-player master game with action cards, the page's seat played by keyboard only (Tab and
+"""A complete 4-player master game with action cards, the page's seat played by keyboard only (Tab and
 Shift+Tab to a control; in the board grid Ctrl+Home, then the arrow keys; Enter), the three other seats the
 service's AI. No mouse event reaches the page; after every action the focus is inside the game, never on <body>."""
 

@@ -93,7 +93,7 @@ def test_event_text_says_no_more_than_the_redacted_payload() -> None:
 
 
 def test_play_may_be_framed_only_by_itself_and_the_listed_portals(client: FlaskClient, tmp_path: Path) -> None:
-    """Issue 29: the embeddable client. Unconfigured, no other origin may frame `/play/` (clickjacking); a portal
+    """The embeddable client. Unconfigured, no other origin may frame `/play/` (clickjacking); a portal
     listed in TORRES_FRAME_ANCESTORS may, and nothing that is not an origin gets into the header."""
     for path in ("/play/", "/play/js/app.js", "/play/config.json"):
         headers = client.get(path).headers

@@ -234,7 +234,7 @@ def test_an_illegal_click_offers_nothing_and_sends_nothing(
     assert posts == []
     assert page.evaluate("() => document.querySelector('main').dataset.version") == version
     assert page.locator(".square.selected, .chooser").count() == 0
-    # ... and a sighted player sees that the click registered (issue 30), not only a screen reader
+    # ... and a sighted player sees that the click registered, not only a screen reader
     note = page.locator("#square-note")
     assert note.is_visible() and "B2" in note.inner_text(), page.inner_text("#controls")
     assert console.unexpected() == []
@@ -270,7 +270,7 @@ def test_the_opponent_sees_the_move_live_and_squares_work_by_keyboard(
         .getAttribute('aria-label').startsWith('D1, height 1, blue knight')""", timeout=10_000)
     bob.wait_for_selector("#log .turn-group:has(.turn-head:has-text('Alice'))"
                           " li:has-text('places a first knight on D1')")
-    # his turn once her move has been played back on his board (issue 30)
+    # his turn once her move has been played back on his board
     bob.wait_for_function("() => document.querySelector('main').dataset.turn === 'mine'")
     click_and_wait(bob, bob.locator("svg.board g.square.target").first)
     placed = [sq for sq, label in board(bob).items() if label.endswith("orange knight")]
@@ -315,7 +315,7 @@ def test_a_matchmaking_ticket_turns_into_a_game(stack: dict[str, str], new_page:
 
 def test_the_lobby_queues_with_a_player_token_and_never_puts_it_in_a_url(stack: dict[str, str], new_page: Any,
                                                                          console: Console) -> None:
-    """Issue 26: the lobby gets a player token from `make run`'s dev issuer, creates and cancels its ticket with it
+    """The lobby gets a player token from `make run`'s dev issuer, creates and cancels its ticket with it
     in the Authorization header, and opens the ticket's stream with a single-use stream ticket: the token is in
     no URL the page requests."""
     page = new_page()
@@ -348,7 +348,7 @@ def test_the_lobby_queues_with_a_player_token_and_never_puts_it_in_a_url(stack: 
 
 def test_a_clocked_game_from_the_lobby_shows_its_clock(stack: dict[str, str], new_page: Any,
                                                         console: Console) -> None:
-    """The lobby's clock fields create a timed game (issue 15), and the page shows the time left of the seat to
+    """The lobby's clock fields create a timed game, and the page shows the time left of the seat to
     move, as the view's public lifecycle says."""
     page = new_page()
     page.goto(stack["play"])
@@ -371,7 +371,7 @@ def test_a_clocked_game_from_the_lobby_shows_its_clock(stack: dict[str, str], ne
 
 def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str], new_page: Any,
                                                           console: Console) -> None:
-    """Issue 25: a portal abandons a game with equal scores; the page names no single winner."""
+    """A portal abandons a game with equal scores; the page names no single winner."""
     api = httpx.Client(base_url=stack["game"], headers={"X-API-Key": stack["key"]})
     game = api.post("/v1/games", json={"seats": [{"kind": "human", "player_id": "ann"},
                                                  {"kind": "human", "player_id": "ben"}]}).json()
@@ -390,7 +390,7 @@ def test_a_tied_abandoned_game_shows_a_shared_first_place(stack: dict[str, str],
 
 def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str, str], new_page: Any,
                                                                 console: Console) -> None:
-    """Issue 26: a private game answers 404 to whoever holds nothing for it, so the page reads it with its seat
+    """A private game answers 404 to whoever holds nothing for it, so the page reads it with its seat
     token (summary, replay, verify too), and follows it by SSE with a single-use stream ticket it gets with the
     token (an EventSource cannot send a header): the token is in no URL the page requests."""
     service = {"X-API-Key": "web-test-service-key"}
@@ -431,7 +431,7 @@ def test_a_private_game_is_played_live_with_its_seat_token_only(stack: dict[str,
 
 def test_seats_carry_the_names_the_portal_gave_them(stack: dict[str, str], new_page: Any, console: Console,
                                                    tmp_path: Path) -> None:
-    """Issue 29: a game created with display names shows them in the seat panel and the turn line (the text
+    """A game created with display names shows them in the seat panel and the turn line (the text
     comes from the page as a person reads it), and a seat without one keeps its number."""
     service = {"X-API-Key": "web-test-service-key"}
     created = httpx.post(f"{stack['game']}/v1/games", headers=service, json={
@@ -451,7 +451,7 @@ def test_seats_carry_the_names_the_portal_gave_them(stack: dict[str, str], new_p
 @pytest.mark.parametrize("edition", ["yucata", "rio_grande", "ravensburger"])
 def test_the_leftover_spread_is_asked_only_where_the_edition_leaves_it_to_the_player(
         stack: dict[str, str], new_page: Any, console: Console, edition: str) -> None:
-    """Issue 30: in the Yucata edition the leftovers go onto the next stacks by rule, so the spread is shown and
+    """In the Yucata edition the leftovers go onto the next stacks by rule, so the spread is shown and
     cannot be edited (an edit was refused with a 422 every time); in the others the player types it."""
     service = {"X-API-Key": "web-test-service-key"}
     with httpx.Client(base_url=stack["game"], timeout=10) as http:
@@ -496,7 +496,7 @@ def test_focus_stays_in_the_game_after_end_turn_by_enter(stack: dict[str, str], 
 
 def test_on_a_phone_the_turn_and_end_turn_come_before_the_board(stack: dict[str, str], browser: Any,
                                                                  console: Console, tmp_path: Path) -> None:
-    """Issue 30: at 390 px the turn line and the controls (End turn) stood below the board and the score track."""
+    """At 390 px the turn line and the controls (End turn) stood below the board and the score track."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     context.set_default_timeout(15_000)
     try:
@@ -515,7 +515,7 @@ def test_on_a_phone_the_turn_and_end_turn_come_before_the_board(stack: dict[str,
 
 def test_the_board_is_one_tab_stop_with_the_arrow_keys_inside(stack: dict[str, str], new_page: Any,
                                                               console: Console) -> None:
-    """Issue 30: the board was 64 tab stops. Now one square is in the tab order (a roving tabindex: the first
+    """The board was 64 tab stops. Now one square is in the tab order (a roving tabindex: the first
     target here), the arrow keys move within the board and take the tab stop along, and Tab leaves the board."""
     page = new_page()
     start_game_against_ai(page, stack)
@@ -540,7 +540,7 @@ def test_the_board_is_one_tab_stop_with_the_arrow_keys_inside(stack: dict[str, s
 
 def test_a_master_game_says_what_its_master_card_pays(stack: dict[str, str], new_page: Any,
                                                       console: Console) -> None:
-    """Issue 30: the master card was only named ("master card: together"); its effect (docs/rules.md section 11) is
+    """The master card was only named ("master card: together"); its effect (docs/rules.md section 11) is
     now on screen under the turn line."""
     created = httpx.post(f"{stack['game']}/v1/games", headers={"X-API-Key": "web-test-service-key"}, json={
         "master": True, "seats": [{"kind": "human", "player_id": "p0"}, {"kind": "human", "player_id": "p1"}]}).json()

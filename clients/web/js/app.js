@@ -1,6 +1,6 @@
 // The router and the lobby. Routes live in the URL fragment, which never reaches a server (seat tokens and
 // keys stay out of access logs): #game=<id>&token=<seat token> plays, #game=<id>&replay=1 replays, # is the lobby.
-// `&embed=1` is the embedded client of a portal (issue 29, embed.js): the game only, no lobby, no link out, no
+// `&embed=1` is the embedded client of a portal (embed.js): the game only, no lobby, no link out, no
 // storage, postMessage to the host; `&lang=de|en` the language of the game view (strings.js).
 
 import { Api } from './api.js';
@@ -102,7 +102,7 @@ function newGameForm() {
   };
   players.addEventListener('change', drawSeats);
   drawSeats();
-  // Time controls (issue 15): a limit per turn and/or a Fischer bank; all blank is an untimed game.
+  // Time controls: a limit per turn and/or a Fischer bank; all blank is an untimed game.
   const seconds = (name, label) => h('input', { type: 'number', min: '0', step: 'any', name, id: name, 'aria-label': label, size: 6 });
   const turnSeconds = seconds('turn-seconds', 'Seconds per turn');
   const bankSeconds = seconds('bank-seconds', 'Time bank per seat, seconds');
@@ -173,7 +173,7 @@ function matchmakingForm() {
   const wait = h('input', { type: 'number', name: 'wait', min: '0', max: '300', value: '10', id: 'max-wait' });
   const status = h('p', { id: 'ticket-status', role: 'status', 'aria-live': 'polite' });
   const cancel = h('button', { type: 'button', hidden: true, id: 'cancel-ticket' }, 'Leave the queue');
-  // The matchmaker knows a player only by a token their portal signs (issue 26). Here the portal is `make run`'s
+  // The matchmaker knows a player only by a token their portal signs. Here the portal is `make run`'s
   // development issuer, asked with the service key for the name typed; a real portal's server issues it instead.
   let identity = null;  // { player, token, expires_at } of the player this page queues
   const playerToken = async (name) => {

@@ -63,7 +63,7 @@ export function seatBadge(seat, size = 18) {
   return svg;
 }
 
-/** The mark of each kind of action a square offers (issue 30): a filled shape each, so that build, place, move and
+/** The mark of each kind of action a square offers: a filled shape each, so that build, place, move and
  * a card's target look different, drawn dark with a light halo (style.css `.mark`) so that it shows on every
  * height, the darkest squares included. Centred on (cx, cy), about 16 px across. */
 export const MARK_KINDS = ['build', 'place', 'move', 'card'];

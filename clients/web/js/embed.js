@@ -1,4 +1,4 @@
-// The embedded client (issue 29): a portal opens /play/#game=<id>&token=<seat token>&embed=1 in an iframe (or a
+// The embedded client: a portal opens /play/#game=<id>&token=<seat token>&embed=1 in an iframe (or a
 // window of its own) and hears of the game through postMessage, as {source: 'torres', type, game_id, version, …}:
 //   turn       the seat to move changed: {seat, mine, stage, phase, round}
 //   move       an action was applied: {seat, action, text, auto}, the action in public words only (a kept card

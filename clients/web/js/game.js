@@ -34,7 +34,7 @@ const reducedMotion = () => window.matchMedia?.('(prefers-reduced-motion: reduce
 export class LiveGame {
   constructor(api, main, { id, token, embed = false, host = null }) {
     this.api = api;
-    this.embed = embed;  // no way out of the game: no replay link (issue 29)
+    this.embed = embed;  // no way out of the game: no replay link
     this.host = host;  // the embedding page, told of turns, moves and the end (embed.js)
     this.main = main;
     this.id = id;
@@ -146,7 +146,7 @@ export class LiveGame {
     this.summary = summary;
     this.pos = view.view;
     this.castles = view.castles || [];
-    this.preview = view.preview || null;  // the engine's scoring of the phase as if it ended now (issue 30)
+    this.preview = view.preview || null;  // the engine's scoring of the phase as if it ended now
     this.life = view.lifecycle || null;
     this.seat = view.seat;
     this.version = view.version;

@@ -5,7 +5,7 @@ import { h } from './dom.js';
 import { STRINGS, t } from './strings.js';
 import { actionWords, cardEffect, cardName, seatName, stageWords } from './words.js';
 
-/** A seat's heading: the name the portal gave it (issue 29), else "Seat n"; its colour; who plays it. */
+/** A seat's heading: the name the portal gave it, else "Seat n"; its colour; who plays it. */
 export function seatTitle(seats, seat, mine) {
   const info = seats?.[seat] || {};
   const who = info.kind === 'ai' ? t('seat.ai', { level: t(`level.${info.level || 'easy'}`) }) : (info.player_id || t('seat.human'));
@@ -24,7 +24,7 @@ export function seatsPanel(pos, seats, mine, { playCard = null, playable = new S
     const cards = hand
       ? h('ul', { class: 'hand', 'aria-label': t('seat.cards-label', { name: seatName(seats, seat) }) }, hand.length ? hand.map((card) => {
         const canPlay = playCard && playable.has(card);
-        // the card's effect under its name, so the rules are on screen, not only in a tooltip (issue 30)
+        // the card's effect under its name, so the rules are on screen, not only in a tooltip
         return h('li', {}, canPlay
           ? h('button', { class: `card${selectedCard === card ? ' selected' : ''}`, 'aria-pressed': String(selectedCard === card),
             title: cardEffect(card), 'data-card': card, onclick: () => playCard(card) }, t('card.play', { card: cardName(card) }),

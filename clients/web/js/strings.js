@@ -114,7 +114,7 @@ export const STRINGS = {
   'end.spread-label': { en: 'Leftover blocks onto remaining stack {n}', de: 'Übrige Bausteine auf den restlichen Stapel {n}' },
   'end.button': { en: 'End turn', de: 'Zug beenden' },
 
-  // the coming scoring (the view's `preview`: the rules engine's, issue 30)
+  // the coming scoring (the view's `preview`: the rules engine's)
   'preview.heading': { en: 'If phase {phase} ended now', de: 'Wenn Phase {phase} jetzt endete' },
   'preview.note': { en: 'The scoring the rules would give in this position; it changes with every move.', de: 'Die Wertung, die die Regeln in dieser Stellung ergäben; sie ändert sich mit jedem Zug.' },
   'preview.castle': { count: 'area', en: { one: 'castle of {area} square at {at} × level {level} = {points}', other: 'castle of {area} squares at {at} × level {level} = {points}' }, de: { one: 'Burg mit {area} Feld bei {at} × Ebene {level} = {points}', other: 'Burg mit {area} Feldern bei {at} × Ebene {level} = {points}' } },
