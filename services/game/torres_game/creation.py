@@ -91,7 +91,6 @@ class GameCreation:
         of the creation safe, and the key, which would name another game, adds nothing. It is the portal's own
         id, so an internal key may not send one (400): answering it would say whether the portal used the id."""
         assert idempotency_key is not None or external_id is not None
-        reused = IdempotencyKeyReused if external_id is None else ExternalIdReused
         basis = idempotency_key if external_id is None else f"external id\n{external_id}"
         caller = self.access.caller(creds)
         owner = self.access.creation_tenant(caller, tenant)
@@ -113,13 +112,20 @@ class GameCreation:
                                           external_id=external_id))
         except GameExists:
             pass
+        asked = (owner, visibility, edition, master, options, public_seats, list(labels), online)
+        return self._replayed(game_id, asked, tokens, external_id=external_id)
+
+    def _replayed(self, game_id: str, asked: tuple[Any, ...], tokens: list[str | None], *,
+                  external_id: str | None) -> Submitted:
+        """The original body of a creation made again, or why it cannot be answered: ``asked`` is the request's
+        tenant, visibility, edition, master, options, seats, labels and online settings, which must be the game's."""
+        reused = IdempotencyKeyReused if external_id is None else ExternalIdReused
         record = self.games.record(game_id)
         secret = self.store.get_secret(game_id)
         created = self.store.read(game_id, up_to=1)[0]
         what = "Idempotency-Key" if external_id is None else "external_id"
         if (record.tenant, record.visibility, record.edition, record.master, record.options, record.seats,
-                record.labels, lc.Settings.from_json(created.payload.get("online"))) != (
-                owner, visibility, edition, master, options, public_seats, list(labels), online):
+                record.labels, lc.Settings.from_json(created.payload.get("online"))) != asked:
             raise reused(f"this {what} created a game with other settings, seats or labels")
         if secret is None or secret.token_hashes != [token_hash(t) if t else None for t in tokens]:
             raise reused(f"this {what} created a game whose seat tokens can no longer be derived (the admin key "
@@ -131,7 +137,7 @@ class GameCreation:
             raise SeatTokensReissued(f"this {what}'s game had seat tokens reissued or revoked since; its tenant "
                                      "reads the game and reissues tokens (POST .../seats/<seat>/token)")
         return Submitted(self._created_body(game_id, created.version, created.payload["seed_commitment"],
-                                            public_seats, tokens, record), replayed=True)
+                                            record.seats, tokens, record), replayed=True)
 
     def _derived_token(self, game_id: str, seat: int) -> str:
         digest = hmac.new(self.config.admin_key.encode(), f"seat-token:{game_id}:{seat}".encode(), hashlib.sha256)
