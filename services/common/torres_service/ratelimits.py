@@ -1,10 +1,13 @@
-"""Rate limits and stream caps for both services (issue 26, "Safe on the open internet"): how many requests one
-client may send, and how many waits and streams it may hold open, each refusal a 429 problem with ``Retry-After``.
+"""Rate limits and stream caps for both services: how many requests one client may send, and how many waits and
+streams it may hold open, each refusal a 429 problem with ``Retry-After``. This module is the guard that applies
+them to every request (:func:`install`); the settings and who is counted are :mod:`.ratelimit_identity`, the
+counting :mod:`.ratelimit_counts`.
 
 Without them a single client could send requests and open streams without bound: one script could take a
 replica's CPU, or its whole share of open connections (``TORRES_MAX_STREAMS``), from every other player.
 
-**Who is counted.** Three classes of identity, each with its own limit (:class:`Settings`, docs/security.md):
+**Who is counted.** Three classes of identity, each with its own limit (:class:`~.ratelimit_identity.Settings`,
+docs/security.md):
 
 * ``address``: the client's IP address (``request.remote_addr``). Behind proxies that is the last proxy's address,
   so ``TORRES_TRUSTED_PROXIES`` says how many of them append to ``X-Forwarded-For`` (werkzeug's ``ProxyFix``);
@@ -31,22 +34,21 @@ Past a limit: 429 ``rate_limited`` with ``Retry-After`` (when the window ends). 
 its request hook: measured on the game service, that hook cost about 120 us per request (it resolves per-endpoint
 and per-blueprint limits and exemptions and parses the limit strings again on every request) and its in-memory
 storage started a thread every 10 ms to expire keys -- together 1.78 ms of gunicorn CPU per accepted action in the
-HTTP benchmark against 1.15 ms without, where the issue allows 5 %. :class:`RequestCounts` is the lean equivalent
-for what these services need (three application-wide limits) and keeps flask-limiter's semantics where they matter:
-the check runs first, before the input guard and before anything reads the body, so a refused request costs little
-and changes nothing; if the storage fails, requests are counted in the process's memory until it answers again
-(re-checked after 1, 2, 4 ... 32 s, flask-limiter's ``in_memory_fallback``), and any other error is logged and the
-request served (``swallow_errors``): the limiter fails open, never a 5xx. ``X-RateLimit-*`` headers are sent on 429
-only (on every response they would cost one more storage read per request).
+HTTP benchmark against 1.15 ms without, where the issue allows 5 %. :class:`~.ratelimit_counts.RequestCounts` is the
+lean equivalent for what these services need (three application-wide limits) and keeps flask-limiter's semantics
+where they matter: the check runs first, before the input guard and before anything reads the body, so a refused
+request costs little and changes nothing; if the storage fails, requests are counted in the process's memory until
+it answers again (re-checked after 1, 2, 4 ... 32 s, flask-limiter's ``in_memory_fallback``), and any other error is
+logged and the request served (``swallow_errors``): the limiter fails open, never a 5xx. ``X-RateLimit-*`` headers
+are sent on 429 only (on every response they would cost one more storage read per request).
 
-**Stream caps** bound the waits and streams (long-poll ``/wait``, SSE ``/stream``, WebSocket ``/ws``) one
-identity holds open at once: past a cap, 429 ``too_many_streams_for_client``, below the process's own cap
-(``TORRES_MAX_STREAMS``, 503). They are counted per process, in :class:`StreamCaps`: what a cap protects is the
-process's own connections, greenlets and memory, and a count in memory cannot leak -- a stream's slot is given back
-when its response is closed (the client left, the stream ended, the worker drained it on shutdown), and a worker
-that dies takes its counts with it, where a count in Redis would stay behind. The price: an identity may hold a cap
-per worker and replica, and the load balancer decides where its connections land.
-"""
+**Stream caps** bound the waits and streams (long-poll ``/wait``, SSE ``/stream``, WebSocket ``/ws``) one identity
+holds open at once: past a cap, 429 ``too_many_streams_for_client``, below the process's own cap
+(``TORRES_MAX_STREAMS``, 503). They are counted per process, in :class:`~.ratelimit_counts.StreamCaps`: what a cap
+protects is the process's own connections, greenlets and memory, and a count in memory cannot leak -- a stream's
+slot is given back when its response is closed (the client left, the stream ended, the worker drained it on
+shutdown), and a worker that dies takes its counts with it, where a count in Redis would stay behind. The price: an
+identity may hold a cap per worker and replica, and the load balancer decides where its connections land."""
 
 from __future__ import annotations
 
