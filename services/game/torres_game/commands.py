@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -41,17 +42,16 @@ from .writes import GameWriter, Submitted
 log = logging.getLogger("torres_game.service")  # the service's one logger name, which log pipelines select on
 
 
+@dataclass(eq=False)
 class PlayCommands:
     """The commands of a game in play. Every one goes through the same turn check and the same append."""
 
-    def __init__(self, store: EventStore, access: Access, games: GameStates, writer: GameWriter,
-                 deadlines: DeadlineEnforcer, clock: Clock) -> None:
-        self.store = store
-        self.access = access
-        self.games = games
-        self.writer = writer
-        self.deadlines = deadlines
-        self.clock = clock
+    store: EventStore
+    access: Access
+    games: GameStates
+    writer: GameWriter
+    deadlines: DeadlineEnforcer
+    clock: Clock
 
     def submit_action(
         self, game_id: str, creds: Credentials, *, seat: int, action: dict[str, Any],

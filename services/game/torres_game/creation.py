@@ -8,6 +8,7 @@ import hmac
 import secrets
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torres_rules as tr
@@ -28,17 +29,16 @@ from .writes import GameWriter, Submitted
 _CREATION_KEYS = uuid.UUID("5d0c8e4a-7a51-4b52-9e7e-3f1d2c6b8a90")
 
 
+@dataclass(eq=False)
 class GameCreation:
     """The creation use cases; the game's first event goes through :meth:`GameWriter.create`."""
 
-    def __init__(self, store: EventStore, config: Config, access: Access, games: GameStates, writer: GameWriter,
-                 clock: Clock) -> None:
-        self.store = store
-        self.config = config
-        self.access = access
-        self.games = games
-        self.writer = writer
-        self.clock = clock
+    store: EventStore
+    config: Config
+    access: Access
+    games: GameStates
+    writer: GameWriter
+    clock: Clock
 
     def create_game(
         self, creds: Credentials, *, edition: str, master: bool, options: dict[str, Any],

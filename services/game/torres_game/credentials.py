@@ -8,6 +8,7 @@ import logging
 import secrets
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -117,17 +118,16 @@ class SeatTokenBooks:
         return tuple(current.values()), tuple(superseded)
 
 
+@dataclass(eq=False)
 class CredentialDesk:
     """The use cases that hand out or withdraw a credential: seat tokens, spectator tokens, stream tickets."""
 
-    def __init__(self, store: EventStore, config: Config, access: Access, games: GameStates,
-                 books: SeatTokenBooks, clock: Clock) -> None:
-        self.store = store
-        self.config = config
-        self.access = access
-        self.games = games
-        self.books = books
-        self.clock = clock
+    store: EventStore
+    config: Config
+    access: Access
+    games: GameStates
+    books: SeatTokenBooks
+    clock: Clock
 
     def spectator_token(self, game_id: str, creds: Credentials, *, ttl: int = SPECTATOR_TTL_DEFAULT) -> dict[str, Any]:
         """A token that reads this game as a spectator until it expires (the tenant's key with ``games``, or the

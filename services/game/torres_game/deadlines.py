@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from datetime import datetime
 
 from torres_audit.chain import format_time
@@ -20,17 +21,16 @@ from .writes import GameWriter
 log = logging.getLogger("torres_game.service")  # the service's one logger name, which log pipelines select on
 
 
+@dataclass(eq=False)
 class DeadlineEnforcer:
     """Timeouts as commands of their own: the same settle and append as a move, keyed by the version whose
     deadline passed."""
 
-    def __init__(self, store: EventStore, config: Config, games: GameStates, writer: GameWriter,
-                 clock: Clock) -> None:
-        self.store = store
-        self.config = config
-        self.games = games
-        self.writer = writer
-        self.clock = clock
+    store: EventStore
+    config: Config
+    games: GameStates
+    writer: GameWriter
+    clock: Clock
 
     def enforce_deadline(self, game_id: str, *, now: datetime | None = None) -> bool:
         """Append the timeout of the seat to move if its deadline has passed; True if this call appended it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -67,18 +68,17 @@ def _read_cursor(cursor: str | None) -> tuple[str, str] | None:
     return created_at, game_id
 
 
+@dataclass(eq=False)
 class GameQueries:
     """What a caller may read of games: lists, summaries, views, event pages, records, the long-poll."""
 
-    def __init__(self, store: EventStore, access: Access, games: GameStates, hub: WakeHub, clock: Clock,
-                 signer: Signer, translog: TransparencyLog) -> None:
-        self.store = store
-        self.access = access
-        self.games = games
-        self.hub = hub
-        self.clock = clock
-        self.signer = signer
-        self.translog = translog
+    store: EventStore
+    access: Access
+    games: GameStates
+    hub: WakeHub
+    clock: Clock
+    signer: Signer
+    translog: TransparencyLog
 
     def list_games(
         self, creds: Credentials, *, limit: int, cursor: str | None = None, status: str | None = None,

@@ -51,20 +51,19 @@ class TurnDue(Protocol):
     def turn_due(self, game_id: str, seat: int, version: int) -> None: ...
 
 
+@dataclass(eq=False)
 class GameWriter:
     """The unit of work around the store: every append of every command, and what follows it in this process."""
 
-    def __init__(self, store: EventStore, config: Config, games: GameStates, books: SeatTokenBooks, hub: WakeHub,
-                 driver: TurnDue, clock: Clock) -> None:
-        self.store = store
-        self.config = config
-        self.games = games
-        self.books = books
-        self.hub = hub
-        self.driver = driver
-        self.clock = clock
-        #: The webhook delivery worker of this process (``webhook_interval`` > 0), woken by its appends.
-        self.webhook_worker: WebhookWorker | None = None
+    store: EventStore
+    config: Config
+    games: GameStates
+    books: SeatTokenBooks
+    hub: WakeHub
+    driver: TurnDue
+    clock: Clock
+    #: The webhook delivery worker of this process (``webhook_interval`` > 0), woken by its appends.
+    webhook_worker: WebhookWorker | None = None
 
     def settle(
         self, info: GameInfo, folded: Folded, events: Sequence[NewEvent], now: datetime, *, abandoned: bool = False,
