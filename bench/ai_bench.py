@@ -38,8 +38,9 @@ import redis
 import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
+from torres_game.access import Credentials
 from torres_game.config import Config
-from torres_game.service import Credentials, GameService
+from torres_game.service import GameService
 from torres_game.store import PostgresEventStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +109,7 @@ def stack(db_url: str, store: PostgresEventStore, workers: int, fifo: bool = Fal
 def throughput(level: str, games: int) -> tuple[int, float]:
     with database() as (db_url, store), stack(db_url, store, workers=1) as (service, _):
         started = time.perf_counter()
-        ids = [service.create_game(SERVICE, edition="rio_grande", master=False, options={},
+        ids = [service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
                                    seats=[{"kind": "ai", "level": level}] * 2)["game_id"] for _ in range(games)]
         deadline = time.monotonic() + 1800
         while any(store.get_game(g).status != "over" for g in ids):  # type: ignore[union-attr]
@@ -124,15 +125,15 @@ def human_waits(service: GameService, level: str, samples: int, seed: int) -> li
     """One human-vs-AI game: the human plays a random legal action as soon as it is to move; after each of its
     turns (set-up placements are not counted), the seconds until it is to move again."""
     seats = [{"kind": "human", "player_id": "bench"}] + [{"kind": "ai", "level": level}] * 3
-    game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+    game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
     gid, me, rng = game["game_id"], Credentials(token=game["seats"][0]["token"]), random.Random(seed)
     waits: list[float] = []
     handed_on: float | None = None
     version = 0
     deadline = time.monotonic() + 600
     while len(waits) < samples and time.monotonic() < deadline:
-        service.wait(gid, version=version, timeout=5)  # returns when the game moved past `version`
-        version, state = service.state_at(gid)
+        service.queries.wait(gid, version=version, timeout=5)  # returns when the game moved past `version`
+        version, state = service.games.state_at(gid)
         if tr.is_over(state):
             break
         if state.to_move != 0:
@@ -140,7 +141,7 @@ def human_waits(service: GameService, level: str, samples: int, seed: int) -> li
         if handed_on is not None:
             waits.append(time.perf_counter() - handed_on)
             handed_on = None
-        submitted = service.submit_action(gid, me, seat=0, action=rng.choice(tr.legal_actions(state)),
+        submitted = service.commands.submit_action(gid, me, seat=0, action=rng.choice(tr.legal_actions(state)),
                                           expected_version=version, command_id=f"bench-{version}")
         version = submitted.body["version"]
         if state.stage == "turn" and not submitted.body["legal_actions"]:  # a turn ended: the AI seats' turns
@@ -172,7 +173,7 @@ def latency(args: argparse.Namespace) -> None:
     with database() as (db_url, store), stack(db_url, store, args.workers, args.fifo) as (service, settings):
         alone = latency_round(service, args.level, args.human_games, args.samples)
         seats = [{"kind": "ai", "level": args.level}] * 4
-        background = [service.create_game(SERVICE, edition="rio_grande", master=False, options={},
+        background = [service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
                                           seats=seats)["game_id"] for _ in range(args.background)]
         time.sleep(5)  # the bulk queue fills: every background game has a turn waiting or running
         client = redis.Redis.from_url(REDIS_URL)

@@ -25,8 +25,9 @@ import redis
 from polling import wait_until
 from postgres_store import postgres_store_fixtures
 
+from torres_game.access import Credentials
 from torres_game.config import Config
-from torres_game.service import Credentials, GameService
+from torres_game.service import GameService
 from torres_game.store import PostgresEventStore
 
 ROOT = Path(__file__).resolve().parents[2]

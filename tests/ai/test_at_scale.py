@@ -20,8 +20,8 @@ from torres_ai.bots import LocalPlanMemory
 from torres_ai.celery_app import TASK_PLAY, make_app
 from torres_ai.config import Settings
 from torres_ai.turns import LevelBots, decide_safely
+from torres_game.access import Credentials
 from torres_game.ai_turns import OutboxOnlyDriver, Outcome, ai_command_id, play_turn
-from torres_game.service import Credentials
 from torres_game.store import PostgresEventStore
 
 from .conftest import REDIS_URL, SERVICE, make_service, wait_until, worker_env
@@ -53,17 +53,17 @@ def test_redis_outage_while_a_hard_bot_decides_is_retried_and_the_bot_plays_its_
     app = make_app(settings)
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     seats = [{"kind": "human", "player_id": "me"}, {"kind": "ai", "level": "hard"}]
-    game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+    game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
     gid, me = game["game_id"], Credentials(token=game["seats"][0]["token"])
     assert settings.queue_for(seats) == settings.queue  # a human waits: the high-priority queue
 
     def play_until_the_hard_seat_starts_a_turn() -> tuple[int, tr.State]:
         published: set[int] = set()
         for _ in range(200):
-            version, state = service.state_at(gid)
+            version, state = service.games.state_at(gid)
             if state.to_move == 0:
                 action = tr.legal_actions(state)[0]
-                service.submit_action(gid, me, seat=0, action=action, expected_version=version,
+                service.commands.submit_action(gid, me, seat=0, action=action, expected_version=version,
                                       command_id=f"me-{version}")
             elif state.stage == "turn":
                 return version, state
@@ -99,7 +99,7 @@ def test_redis_outage_while_a_hard_bot_decides_is_retried_and_the_bot_plays_its_
     assert [a for _, _, a in played] == expected
     assert [c for _, c, _ in played] == [f"ai:{gid}:{v}" for v, _, _ in played]
     assert not worker.records(RANDOM_FALLBACK)
-    _, now = service.state_at(gid)
+    _, now = service.games.state_at(gid)
     assert now.to_move == 0  # the whole turn was played, the human is to move
 
 
@@ -109,26 +109,26 @@ def test_a_redelivered_task_resumes_a_turn_under_way(pg_store, pg_url) -> None:
     stands, with the plan the first worker made, to the end of the turn."""
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     seats = [{"kind": "ai", "level": "medium"}, {"kind": "human", "player_id": "me"}]
-    game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+    game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
     gid, me = game["game_id"], Credentials(token=game["seats"][1]["token"])
     bots = LevelBots(Settings(), LocalPlanMemory())  # the plan memory the killed worker shared (Redis in production)
     for _ in range(300):
-        version, state = service.state_at(gid)
+        version, state = service.games.state_at(gid)
         if state.to_move == 1:
-            service.submit_action(gid, me, seat=1, action=tr.legal_actions(state)[-1], expected_version=version,
-                                  command_id=f"me-{version}")
+            service.commands.submit_action(gid, me, seat=1, action=tr.legal_actions(state)[-1],
+                                           expected_version=version, command_id=f"me-{version}")
         elif state.stage != "turn":
             assert play_turn(service, gid, 0, version, bots.deciding()).outcome is Outcome.PLAYED
         else:
             break
-    turn_start, state = service.state_at(gid)
+    turn_start, state = service.games.state_at(gid)
     first = decide_safely(bots, "medium", state, 0, random.Random(f"{gid}:{turn_start}"))
     assert first["type"] != "end_turn"
-    service.submit_action(gid, SERVICE, seat=0, action=first, expected_version=turn_start,  # then the worker died
-                          command_id=ai_command_id(gid, turn_start))
+    service.commands.submit_action(gid, SERVICE, seat=0, action=first,  # then the worker died
+                                   expected_version=turn_start, command_id=ai_command_id(gid, turn_start))
     result = play_turn(service, gid, 0, turn_start, bots.deciding())  # the redelivered message
     assert (result.outcome, result.version) == (Outcome.PLAYED, turn_start + 1) and result.actions >= 1
-    after, state = service.state_at(gid)
+    after, state = service.games.state_at(gid)
     assert state.to_move == 1 and after == turn_start + 1 + result.actions
     assert [e.command_id for e in pg_store.read(gid, after=turn_start)] == [
         ai_command_id(gid, v) for v in range(turn_start, after)]
@@ -148,28 +148,29 @@ def test_worker_killed_mid_turn_the_turn_completes_once(
     service = make_service(pg_store, pg_url, driver)
     seats = [{"kind": "ai", "level": "medium"}, {"kind": "ai", "level": "medium"}]
     try:
-        gid = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)["game_id"]
+        gid = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
+                                           seats=seats)["game_id"]
 
         def mid_turn() -> bool:
             events = pg_store.read(gid)
             last = events[-1]
             if last.type != "action_applied" or last.payload["action"]["type"] == "end_turn":
                 return False
-            _, state = service.state_at(gid)
+            _, state = service.games.state_at(gid)
             return state.stage == "turn" and state.to_move == last.payload["seat"] and len(events) > 12
 
         wait_until(mid_turn, 120, "a seat to be halfway through a turn", first.log)
         first.kill()
-        killed_version, state = service.state_at(gid)
+        killed_version, state = service.games.state_at(gid)
         seat = state.to_move
         time.sleep(1.0)
-        assert service.state_at(gid)[0] == killed_version  # the dead worker appends nothing more
+        assert service.games.state_at(gid)[0] == killed_version  # the dead worker appends nothing more
         second = start_worker(beat=True)  # the sweeper re-sends the due row after 4 s
         wait_until(lambda: pg_store.get_game(gid).status == "over", 180, "the game to end",  # type: ignore[union-attr]
                    second.log)
     finally:
         driver.close()
-    assert service.verify(gid)["ok"]
+    assert service.queries.verify(gid)["ok"]
     actions = _ai_actions(pg_store, gid, after=0)
     commands = [c for _, c, _ in actions]
     assert len(commands) == len(set(commands)), "an AI command was appended twice"
@@ -195,9 +196,11 @@ def test_humans_first_a_human_game_turn_is_served_before_queued_bulk_turns(
     service = make_service(pg_store, pg_url, OutboxOnlyDriver())
     bots_only = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]
     with_human = [{"kind": "ai", "level": "easy"}, {"kind": "human", "player_id": "p"}]
-    bulk = [service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=bots_only)["game_id"]
+    bulk = [service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
+                                         seats=bots_only)["game_id"]
             for _ in range(3)]
-    human = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=with_human)["game_id"]
+    human = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
+                                         seats=with_human)["game_id"]
     for gid in bulk:
         app.send_task(TASK_PLAY, args=(gid, 0, 1), queue=settings.queue_for(bots_only), task_id=f"bulk-{gid}")
     app.send_task(TASK_PLAY, args=(human, 0, 1), queue=settings.queue_for(with_human), task_id="human")

@@ -42,7 +42,8 @@ def test_a_turn_lost_with_the_broker_is_re_sent_within_5_s_of_its_return(
     try:
         wait_until(lambda: "re-enqueued" in log_path.read_text(), 30, "the sweeper's first sweep", log_path.read_text)
         seats = [{"kind": "ai", "level": "medium"}, {"kind": "human", "player_id": "me"}]
-        gid = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)["game_id"]
+        gid = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
+                                           seats=seats)["game_id"]
         task_id = f"ai:{gid}:1"
 
         def queued() -> bool:
@@ -65,7 +66,7 @@ def test_a_turn_lost_with_the_broker_is_re_sent_within_5_s_of_its_return(
         assert "the broker lost its queues" in log_path.read_text()
 
         worker = start_worker(beat=False, CELERY_BROKER_URL=private_redis.url)
-        wait_until(lambda: service.state_at(gid)[1].to_move == 1, 60, "the worker to play the turn", worker.log)
+        wait_until(lambda: service.games.state_at(gid)[1].to_move == 1, 60, "the worker to play the turn", worker.log)
         played = [e.command_id for e in pg_store.read(gid) if e.command_id.startswith("ai:")]
         assert played == [task_id]  # played once
         assert not [t for t in pg_store.pending_ai_turns(limit=1000) if t.game_id == gid]

@@ -43,7 +43,7 @@ def _ai_game(pg_store: PostgresEventStore, pg_url: str, namespace: str, *levels:
     driver = _publisher(pg_url, namespace)
     service = make_service(pg_store, pg_url, driver)
     try:
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={},
+        game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
                                    seats=[{"kind": "ai", "level": level} for level in levels])
         yield service, game["game_id"]
     finally:
@@ -57,13 +57,13 @@ def _status(store: PostgresEventStore, game_id: str) -> tuple[str, int]:
 
 
 def _assert_finished_cleanly(service, store: PostgresEventStore, game_id: str) -> None:  # type: ignore[no-untyped-def]
-    report = service.verify(game_id)
+    report = service.queries.verify(game_id)
     assert report["ok"], report
     events = store.read(game_id)
     commands = [e.command_id for e in events if e.type == "action_applied"]
     assert len(commands) == len(set(commands)), "an AI command was appended twice"
     assert all(c.startswith("ai:") for c in commands)
-    _, state = service.state_at(game_id)
+    _, state = service.games.state_at(game_id)
     assert tr.is_over(state)
     assert not [t for t in store.pending_ai_turns(limit=1000) if t.game_id == game_id]
 
@@ -121,7 +121,7 @@ def test_killed_worker_mid_task_the_game_still_finishes(
 
         def hard_seat_thinking() -> bool:
             version = _status(pg_store, gid)[1]
-            _, state = service.state_at(gid)
+            _, state = service.games.state_at(gid)
             if state.stage != "turn" or state.to_move != 1 or version < 10:
                 return False
             time.sleep(0.7)
@@ -151,7 +151,7 @@ def test_lost_publish_and_lost_queue_are_recovered_by_the_sweeper(
     service = make_service(pg_store, pg_url, dead)
     try:
         started = time.monotonic()
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
+        game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=AI_SEATS)
         assert time.monotonic() - started < 1.0  # turn_due never blocks on the broker
         gid = game["game_id"]
         with caplog.at_level(logging.WARNING, logger="torres_game.ai_turns"):

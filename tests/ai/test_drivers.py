@@ -10,8 +10,9 @@ import pytest
 import torres_rules as tr
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver, from_env, thread_driver
+from torres_game.access import Credentials
 from torres_game.ai_turns import BackgroundDriver
-from torres_game.service import Credentials, GameService
+from torres_game.service import GameService
 from torres_game.store import PostgresEventStore, SqliteEventStore
 
 from .conftest import MIGRATIONS, SERVICE, game_config, wait_until
@@ -44,21 +45,22 @@ def test_thread_driver_plays_ai_seats_in_process_against_a_human(tmp_path: Path)
     try:
         seats = [{"kind": "human", "player_id": "me"}, {"kind": "ai", "level": "medium"},
                  {"kind": "ai", "level": "hard"}]
-        game = service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+        game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
         gid, me = game["game_id"], Credentials(token=game["seats"][0]["token"])
         moves = 0
         while True:
             wait_until(driver.idle, 60, "the AI seats to move")
-            version, state = service.state_at(gid)
+            version, state = service.games.state_at(gid)
             if tr.is_over(state):
                 break
             assert state.to_move == 0, "an AI seat is due but the driver is idle"
             action = tr.legal_actions(state)[-1]  # the human: ends turns quickly, takes the last choice
             started = time.perf_counter()
-            service.submit_action(gid, me, seat=0, action=action, expected_version=version, command_id=f"me-{moves}")
+            service.commands.submit_action(gid, me, seat=0, action=action, expected_version=version,
+                                           command_id=f"me-{moves}")
             assert time.perf_counter() - started < 1.0  # the request never waits for the bots
             moves += 1
-        assert service.verify(gid)["ok"]
+        assert service.queries.verify(gid)["ok"]
         assert moves > 10
     finally:
         service.close()

@@ -26,7 +26,7 @@ SEATS = [{"kind": "ai", "level": "medium"}, {"kind": "human", "player_id": "p"}]
 
 def _new_game(service: GameService) -> str:
     """A game whose seat 0 (AI) is due at version 1 and whose next move is the human's."""
-    return service.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=SEATS)["game_id"]
+    return service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=SEATS)["game_id"]
 
 
 def _versions(store: PostgresEventStore, gid: str) -> list[tuple[int, str]]:
@@ -73,7 +73,7 @@ def test_racing_deliveries_of_one_turn_append_once(pg_store, pg_url) -> None:
     service_a = make_service(pg_store, pg_url, OutboxOnlyDriver())
     service_b = make_service(pg_store, pg_url, OutboxOnlyDriver())
     gid = _new_game(service_a)
-    service_b.state_at(gid)  # both have the state cached: both pass the stale check
+    service_b.games.state_at(gid)  # both have the state cached: both pass the stale check
     outcomes: list[Outcome] = []
     barrier = threading.Barrier(2)
 

@@ -28,7 +28,7 @@ def audit_pg_url(throwaway_database: Callable[[str], contextlib.AbstractContextM
 
 def _app(url: str, clock: Clock) -> Flask:
     application = create_app(make_config(url, enforcer_interval=0, pool_max=4))
-    application.extensions["torres_game"].now = clock
+    application.extensions["torres_game"].clock.now = clock
     return application
 
 

@@ -91,7 +91,7 @@ def play(svc: GameService, client: Any, clock: Clock, plan: Plan, seed: int, *, 
     # moment is undone when the plan undoes at all.
     forced = {"timeout": plan.timeout_at, "resign": plan.resign_at, "undo": 0 if plan.p_undo else None}
     for _ in range(limit):
-        folded = svc.current(gid)
+        folded = svc.games.current(gid)
         if folded.over:
             return gid
         seat = folded.to_move
@@ -101,7 +101,7 @@ def play(svc: GameService, client: Any, clock: Clock, plan: Plan, seed: int, *, 
             ai_turns.play_turn(svc, gid, seat, folded.version, ai_turns.random_decide(rng))
             continue
         if plan.abandon_after is not None and actions >= plan.abandon_after:
-            svc.abandon(gid, Credentials(api_key=API_KEY), reason="the portal closed the table")
+            svc.commands.abandon(gid, Credentials(api_key=API_KEY), reason="the portal closed the table")
             continue
         deadline = folded.life.deadline()
         choice = _choose(plan, rng, forced, actions, deadline is not None, bool(folded.life.undo))
@@ -109,19 +109,19 @@ def play(svc: GameService, client: Any, clock: Clock, plan: Plan, seed: int, *, 
         if choice == "timeout":
             assert deadline is not None
             clock.t = deadline + timedelta(microseconds=rng.randint(1, 5000))
-            assert svc.enforce_deadline(gid)
+            assert svc.deadlines.enforce_deadline(gid)
             continue
         if choice == "resign":
-            svc.resign(gid, creds, seat=seat)
+            svc.commands.resign(gid, creds, seat=seat)
             continue
         if choice == "undo":
-            svc.undo(gid, creds, seat=seat, expected_version=folded.version, command_id=f"u{folded.version}")
+            svc.commands.undo(gid, creds, seat=seat, expected_version=folded.version, command_id=f"u{folded.version}")
             continue
         legal = tr.legal_actions(folded.state)
         preferred = [a for a in legal if a["type"] == plan.prefer]
         action = rng.choice(preferred if preferred and rng.random() < 0.33 else legal)
         try:
-            svc.submit_action(gid, creds, seat=seat, action=action, expected_version=folded.version,
+            svc.commands.submit_action(gid, creds, seat=seat, action=action, expected_version=folded.version,
                               command_id=f"c{folded.version}")
         except ServiceError as exc:  # pragma: no cover - a driver bug, reported with the game
             raise AssertionError(f"game {gid} refused {action}: {exc}") from exc

@@ -65,7 +65,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Game]:
     app: Flask = create_app(make_config(f"sqlite:///{tmp_path_factory.mktemp('corrupt') / 'g.sqlite3'}",
                                         enforcer_interval=0, log_interval=0))  # no sequencer: its own log
     svc = service(app)
-    svc.now = clock
+    svc.clock.now = clock
     for attempt in range(20):  # the service deals at random: play until one game has every forgery's target
         gid = play(svc, app.test_client(), clock, EVERYTHING, seed=28 + attempt)
         if features(svc.store.read(gid)) >= FEATURES:

@@ -115,7 +115,7 @@ def attacked(throwaway_database: Callable[[str], contextlib.AbstractContextManag
         app: Flask = create_app(make_config(url, enforcer_interval=0, signing_key=SIGNER.skey(),
                                            log_signing_key=LOG.skey(), log_interval=0))
         svc = service(app)
-        svc.now = clock
+        svc.clock.now = clock
         games = [play(svc, app.test_client(), clock, SHORT, seed=100 + i) for i in range(8)]
         svc.translog.integrate_all()
         svc.close()

@@ -43,7 +43,7 @@ def private_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                                  log_signing_key=LOG.skey()))
     svc = service(app)
     clock = Clock()
-    svc.now = clock
+    svc.clock.now = clock
     gid = play(svc, app.test_client(), clock, PRIVATE, seed=9)
     svc.translog.integrate_all()
     client = app.test_client()

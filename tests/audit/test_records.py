@@ -80,12 +80,12 @@ def test_a_running_games_record_verifies_for_every_reader(sqlite_app: Flask, clo
     gid = game["game_id"]
     rng = random.Random(3)
     withheld = 0
-    while withheld < 2 or svc.current(gid).version < 60:
-        folded = svc.current(gid)
+    while withheld < 2 or svc.games.current(gid).version < 60:
+        folded = svc.games.current(gid)
         assert not folded.over
         seat = folded.to_move
         action = rng.choice(tr.legal_actions(folded.state))
-        svc.submit_action(gid, Credentials(token=game["seats"][seat]["token"]), seat=seat, action=action,
+        svc.commands.submit_action(gid, Credentials(token=game["seats"][seat]["token"]), seat=seat, action=action,
                           expected_version=folded.version, command_id=f"c{folded.version}")
         withheld = sum(e.type == "action_applied" and e.payload["action"]["type"] == "keep_card"
                        for e in svc.store.read(gid))

@@ -35,19 +35,9 @@ from torres_service.principals import (
     key_digest,
 )
 from torres_service.problems import FIRST_CHECKS, ProblemBlueprint, problem_api
-from torres_service.ratelimits import (
-    LEASE_MOST,
-    SETTINGS,
-    Guard,
-    RequestCounts,
-    Settings,
-    StreamCaps,
-    TooManyStreams,
-    VerifiedPlayers,
-    install,
-    redis_storage_uri,
-    tenant_of,
-)
+from torres_service.ratelimit_counts import LEASE_MOST, RequestCounts, StreamCaps, TooManyStreams
+from torres_service.ratelimit_identity import SETTINGS, Settings, VerifiedPlayers, redis_storage_uri, tenant_of
+from torres_service.ratelimits import Guard, install
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 ALICE, BOB, CAROL = "203.0.113.7", "203.0.113.8", "198.51.100.9"  # documentation addresses: never loopback

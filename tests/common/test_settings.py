@@ -15,7 +15,7 @@ from torres_ai.config import LEVEL_SETTINGS
 from torres_ai.config import Settings as AiSettings
 from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config as MatchmakingConfig
-from torres_service import cors, healthcheck, limits, ratelimits, settings
+from torres_service import cors, healthcheck, limits, ratelimit_identity, settings
 from torres_service.limits import InputLimits
 from torres_service.principals import Registries
 from torres_service.settings import Setting, SettingError, fields_of, values
@@ -65,7 +65,7 @@ _OTHER_ORIGINS = Setting("TORRES_CORS_ORIGINS", "the same variable with another 
     (AiSettings, {"TORRES_AI_HARD": "genius"}, "TORRES_AI_HARD='genius' is not a bot kind"),
     (AiSettings, {"TORRES_AI_HARD_ITERATIONS": "1.5"}, "TORRES_AI_HARD_ITERATIONS='1.5' is not an integer"),
     (InputLimits, {"TORRES_MAX_BODY_BYTES": "64k"}, "TORRES_MAX_BODY_BYTES='64k' is not an integer"),
-    (ratelimits.Settings, {"TORRES_TRUSTED_PROXIES": "one"}, "TORRES_TRUSTED_PROXIES='one' is not an integer"),
+    (ratelimit_identity.Settings, {"TORRES_TRUSTED_PROXIES": "one"}, "TORRES_TRUSTED_PROXIES='one' is not an integer"),
 ])
 def test_a_bad_value_names_its_variable(cls: Any, env: dict[str, str], message: str) -> None:
     with pytest.raises(SettingError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -142,16 +142,16 @@ def test_empty_values() -> None:
     """An empty number or flag is the default; an empty string is a value."""
     assert GameConfig.from_env({"DB_POOL_MAX": "", "TORRES_JSON_LOGS": " "}).pool_max == 16
     assert GameConfig.from_env({"TORRES_JSON_LOGS": ""}).json_logs is True
-    assert ratelimits.Settings.from_env({"TORRES_RATELIMIT_EXEMPT": ""}).exempt == ()
-    assert ratelimits.Settings.from_env({"TORRES_RATELIMIT_ADDRESS": ""}).limit("address") is None
+    assert ratelimit_identity.Settings.from_env({"TORRES_RATELIMIT_EXEMPT": ""}).exempt == ()
+    assert ratelimit_identity.Settings.from_env({"TORRES_RATELIMIT_ADDRESS": ""}).limit("address") is None
 
 
 def test_shared_modules_read_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     assert InputLimits.from_env({"TORRES_JSON_MAX_DEPTH": "5"}, max_body_bytes=100) == \
         InputLimits(max_json_depth=5, max_body_bytes=100)
     assert InputLimits.from_env({"TORRES_MAX_BODY_BYTES": "200"}, max_body_bytes=100).max_body_bytes == 200
-    rl = ratelimits.Settings.from_env({"TORRES_RATELIMIT_SHARED": "tenant", "TORRES_MAX_STREAMS_PER_PLAYER": "3"},
-                                      storage_uri="redis://r")
+    rl = ratelimit_identity.Settings.from_env({"TORRES_RATELIMIT_SHARED": "tenant",
+                                               "TORRES_MAX_STREAMS_PER_PLAYER": "3"}, storage_uri="redis://r")
     assert (rl.shared, rl.streams_per_player, rl.storage_uri) == (("tenant",), 3, "redis://r")
     registries = Registries.from_env({"TORRES_PLAYER_TOKEN_SECRET": "s" * 32}, api_key="k")
     assert registries.current is not None
@@ -172,7 +172,7 @@ def test_defaults_are_the_dataclasses() -> None:
     assert MatchmakingConfig.from_env({}) == MatchmakingConfig()
     assert AiSettings.from_env({}) == AiSettings()
     assert InputLimits.from_env({}) == InputLimits()
-    assert ratelimits.Settings.from_env({}) == ratelimits.Settings()
+    assert ratelimit_identity.Settings.from_env({}) == ratelimit_identity.Settings()
     game = GameConfig.from_env({"TORRES_API_KEY": "k", "TORRES_ADMIN_KEY": "a", "DATABASE_URL": "sqlite:///x"})
     assert game == GameConfig(api_key="k", admin_key="a", database_url="sqlite:///x")
 
@@ -184,6 +184,6 @@ def test_shared_settings_default_alike() -> None:
         for f, s, _ in fields_of(cls):
             if s.default is not None:
                 assert f.default == s.default, (cls.__name__, s.var)
-    for mapping, cls in ((limits.VARIABLES, InputLimits), (ratelimits.VARIABLES, ratelimits.Settings)):
+    for mapping, cls in ((limits.VARIABLES, InputLimits), (ratelimit_identity.VARIABLES, ratelimit_identity.Settings)):
         assert set(mapping) <= {f.name for f in dataclasses.fields(cls)}
         assert values(cls, {}, mapping) == {}

@@ -40,15 +40,15 @@ def creds(game: dict[str, Any], seat: int) -> Credentials:
 
 
 def state(svc: GameService, game: dict[str, Any]) -> tr.State:
-    return svc.current(game["game_id"]).state
+    return svc.games.current(game["game_id"]).state
 
 
 def act(svc: GameService, game: dict[str, Any], action: dict[str, Any], tag: str = "") -> dict[str, Any]:
     """The seat to move submits ``action`` at the current version (in-process: fast enough to drive whole games)."""
-    folded = svc.current(game["game_id"])
+    folded = svc.games.current(game["game_id"])
     seat = folded.to_move
     assert seat is not None
-    return svc.submit_action(game["game_id"], creds(game, seat), seat=seat, action=action,
+    return svc.commands.submit_action(game["game_id"], creds(game, seat), seat=seat, action=action,
                              expected_version=folded.version, command_id=f"c{folded.version}{tag}").body
 
 
@@ -57,7 +57,7 @@ def drive(svc: GameService, game: dict[str, Any], rng: random.Random, until: Cal
     """Random legal actions by whoever is to move (and not forfeited: the service passes for those) until
     ``until(state)``; ``prefer`` picks that action type when legal, half of the time."""
     for _ in range(limit):
-        folded = svc.current(game["game_id"])
+        folded = svc.games.current(game["game_id"])
         if until(folded.state):
             return folded.state
         assert not folded.over, "the game ended before the wanted position"

@@ -44,7 +44,7 @@ def clock() -> Clock:
 def online(tmp_path: Path, clock: Clock) -> Iterator[Flask]:
     """A service whose clock the test moves, and no enforcer thread: the test sweeps (``enforce_due``)."""
     application = create_app(make_config(f"sqlite:///{tmp_path / 'online.sqlite3'}", enforcer_interval=0))
-    application.extensions["torres_game"].now = clock
+    application.extensions["torres_game"].clock.now = clock
     yield application
     application.extensions["torres_game"].close()
 
@@ -58,7 +58,7 @@ def test_the_clock_is_public_and_folded_from_the_log(online: Flask, clock: Clock
     game = create(client, clock={"turn_seconds": 5, "bank_seconds": 10, "increment_seconds": 2}, timeout=FORFEIT)
     gid = game["game_id"]
     start = clock()
-    first = svc.current(gid).to_move
+    first = svc.games.current(gid).to_move
     view = client.get(f"/v1/games/{gid}/view").get_json()["lifecycle"]["clock"]
     assert view["to_move"] == first and view["banks"] == [10.0, 10.0]
     assert parse_time(view["deadline"]) == start + timedelta(seconds=5)  # min(turn limit, bank)
@@ -67,7 +67,7 @@ def test_the_clock_is_public_and_folded_from_the_log(online: Flask, clock: Clock
     clock.advance(3)
     view = client.get(f"/v1/games/{gid}/view").get_json()["lifecycle"]["clock"]
     assert view["seconds_left"] == 2.0 and view["banks"][first] == 7.0
-    act(svc, game, tr.legal_actions(svc.current(gid).state)[0])  # the turn passes (setup: one placement)
+    act(svc, game, tr.legal_actions(svc.games.current(gid).state)[0])  # the turn passes (setup: one placement)
     view = client.get(f"/v1/games/{gid}/view").get_json()["lifecycle"]["clock"]
     second = 1 - first
     assert view["to_move"] == second and view["banks"][first] == 10 - 3 + 2  # charged, then the increment
@@ -75,22 +75,22 @@ def test_the_clock_is_public_and_folded_from_the_log(online: Flask, clock: Clock
 
     # A restarted service (nothing cached) folds the same clock from the recorded times.
     cold = GameService(svc.store, svc.config, svc.driver)
-    cold.now = clock
-    assert cold.view(gid, creds(game, 0))["lifecycle"]["clock"] == view
+    cold.clock.now = clock
+    assert cold.queries.view(gid, creds(game, 0))["lifecycle"]["clock"] == view
 
 
 def test_a_timeout_with_forfeit_ends_a_two_seat_game_ranked(online: Flask, clock: Clock) -> None:
     client, svc = online.test_client(), svc_of(online)
     game = create(client, clock={"turn_seconds": 0.5}, timeout=FORFEIT)
     gid = game["game_id"]
-    act(svc, game, tr.legal_actions(svc.current(gid).state)[0])
-    late = svc.current(gid).to_move
+    act(svc, game, tr.legal_actions(svc.games.current(gid).state)[0])
+    late = svc.games.current(gid).to_move
     assert late is not None
     clock.advance(0.4)
-    assert svc.enforce_due() == 0  # not yet
+    assert svc.deadlines.enforce_due() == 0  # not yet
     clock.advance(0.2)
-    version = svc.current(gid).version
-    assert svc.enforce_due() == 1 and svc.enforce_due() == 0
+    version = svc.games.current(gid).version
+    assert svc.deadlines.enforce_due() == 1 and svc.deadlines.enforce_due() == 0
     assert types_after(svc, game, version) == ["timed_out", "game_ended"]
     ended = log(svc, game)[-1].payload
     assert ended["reason"] == "forfeit" and ended["ranks"][late] == 1 and ended["winner"] == 1 - late
@@ -106,11 +106,11 @@ def test_a_forfeited_seat_keeps_its_knights_passes_every_turn_and_ranks_last(onl
     gid = game["game_id"]
     rng = random.Random(3)
     drive(svc, game, rng, lambda s: s.stage == "turn" and s.round == 2)
-    gone = svc.current(gid).to_move
-    knights = svc.current(gid).state.knights.count(gone)
+    gone = svc.games.current(gid).to_move
+    knights = svc.games.current(gid).state.knights.count(gone)
     clock.advance(0.6)
-    assert svc.enforce_due() == 1
-    assert svc.current(gid).to_move != gone  # it passed at once
+    assert svc.deadlines.enforce_due() == 1
+    assert svc.games.current(gid).to_move != gone  # it passed at once
     drive(svc, game, rng, lambda s: tr.is_over(s))
     events = log(svc, game)
     timed_out = next(e for e in events if e.type == "timed_out")
@@ -119,7 +119,7 @@ def test_a_forfeited_seat_keeps_its_knights_passes_every_turn_and_ranks_last(onl
     assert theirs and all(e.payload.get("auto") == "forfeit" for e in theirs)
     assert {e.payload["action"]["type"] for e in theirs} <= {"end_turn", "move_king"}
     assert all(e.payload["action"].get("to") is None for e in theirs if e.payload["action"]["type"] == "move_king")
-    assert svc.current(gid).state.knights.count(gone) == knights  # its knights stay
+    assert svc.games.current(gid).state.knights.count(gone) == knights  # its knights stay
     ended = events[-1].payload
     others = [rank for s, rank in enumerate(ended["ranks"]) if s != gone]
     assert ended["reason"] == "completed" and ended["ranks"][gone] > max(others) and ended["winner"] != gone
@@ -131,16 +131,16 @@ def test_a_timeout_with_the_ai_policy_hands_the_seat_to_the_ai(online: Flask, cl
     client, svc = online.test_client(), svc_of(online)
     game = create(client, clock={"turn_seconds": 0.5}, timeout={"policy": "ai", "scope": scope, "level": "hard"})
     gid = game["game_id"]
-    seat = svc.current(gid).to_move
+    seat = svc.games.current(gid).to_move
     assert seat is not None
     clock.advance(0.6)
-    assert svc.enforce_due() == 1
-    folded = svc.current(gid)
+    assert svc.deadlines.enforce_due() == 1
+    folded = svc.games.current(gid)
     assert log(svc, game)[-1].payload == {"seat": seat, "deadline": log(svc, game)[-1].payload["deadline"],
                                           "policy": "ai", "scope": scope, "level": "hard"}
     view = client.get(f"/v1/games/{gid}/view").get_json()["lifecycle"]
     assert view["ai_controlled"] == [seat] and view["clock"]["deadline"] is None  # the AI's time is not counted
-    assert svc.ai_seat_level(gid, seat) == "hard"
+    assert svc.queries.ai_seat_level(gid, seat) == "hard"
     assert [(t.game_id, t.seat, t.version) for t in svc.store.pending_ai_turns()] == [(gid, seat, folded.version)]
     # The human cannot move while the AI plays the seat, and sees no legal actions.
     with pytest.raises(SeatPlayedByAi):
@@ -153,12 +153,12 @@ def test_a_timeout_with_the_ai_policy_hands_the_seat_to_the_ai(online: Flask, cl
 
     decide = LevelBots(Settings.from_env()).deciding()
     assert ai_turns.play_turn(svc, gid, seat, folded.version, decide).outcome is ai_turns.Outcome.PLAYED
-    while svc.current(gid).to_move == seat:  # the rest of the seat's turn
+    while svc.games.current(gid).to_move == seat:  # the rest of the seat's turn
         turn = svc.store.pending_ai_turns()[0]
         assert ai_turns.play_turn(svc, gid, turn.seat, turn.version, decide).outcome is ai_turns.Outcome.PLAYED
-    while svc.current(gid).to_move != seat:
-        act(svc, game, tr.legal_actions(svc.current(gid).state)[0])
-    back = svc.current(gid)
+    while svc.games.current(gid).to_move != seat:
+        act(svc, game, tr.legal_actions(svc.games.current(gid).state)[0])
+    back = svc.games.current(gid)
     assert back.life.ai_plays(seat) == (scope == "game")
     if scope == "turn":
         act(svc, game, tr.legal_actions(back.state)[0])  # the human plays its next turn again
@@ -172,10 +172,10 @@ def test_a_timeout_in_keep_card_or_move_king(online: Flask, clock: Clock, stage:
     game = create(client, players=3, clock={"turn_seconds": 0.5}, timeout={"policy": policy})
     gid = game["game_id"]
     drive(svc, game, random.Random(5), lambda s: s.stage == stage, prefer="buy_card" if stage == "keep_card" else None)
-    folded = svc.current(gid)
+    folded = svc.games.current(gid)
     seat = folded.to_move
     clock.advance(0.6)
-    assert svc.enforce_due() == 1
+    assert svc.deadlines.enforce_due() == 1
     if policy == "forfeit":  # the forfeited seat's pending choice is made for it, and the game goes on
         auto = log(svc, game)[folded.version + 1]
         assert auto.type == "action_applied" and auto.payload["seat"] == seat and auto.payload["auto"] == "forfeit"
@@ -184,10 +184,11 @@ def test_a_timeout_in_keep_card_or_move_king(online: Flask, clock: Clock, stage:
             assert auto.payload["action"]["to"] is None  # the king stays
     else:  # the AI makes the choice
         turn = svc.store.pending_ai_turns()[0]
-        assert (turn.seat, svc.current(gid).state.stage) == (seat, stage)
+        assert (turn.seat, svc.games.current(gid).state.stage) == (seat, stage)
         ai_turns.play_turn(svc, gid, turn.seat, turn.version, lambda d: tr.legal_actions(d.state)[0])
-        assert svc.current(gid).state.stage != stage or svc.current(gid).to_move != seat
-    assert (not svc.current(gid).over and svc.current(gid).to_move != seat) or svc.current(gid).state.stage == "turn"
+        assert svc.games.current(gid).state.stage != stage or svc.games.current(gid).to_move != seat
+    assert (not svc.games.current(gid).over and svc.games.current(gid).to_move != seat) \
+        or svc.games.current(gid).state.stage == "turn"
     assert client.get(f"/v1/games/{gid}/verify").get_json()["ok"]
 
 
@@ -195,7 +196,7 @@ def test_a_move_after_the_deadline_gets_time_up_and_the_timeout_applies(online: 
     client, svc = online.test_client(), svc_of(online)
     game = create(client, players=3, clock={"turn_seconds": 0.5}, timeout=FORFEIT)
     gid = game["game_id"]
-    folded = svc.current(gid)
+    folded = svc.games.current(gid)
     seat = folded.to_move
     clock.advance(0.51)  # no enforcer ran yet: the request itself applies the timeout
     response = client.post(f"/v1/games/{gid}/actions", headers=bearer(game["seats"][seat]["token"]), json={
@@ -210,7 +211,7 @@ def test_a_move_after_the_deadline_gets_time_up_and_the_timeout_applies(online: 
 def _race(svc: GameService, game: dict[str, Any], clock: Clock) -> tuple[bool, bool]:
     """The seat to move submits stamped 1 ms before its deadline while an enforcer runs stamped 1 ms after."""
     gid = game["game_id"]
-    folded = svc.current(gid)
+    folded = svc.games.current(gid)
     deadline = folded.life.deadline()
     assert deadline is not None
     seat = folded.to_move
@@ -222,7 +223,7 @@ def _race(svc: GameService, game: dict[str, Any], clock: Clock) -> tuple[bool, b
     def move() -> None:
         barrier.wait()
         try:
-            svc.submit_action(gid, creds(game, seat), seat=seat, action=tr.legal_actions(folded.state)[0],
+            svc.commands.submit_action(gid, creds(game, seat), seat=seat, action=tr.legal_actions(folded.state)[0],
                               expected_version=folded.version, command_id=f"race{folded.version}")
             outcome["move"] = True
         except (VersionConflict, TimeUp):
@@ -230,7 +231,7 @@ def _race(svc: GameService, game: dict[str, Any], clock: Clock) -> tuple[bool, b
 
     def enforce() -> None:
         barrier.wait()
-        outcome["timeout"] = svc.enforce_deadline(gid, now=deadline + timedelta(milliseconds=1))
+        outcome["timeout"] = svc.deadlines.enforce_deadline(gid, now=deadline + timedelta(milliseconds=1))
 
     threads = [threading.Thread(target=move), threading.Thread(target=enforce)]
     for t in threads:
@@ -247,14 +248,14 @@ def test_a_move_racing_its_deadline_exactly_one_is_appended(
     url = request.getfixturevalue("pg_url") if backend == "postgres" else f"sqlite:///{tmp_path / 'race.sqlite3'}"
     application = create_app(make_config(url, enforcer_interval=0))
     svc = svc_of(application)
-    svc.now = clock
+    svc.clock.now = clock
     try:
         client = application.test_client()
         seen = set()
         for _ in range(8):
             clock.t = clock.t + timedelta(seconds=1)
             game = create(client, players=3, clock={"turn_seconds": 0.5}, timeout=FORFEIT)
-            before = svc.current(game["game_id"]).version
+            before = svc.games.current(game["game_id"]).version
             moved, timed_out = _race(svc, game, clock)
             assert moved != timed_out  # exactly one of them
             first = svc.store.read(game["game_id"], after=before)[0]
@@ -269,10 +270,10 @@ def test_a_move_racing_its_deadline_exactly_one_is_appended(
 def test_two_enforcers_at_once_append_one_timeout(online: Flask, clock: Clock) -> None:
     client, svc = online.test_client(), svc_of(online)
     twin = GameService(svc.store, svc.config, svc.driver)  # another process's enforcer, on the same database
-    twin.now = clock
+    twin.clock.now = clock
     def sweep(service: GameService, game_id: str, barrier: threading.Barrier, results: list[int]) -> None:
         barrier.wait()
-        results.append(int(service.enforce_deadline(game_id)))
+        results.append(int(service.deadlines.enforce_deadline(game_id)))
 
     for _ in range(5):
         game = create(client, players=3, clock={"turn_seconds": 0.5}, timeout=FORFEIT)
@@ -330,17 +331,17 @@ def test_restarts_of_the_service_and_of_enforcer_processes_mid_turn(tmp_path: Pa
 
     second = create_app(make_config(f"sqlite:///{db}", enforcer_interval=0.05))
     svc = svc_of(second)
-    assert [svc.game_summary(g["game_id"])["deadline"] for g in games] == deadlines  # still running
+    assert [svc.queries.game_summary(g["game_id"])["deadline"] for g in games] == deadlines  # still running
     others: list[subprocess.Popen[str]] = []
     try:
         for _ in range(2):
             others.append(_enforcer_process(db))
-        _wait_for(lambda: all(svc.game_summary(g["game_id"])["status"] == "over" for g in games))
+        _wait_for(lambda: all(svc.queries.game_summary(g["game_id"])["status"] == "over" for g in games))
         time.sleep(0.3)  # let every enforcer sweep again over the settled games
         for game in games:
             events = svc.store.read(game["game_id"])
             assert sum(e.type == "timed_out" for e in events) == 1
-            assert svc.verify(game["game_id"])["ok"]
+            assert svc.queries.verify(game["game_id"])["ok"]
     finally:  # every enforcer started is stopped, also when the test fails half-way (none is left running)
         for process in others:
             process.send_signal(signal.SIGTERM)
@@ -353,7 +354,7 @@ def test_admin_reads_the_timeout_in_the_log(online: Flask, clock: Clock) -> None
     client, svc = online.test_client(), svc_of(online)
     game = create(client, players=3, clock={"bank_seconds": 0.5}, timeout=FORFEIT)
     clock.advance(0.5)
-    assert svc.enforce_due() == 1
+    assert svc.deadlines.enforce_due() == 1
     events = client.get(f"/v1/games/{game['game_id']}/events", headers=ADMIN).get_json()["events"]
     timeout = next(e for e in events if e["type"] == "timed_out")
     assert timeout["payload"]["policy"] == "forfeit" and timeout["command_id"].startswith("timeout:")

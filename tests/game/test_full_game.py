@@ -157,7 +157,7 @@ def play_full_game(client: FlaskClient, app: Flask, players: int, edition: str, 
     service: GameService = app.extensions["torres_game"]
     cold = GameService(service.store, service.config, service.driver)
     for version in [*sorted(positions)[::max(1, len(positions) // 25)], max(positions)]:
-        assert cold.state_at(gid, version)[1].to_position() == positions[version]
+        assert cold.games.state_at(gid, version)[1].to_position() == positions[version]
     assert client.get(f"/v1/games/{gid}/verify").get_json()["ok"] is True
     after_end = client.get(f"/v1/games/{gid}/state?version=2").get_json()  # public once over
     assert after_end["position"] == positions[2]
@@ -209,5 +209,5 @@ def test_snapshot_plus_tail_equals_full_fold(client: FlaskClient, app: Flask) ->
         at_snapshot = lc.fold(store.read(gid, up_to=snapshot.version), seed)
         assert at_snapshot is not None and at_snapshot.to_position() == snapshot.position
     cold = GameService(store, service.config, service.driver)
-    assert cold.state_at(gid)[1].to_position() == full.to_position()
-    assert cold.state_at(gid, 45)[1].to_position() == lc.fold(log[:45], seed).to_position()  # type: ignore[union-attr]
+    assert cold.games.state_at(gid)[1].to_position() == full.to_position()
+    assert cold.games.state_at(gid, 45)[1].to_position() == lc.fold(log[:45], seed).to_position()  # type: ignore[union-attr]

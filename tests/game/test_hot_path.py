@@ -52,24 +52,24 @@ def test_hot_bodies_are_what_their_schemas_dump(sqlite_app: Flask, players: int)
     """A whole game through the service: each action's 201 body and each legal-actions body dumps through its
     declared schema to itself, so sending them as built hides nothing and adds nothing."""
     svc = sqlite_app.extensions["torres_game"]
-    game = svc.create_game(Credentials(api_key=API_KEY), edition="rio_grande", master=False,
+    game = svc.creation.create_game(Credentials(api_key=API_KEY), edition="rio_grande", master=False,
                            options={}, seats=[{"kind": "human"}] * players)
     tokens = [seat["token"] for seat in game["seats"]]
     rng = random.Random(players)
     result_schema, legal_schema = s.ActionResultSchema(), s.LegalActionsSchema()
     types: set[str] = set()
     for n in range(2000):
-        seat = svc.current(game["game_id"]).to_move
+        seat = svc.games.current(game["game_id"]).to_move
         if seat is None:
             break
         creds = Credentials(token=tokens[seat])
-        legal = svc.legal_actions(game["game_id"], creds)
+        legal = svc.queries.legal_actions(game["game_id"], creds)
         assert legal_schema.dump(legal) == legal
-        result = svc.submit_action(game["game_id"], creds, seat=seat, action=rng.choice(legal["actions"]),
+        result = svc.commands.submit_action(game["game_id"], creds, seat=seat, action=rng.choice(legal["actions"]),
                                    expected_version=legal["version"], command_id=f"c{n}")
         assert result_schema.dump(result.body) == result.body
         types.update(event["type"] for event in result.body["events"])
-    assert svc.current(game["game_id"]).to_move is None and "game_ended" in types
+    assert svc.games.current(game["game_id"]).to_move is None and "game_ended" in types
 
 
 def _two_player_game(client: FlaskClient) -> tuple[str, dict[str, str]]:

@@ -44,7 +44,7 @@ def test_resign_at_every_stage(app: Flask, client: FlaskClient, stage: str, who:
     game = create(client, players=3)
     gid = game["game_id"]
     drive(svc, game, random.Random(7), STAGES[stage], prefer="buy_card" if stage == "keep_card" else None)
-    to_move = svc.current(gid).to_move
+    to_move = svc.games.current(gid).to_move
     assert to_move is not None
     seat = to_move if who == "to_move" else (to_move + 1) % 3
     assert resign(client, game, seat, token_seat=(seat + 1) % 3).status_code == 403  # another seat's token
@@ -53,7 +53,7 @@ def test_resign_at_every_stage(app: Flask, client: FlaskClient, stage: str, who:
     assert response.status_code == 201, response.get_json()
     body = response.get_json()
     assert body["status"] == "active" and body["events"][0]["type"] == "resigned"
-    folded = svc.current(gid)
+    folded = svc.games.current(gid)
     assert folded.life.forfeited == (seat,) and folded.to_move != seat  # it passed at once if it was to move
     again = resign(client, game, seat)
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true" and again.get_json() == body
@@ -80,9 +80,9 @@ def test_a_resigned_seat_cannot_act_and_the_seed_stays_secret(client: FlaskClien
     game = create(client, players=3)
     gid = game["game_id"]
     drive(svc, game, random.Random(2), STAGES["turn"])
-    seat = (svc.current(gid).to_move + 1) % 3  # type: ignore[operator]
+    seat = (svc.games.current(gid).to_move + 1) % 3  # type: ignore[operator]
     resign(client, game, seat)
-    folded = svc.current(gid)
+    folded = svc.games.current(gid)
     response = client.post(f"/v1/games/{gid}/actions", headers=bearer(game["seats"][seat]["token"]), json={
         "seat": seat, "action": {"type": "end_turn"}, "expected_version": folded.version, "command_id": "x"})
     assert response.status_code == 409 and response.get_json()["code"] == "seat_forfeited"
@@ -154,8 +154,8 @@ def test_undo_of_every_action_kind_restores_the_state_and_reveals_nothing(
     rng = random.Random(11)
     undone: set[str] = set()
     refused: set[str] = set()
-    while not svc.current(gid).over:
-        before = svc.current(gid)
+    while not svc.games.current(gid).over:
+        before = svc.games.current(gid)
         seat = before.to_move
         assert seat is not None
         legal = tr.legal_actions(before.state)
@@ -163,13 +163,13 @@ def test_undo_of_every_action_kind_restores_the_state_and_reveals_nothing(
         action = rng.choice(cards if cards and rng.random() < 0.3 else legal)
         views = {s: tr.view(before.state, s) for s in (None, 0, 1, 2)}
         act(svc, game, action)
-        after = svc.current(gid)
+        after = svc.games.current(gid)
         response = _undo(client, game, seat, after.version, f"u{after.version}")
         may = action["type"] not in CLOSES_UNDO | ENDS_TURN  # the AP actions that reveal nothing
         if response.status_code == 201:
             assert may, action
             undone.add(action["type"])
-            restored = svc.current(gid).state
+            restored = svc.games.current(gid).state
             assert restored.to_position() == before.state.to_position()
             assert all(tr.view(restored, s) == views[s] for s in views)  # nobody learnt anything new
             assert response.get_json()["legal_actions"] == legal
@@ -195,26 +195,26 @@ def test_undo_goes_back_one_action_at_a_time_and_closes_at_a_draw(client: FlaskC
     drive(svc, game, rng, lambda s: s.stage == "turn" and s.ap_spent == 0 and s.round >= 2
           and any(a["type"] == "buy_card" for a in tr.legal_actions(s))
           and any(a["type"] == "build" for a in tr.legal_actions(s)))
-    start = svc.current(gid)
+    start = svc.games.current(gid)
     seat = start.to_move
     assert seat is not None
     builds = [a for a in tr.legal_actions(start.state) if a["type"] == "build"]
     act(svc, game, builds[0])
-    second = [a for a in tr.legal_actions(svc.current(gid).state) if a["type"] in ("build", "move_knight")]
+    second = [a for a in tr.legal_actions(svc.games.current(gid).state) if a["type"] in ("build", "move_knight")]
     act(svc, game, second[0])
     view = client.get(f"/v1/games/{gid}/view").get_json()["lifecycle"]
     assert view["can_undo"] is True and view["undo_enabled"] is True
-    version = svc.current(gid).version
+    version = svc.games.current(gid).version
     assert _undo(client, game, seat, version, "a").status_code == 201
     assert _undo(client, game, seat, version + 1, "b").status_code == 201
-    assert svc.current(gid).state.to_position() == start.state.to_position()
+    assert svc.games.current(gid).state.to_position() == start.state.to_position()
     refused = _undo(client, game, seat, version + 2, "c")
     assert refused.status_code == 409 and refused.get_json()["code"] == "undo_unavailable"
 
     # Build, then buy a card: neither the buy nor the build before it can be taken back.
     act(svc, game, builds[0], tag="x")
     act(svc, game, {"type": "buy_card"})
-    closed = _undo(client, game, seat, svc.current(gid).version, "d")
+    closed = _undo(client, game, seat, svc.games.current(gid).version, "d")
     assert closed.status_code == 409 and closed.get_json()["code"] == "undo_unavailable"
     assert client.get(f"/v1/games/{gid}/view").get_json()["lifecycle"]["can_undo"] is False
 
@@ -224,7 +224,7 @@ def test_undo_by_the_wrong_seat_or_at_a_stale_version_is_refused(client: FlaskCl
     game = create(client)
     gid = game["game_id"]
     drive(svc, game, random.Random(6), STAGES["turn"])
-    folded = svc.current(gid)
+    folded = svc.games.current(gid)
     seat = folded.to_move
     assert seat is not None
     other = 1 - seat
@@ -251,7 +251,7 @@ def test_undo_can_be_switched_off(client: FlaskClient, app: Flask) -> None:
     svc = svc_of(app)
     game = create(client, undo=False)
     drive(svc, game, random.Random(6), STAGES["turn"])
-    folded = svc.current(game["game_id"])
+    folded = svc.games.current(game["game_id"])
     assert folded.to_move is not None
     response = _undo(client, game, folded.to_move, folded.version, "n")
     assert response.status_code == 409 and response.get_json()["code"] == "undo_disabled"
@@ -270,11 +270,11 @@ def test_every_view_lists_the_cards_played_as_the_log_says(client: FlaskClient, 
     gid = game["game_id"]
     rng = random.Random(21)
     checks = 0
-    while not svc.current(gid).over:
-        legal = tr.legal_actions(svc.current(gid).state)
+    while not svc.games.current(gid).over:
+        legal = tr.legal_actions(svc.games.current(gid).state)
         cards = [a for a in legal if a["type"] in ("buy_card", "play_card")]
         act(svc, game, rng.choice(cards if cards and rng.random() < 0.5 else legal))
-        if rng.random() < 0.1 or svc.current(gid).over:
+        if rng.random() < 0.1 or svc.games.current(gid).over:
             checks += 1
             events = client.get(f"/v1/games/{gid}/events?limit=1000", headers=ADMIN).get_json()["events"]
             applied = [e["payload"] for e in events if e["type"] == "action_applied"]
@@ -286,4 +286,4 @@ def test_every_view_lists_the_cards_played_as_the_log_says(client: FlaskClient, 
                 headers = bearer(game["seats"][reader]["token"]) if reader is not None else {}
                 view = client.get(f"/v1/games/{gid}/view", headers=headers).get_json()["view"]
                 assert view["played"] == played and view["cards_bought_total"] == bought
-    assert checks > 3 and any(svc.current(gid).state.played)
+    assert checks > 3 and any(svc.games.current(gid).state.played)

@@ -210,13 +210,13 @@ def test_a_token_expires_after_its_lifetime_and_a_reissue_brings_the_seat_back(c
     game = create_game(client)
     gid, token = game["game_id"], game["seats"][0]["token"]
     svc = app.extensions["torres_game"]
-    later = svc.now() + timedelta(seconds=svc.config.seat_token_ttl + 1)
-    svc.now = lambda: later
+    later = svc.clock() + timedelta(seconds=svc.config.seat_token_ttl + 1)
+    svc.clock.now = lambda: later
     assert_problem(client.get(f"/v1/games/{gid}/view", headers=bearer(token)), 401, "seat_token_expired")
     fresh = client.post(f"/v1/games/{gid}/seats/0/token", headers=SERVICE).get_json()
     assert client.get(f"/v1/games/{gid}/view", headers=bearer(fresh["token"])).status_code == 200
     ticket = _ticket(client, gid, bearer(fresh["token"]))
-    svc.now = lambda: later + timedelta(seconds=61)  # past the ticket's minute
+    svc.clock.now = lambda: later + timedelta(seconds=61)  # past the ticket's minute
     assert_problem(client.get(f"/v1/games/{gid}/stream?timeout=0&stream_ticket={ticket}"), 401,
                    "invalid_stream_ticket", "an expired ticket")
 

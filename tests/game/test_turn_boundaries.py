@@ -79,13 +79,13 @@ def events_of(client: FlaskClient, game: dict[str, Any]) -> list[dict[str, Any]]
 def end_then_try_to_undo(client: FlaskClient, game: dict[str, Any]) -> tuple[tr.State, tr.State]:
     """The seat to move ends its turn over HTTP and then asks to undo: the documented 409, nothing appended."""
     svc = svc_of(client)
-    before = svc.current(game["game_id"])
+    before = svc.games.current(game["game_id"])
     seat = before.to_move
     assert seat is not None
     ended = post(client, game, "actions", seat, action=end_turn_of(before.state), expected_version=before.version,
                  command_id="end")
     assert ended.status_code == 201, ended.get_json()
-    after = svc.current(game["game_id"])
+    after = svc.games.current(game["game_id"])
     assert after.to_move == seat  # the same seat moves on: the case the old window let through
     log = events_of(client, game)
     view = client.get(f"/v1/games/{game['game_id']}/view").get_json()
@@ -95,7 +95,7 @@ def end_then_try_to_undo(client: FlaskClient, game: dict[str, Any]) -> tuple[tr.
     assert refused.status_code == 409, refused.get_json()
     assert refused.content_type == "application/problem+json" and refused.get_json()["code"] == "undo_unavailable"
     assert events_of(client, game) == log  # nothing appended
-    assert svc.current(game["game_id"]).state.to_position() == after.state.to_position()
+    assert svc.games.current(game["game_id"]).state.to_position() == after.state.to_position()
     assert client.get(f"/v1/games/{game['game_id']}/verify").get_json()["ok"]
     return before.state, after.state
 
@@ -109,12 +109,12 @@ def test_undo_cannot_take_back_the_end_of_a_turn_that_scored_a_phase(request: py
     assert after.stage == "move_king" and after.phase == before.phase + 1
     # the scoring stands: the seat now moves the king, and that move too is a whole turn of its own
     svc = svc_of(client)
-    folded = svc.current(game["game_id"])
+    folded = svc.games.current(game["game_id"])
     king = next(a for a in tr.legal_actions(folded.state) if a["type"] == "move_king")
     moved = post(client, game, "actions", folded.to_move, action=king, expected_version=folded.version,
                  command_id="king")
     assert moved.status_code == 201
-    seat_after = svc.current(game["game_id"]).to_move
+    seat_after = svc.games.current(game["game_id"]).to_move
     again = post(client, game, "undo", folded.to_move, expected_version=folded.version + 1, command_id="undo-king")
     assert again.status_code in (403, 409)
     assert again.get_json()["code"] == ("undo_unavailable" if seat_after == folded.to_move else "not_your_turn")
@@ -142,19 +142,19 @@ def test_exactly_the_ap_actions_that_reveal_nothing_can_be_taken_back(client: Fl
     gid = game["game_id"]
     rng = random.Random(3)
     seen: dict[bool, set[str]] = {True: set(), False: set()}
-    while not svc.current(gid).over:
-        before = svc.current(gid)
+    while not svc.games.current(gid).over:
+        before = svc.games.current(gid)
         seat = before.to_move
         assert seat is not None
         action = rng.choice(tr.legal_actions(before.state))
         act(svc, game, action)
-        after = svc.current(gid)
+        after = svc.games.current(gid)
         response = post(client, game, "undo", seat, expected_version=after.version, command_id=f"u{after.version}")
         may = action["type"] in TAKE_BACK
         assert (response.status_code == 201) is may, (action, response.get_json())
         seen[may].add(action["type"])
         if may:
-            assert svc.current(gid).state.to_position() == before.state.to_position()
+            assert svc.games.current(gid).state.to_position() == before.state.to_position()
             act(svc, game, action, tag="again")
     assert {"build", "move_knight"} <= seen[True]
     assert {"end_turn", "move_king", "place_start_knight", "place_king"} <= seen[False]
@@ -166,7 +166,7 @@ def test_a_tied_abandon_names_no_single_winner(request: pytest.FixtureRequest, b
     svc = svc_of(client)
     game = create(client)
     drive(svc, game, random.Random(1), lambda s: s.stage == "turn" and s.ap_spent > 0)
-    assert tr.scores(svc.current(game["game_id"]).state) == [0, 0]  # nobody has scored yet: a tie
+    assert tr.scores(svc.games.current(game["game_id"]).state) == [0, 0]  # nobody has scored yet: a tie
     body = client.post(f"/v1/games/{game['game_id']}/abandon", json={"reason": "server move"},
                        headers=SERVICE).get_json()
     ended = body["events"][-1]
@@ -187,7 +187,7 @@ def test_an_abandon_with_a_leader_names_it_alone(request: pytest.FixtureRequest,
     game = create(client)
     drive(svc, game, random.Random(2), lambda s: s.stage == "turn" and len(set(tr.scores(s))) == 2,
           prefer="advance_track")
-    scores = tr.scores(svc.current(game["game_id"]).state)
+    scores = tr.scores(svc.games.current(game["game_id"]).state)
     leader = scores.index(max(scores))
     body = client.post(f"/v1/games/{game['game_id']}/abandon", json={"reason": "x"}, headers=SERVICE).get_json()
     payload = body["events"][-1]["payload"]
@@ -203,7 +203,7 @@ def test_the_single_key_default_reads_no_hidden_card_before_the_end(client: Flas
     svc = svc_of(client)
     game = create(client)
     drive(svc, game, random.Random(8), lambda s: s.stage == "keep_card", prefer="buy_card")
-    act(svc, game, tr.legal_actions(svc.current(game["game_id"]).state)[0])  # the card is kept: a secret
+    act(svc, game, tr.legal_actions(svc.games.current(game["game_id"]).state)[0])  # the card is kept: a secret
     url = f"/v1/games/{game['game_id']}/events?limit=1000"
     anonymous = client.get(url).get_json()["events"]
     with_key = client.get(url, headers=SERVICE).get_json()

@@ -212,7 +212,7 @@ def test_a_games_webhooks_reach_its_tenant_alone_signed_and_re_readable(
     game_a, game_b = create("a"), create("b")
     rng = random.Random(7)
     for _ in range(6):  # the setup placements: each a turn of its own
-        act(svc, game_a, rng.choice(tr.legal_actions(svc.current(game_a["game_id"]).state)))
+        act(svc, game_a, rng.choice(tr.legal_actions(svc.games.current(game_a["game_id"]).state)))
     assert client.post(f"/v1/games/{game_a['game_id']}/resign", json={"seat": 1},
                        headers=bearer(game_a["seats"][1]["token"])).status_code == 201
     assert client.post(f"/v1/games/{game_b['game_id']}/abandon", json={"reason": "nobody came"},
@@ -286,7 +286,7 @@ def test_a_whole_games_webhooks_follow_its_turns_and_hide_nothing(tmp_path: Path
         rng = random.Random(29)
         movers: list[int] = []  # the seat whose clock runs, each time it changes or starts again
         turn: tuple[int | None, str | None] = (None, None)
-        while not (folded := svc.current(game["game_id"])).over:
+        while not (folded := svc.games.current(game["game_id"])).over:
             if (folded.life.mover, folded.life.turn_start) != turn:
                 turn = (folded.life.mover, folded.life.turn_start)
                 movers.append(folded.to_move)
@@ -549,7 +549,7 @@ def test_a_process_without_the_tenants_file_writes_the_webhooks_of_a_game_that_h
         rng = random.Random(3)
         for g in (before, game):
             for _ in range(3):
-                act(other, g, rng.choice(tr.legal_actions(other.current(g["game_id"]).state)))
+                act(other, g, rng.choice(tr.legal_actions(other.games.current(g["game_id"]).state)))
         rows = outbox(svc.store, name)
         assert {w.game_id for w in rows} == {game["game_id"]}
         versions = {w.payload["version"] for w in rows if w.type == "turn.started"}

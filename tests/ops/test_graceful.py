@@ -48,8 +48,9 @@ def test_celery_worker_finishes_the_running_decision_on_sigterm(cluster_env: Clu
     (exactly once), the next turn is left queued for another worker, and the worker exits 0."""
     from torres_ai.config import Settings
     from torres_ai.driver import CeleryDriver
+    from torres_game.access import Credentials
     from torres_game.config import Config
-    from torres_game.service import Credentials, GameService
+    from torres_game.service import GameService
     from torres_game.store import open_store
 
     # TORRES_AI_DELAY paces every AI action in the worker: a decision that lasts 3 s whatever the
@@ -72,8 +73,8 @@ def test_celery_worker_finishes_the_running_decision_on_sigterm(cluster_env: Clu
             assert time.monotonic() < deadline and worker.alive(), worker.tail()
             time.sleep(0.2)
         seats: list[dict[str, Any]] = [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]
-        game = service.create_game(Credentials(api_key=cluster_env.api_key), edition="rio_grande", master=False,
-                                   options={}, seats=seats)
+        game = service.creation.create_game(Credentials(api_key=cluster_env.api_key), edition="rio_grande",
+                                            master=False, options={}, seats=seats)
         gid = game["game_id"]
         while f"ai:{gid}:1" not in worker.tail(20000) or "received" not in worker.tail(20000):
             assert time.monotonic() < deadline, worker.tail()

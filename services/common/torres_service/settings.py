@@ -185,7 +185,7 @@ def default_of(f: dataclasses.Field[Any]) -> Any:
 #: collection of them. By name, since this package does not depend on the services; a
 #: module that is not installed (the AI worker is optional) is left out of the table, and the test that compares
 #: the table with docs/settings.md runs where all of them are.
-_HTTP = ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimits:Settings:VARIABLES",
+_HTTP = ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimit_identity:Settings:VARIABLES",
          "torres_service.cors:ORIGINS")
 SOURCES: dict[str, tuple[str, ...]] = {
     "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", "torres_game.webhooks:METRICS_PORT",

@@ -65,7 +65,7 @@ def enforce(config: Config) -> int:
                           make_driver(config.ai_driver, config.ai_delay))
     service.start()
     # service.close(): the driver first (a turn it did not finish stays due in the outbox), then the store.
-    return _until_stopped("deadline enforcer", store.backend, service.run_enforcer, config.enforcer_interval or 1.0,
+    return _until_stopped("deadline enforcer", store.backend, service.deadlines.run, config.enforcer_interval or 1.0,
                           service.close)
 
 

@@ -40,10 +40,10 @@ from typing import Any
 
 import torres_rules as tr
 
-from .access import IN_PROCESS_AI
+from .access import IN_PROCESS_AI, Credentials
 from .config import Config
 from .errors import CommandIdReused, GameOver, NotYourTurn, VersionConflict
-from .service import AiDriver, Credentials, GameService
+from .service import AiDriver, GameService
 from .store import open_store
 from .store.base import AiTurn
 
@@ -126,8 +126,8 @@ def play_turn(
     if record is None:
         return TurnResult(Outcome.MISSING, version=version)
     # An AI seat, or a human seat the AI took over after a timeout (issue 15), at the level the service says.
-    level = service.ai_seat_level(game_id, seat)
-    current, state = service.state_at(game_id)
+    level = service.queries.ai_seat_level(game_id, seat)
+    current, state = service.games.state_at(game_id)
     result = TurnResult(Outcome.STALE, version=current, level=level)
     stale = level is None or current < version or record.status == "over" or tr.is_over(state) or state.to_move != seat
     if stale or current != version:  # settled; or a turn under way, resumed below from its current row
@@ -143,8 +143,9 @@ def play_turn(
             action = decide(Decision(game_id, seat, current, level, state))
             result.decision_seconds += time.perf_counter() - started
             try:
-                submitted = service.submit_action(game_id, _AI, seat=seat, action=action, expected_version=current,
-                                                  command_id=ai_command_id(game_id, current))
+                submitted = service.commands.submit_action(game_id, _AI, seat=seat, action=action,
+                                                           expected_version=current,
+                                                           command_id=ai_command_id(game_id, current))
             except CommandIdReused:  # a racing twin appended a (differently timed) decision for this version
                 result.outcome = Outcome.DUPLICATE
                 break
@@ -155,7 +156,7 @@ def play_turn(
                 break
             result.outcome = Outcome.PLAYED
             result.actions += 1
-            current, state = service.state_at(game_id)
+            current, state = service.games.state_at(game_id)
             if tr.is_over(state) or state.to_move != seat:
                 break  # the last append closed our row and wrote the next seat's (handed to the driver)
     finally:

@@ -17,8 +17,8 @@ from torres_service.logs import ROUTINE_PATHS, configure_logging, request_loggin
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
 from torres_service.problems import problem_api
+from torres_service.ratelimit_identity import redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
-from torres_service.ratelimits import redis_storage_uri
 from torres_service.schemas import DocumentedBody
 
 from .ai_turns import make_driver

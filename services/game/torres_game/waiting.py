@@ -22,7 +22,7 @@ Where notices come from:
 
 A reissue or revocation of a seat token is announced the same way (``pg_notify('torres_seat_tokens', game_id)``
 right after the transaction that writes the row; in-process on SQLite) to the hub's watchers, so every process
-forgets the rows it had read of that game at once (``GameService._seat_tokens``). Webhooks have no notice: the
+forgets the rows it had read of that game at once (``credentials.SeatTokenBooks``). Webhooks have no notice: the
 delivery workers look at the outbox every ``TORRES_WEBHOOK_INTERVAL``.
 
 Hubs are shared per database within a process (:func:`hub_for`), so several app instances in one process

@@ -18,7 +18,7 @@ from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
 from torres_service.principals import PLAYER_TOKEN_SECRET, TENANTS_FILE, TENANTS_RELOAD, Registries
 from torres_service.problems import problem_api, unexpected_problem
-from torres_service.ratelimits import VerifiedPlayers, redis_storage_uri
+from torres_service.ratelimit_identity import VerifiedPlayers, redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
 
 from .config import Config

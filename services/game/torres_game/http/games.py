@@ -57,8 +57,8 @@ def create_game(body: dict[str, Any], headers: dict[str, Any]) -> Any:
     used before (its own id for the game: unique per tenant)."""
     key = headers.get("idempotency_key")
     if key is None and body.get("external_id") is None:
-        return service().create_game(credentials(), **body)
-    result = service().create_game_once(credentials(), key, **body)
+        return service().creation.create_game(credentials(), **body)
+    result = service().creation.create_game_once(credentials(), key, **body)
     return result.body, 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})
 
 
@@ -70,7 +70,7 @@ def create_game(body: dict[str, Any], headers: dict[str, Any]) -> Any:
 def list_games(args: dict[str, Any]) -> dict[str, Any]:
     """The caller's tenant's games (a tenant's key with ``games``; the admin key: every tenant's), newest first,
     every visibility; filtered by status, player, visibility and creation time; paged by ``next_cursor``."""
-    return service().list_games(credentials(), **args)
+    return service().queries.list_games(credentials(), **args)
 
 
 @blp.route("/games/<game_id>", methods=["GET"])
@@ -79,7 +79,7 @@ def list_games(args: dict[str, Any]) -> dict[str, Any]:
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def get_game(game_id: str) -> dict[str, Any]:
     """A game's summary (never tokens), to whoever may watch it (a private game: 404 to anyone else)."""
-    return service().game_summary(game_id, credentials())
+    return service().queries.game_summary(game_id, credentials())
 
 
 @blp.route("/games/<game_id>/view", methods=["GET"])
@@ -89,7 +89,7 @@ def get_game(game_id: str) -> dict[str, Any]:
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def get_view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The seat's view (seat token), or the spectator view without credentials."""
-    return service().view(game_id, credentials(), seat=args.get("seat"))
+    return service().queries.view(game_id, credentials(), seat=args.get("seat"))
 
 
 @blp.route("/games/<game_id>/legal-actions", methods=["GET"])
@@ -99,7 +99,7 @@ def get_view(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.doc(security=[{"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def get_legal_actions(args: dict[str, Any], game_id: str) -> Response:
     """The legal actions of the token's seat (empty when it is not that seat's turn)."""
-    return as_documented(service().legal_actions(game_id, credentials(), seat=args.get("seat")))
+    return as_documented(service().queries.legal_actions(game_id, credentials(), seat=args.get("seat")))
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
@@ -110,7 +110,7 @@ def get_legal_actions(args: dict[str, Any], game_id: str) -> Response:
 def list_events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Events after version ``after``, redacted for the reader (full after the end, with the admin key or with
     the tenant's key holding ``admin``)."""
-    return service().events(game_id, credentials(), after=args["after"], limit=args["limit"])
+    return service().queries.events(game_id, credentials(), after=args["after"], limit=args["limit"])
 
 
 @blp.route("/games/<game_id>/state", methods=["GET"])
@@ -121,7 +121,7 @@ def list_events(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The position at version k (admin key or game over), or the seat's view at k (seat token), or the
     spectator's view at k (no credentials before the end): what a replay steps through."""
-    return service().position_at(game_id, credentials(), version=args.get("version"))
+    return service().queries.position_at(game_id, credentials(), version=args.get("version"))
 
 
 @blp.route("/games/<game_id>/record", methods=["GET"])
@@ -132,7 +132,7 @@ def get_state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_record(args: dict[str, Any], game_id: str) -> Response:
     """The signed game record (docs/audit.md) for ``python -m torres_audit verify``: complete once the game
     is over; before, what the reader may see (hidden payloads replaced by their content hashes)."""
-    return as_documented(service().record(game_id, credentials(), seat=args.get("seat")))
+    return as_documented(service().queries.record(game_id, credentials(), seat=args.get("seat")))
 
 
 @blp.route("/games/<game_id>/verify", methods=["GET"])
@@ -141,7 +141,7 @@ def get_record(args: dict[str, Any], game_id: str) -> Response:
 @blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
 def verify_game(game_id: str) -> dict[str, Any]:
     """Re-hash the chain and re-fold the log; report the first inconsistency."""
-    return service().verify(game_id, credentials())
+    return service().queries.verify(game_id, credentials())
 
 
 @blp.route("/games/<game_id>/actions", methods=["POST"])
@@ -151,7 +151,7 @@ def verify_game(game_id: str) -> dict[str, Any]:
 def submit_action(game_id: str) -> Any:
     """Submit an action at ``expected_version``; a repeated ``command_id`` replays the original 201."""
     body = current_app.extensions[ACTION_BODY].load(request_json(request, current_app.extensions[LIMITS]))
-    result = service().submit_action(game_id, credentials(), seat=body["seat"], action=body["action"],
+    result = service().commands.submit_action(game_id, credentials(), seat=body["seat"], action=body["action"],
                                      expected_version=body["expected_version"], command_id=body["command_id"])
     return as_documented(result.body), 201, ({"Idempotent-Replayed": "true"} if result.replayed else {})
 
@@ -167,7 +167,7 @@ def wait_for_change(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     Woken by the append's notice (PostgreSQL ``NOTIFY``, sent by the appending replica right after its commit,
     heard on every replica; in-process on SQLite); an idle wait costs no query of its own. 503
     ``too_many_streams`` when the process holds its maximum of open waits and streams."""
-    return service().wait(game_id, credentials(), version=args["version"], timeout=args["timeout"])
+    return service().queries.wait(game_id, credentials(), version=args["version"], timeout=args["timeout"])
 
 
 def _last_event_id() -> int | None:
@@ -213,7 +213,7 @@ def stream_game(args: dict[str, Any], game_id: str) -> Response:
     ticket = stream_ticket(creds)
     sub = svc.hub.subscribe(game_id)  # 503 past the cap; before the read, so no notice slips in between
     try:
-        summary, reader = svc.stream_opening(game_id, creds, ticket)  # 401/403/404 before the stream starts
+        summary, reader = svc.credentials.stream_opening(game_id, creds, ticket)  # 401/403/404 before the stream starts
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
@@ -222,15 +222,15 @@ def stream_game(args: dict[str, Any], game_id: str) -> Response:
     # WebSocket; a stream opened with headers keeps its versions-only shape (its clients may use /ws for events).
     feed = None
     if ticket is not None and (reader.full or reader.seat is not None):
-        feed = EventFeed(lambda after: svc.events_for(game_id, reader, after=after, limit=500)["events"])
+        feed = EventFeed(lambda after: svc.queries.events_for(game_id, reader, after=after, limit=500)["events"])
     deadline = time.monotonic() + args["timeout"]
     environ = request.environ
 
     def generate() -> Iterator[bytes]:
         with slow_client_limits(environ, svc.config.send_timeout, svc.config.stream_send_buffer):
             yield SSE_OPENING
-            for step in follow(sub, lambda: notice_of(svc.latest_summary(game_id)), first, seen, deadline=deadline,
-                               heartbeat=svc.config.stream_heartbeat):
+            for step in follow(sub, lambda: notice_of(svc.queries.latest_summary(game_id)), first, seen,
+                               deadline=deadline, heartbeat=svc.config.stream_heartbeat):
                 yield sse(step, feed)
 
     response = Response(generate(), mimetype="text/event-stream",

@@ -14,7 +14,8 @@ from typing import Any
 from flask import current_app
 from marshmallow import Schema, fields
 
-from torres_game.service import GameService, Submitted
+from torres_game.service import GameService
+from torres_game.writes import Submitted
 from torres_service.fields import COMMAND_ID, identifier, integer, text
 from torres_service.problems import ProblemBlueprint as Blueprint
 from torres_service.schemas import StrictSchema, problem_responses
@@ -65,7 +66,7 @@ def resign(body: dict[str, Any], game_id: str) -> Any:
     """The seat leaves the game: it forfeits (its knights stay, it passes every turn, it ranks last); with
     fewer than two seats left the game ends. Allowed at any time, not only on the seat's turn; a repeat
     answers the original 201 (``Idempotent-Replayed: true``)."""
-    return _answer(_service().resign(game_id, credentials(), seat=body["seat"]), 201)
+    return _answer(_service().commands.resign(game_id, credentials(), seat=body["seat"]), 201)
 
 
 @blp.route("/games/<game_id>/abandon", methods=["POST"])
@@ -78,7 +79,7 @@ def abandon_game(body: dict[str, Any], game_id: str) -> Any:
     recorded reason; the ``game_ended`` result is unrated
     when no action was played yet. A repeat answers the original 201 (``Idempotent-Replayed: true``); a game
     that ended otherwise answers 409 ``game_over``."""
-    return _answer(_service().abandon(game_id, credentials(), reason=body["reason"]), 201)
+    return _answer(_service().commands.abandon(game_id, credentials(), reason=body["reason"]), 201)
 
 
 @blp.route("/games/<game_id>/undo", methods=["POST"])
@@ -90,7 +91,7 @@ def undo(body: dict[str, Any], game_id: str) -> Any:
     """Take back the seat's last action of its current turn, at ``expected_version``: the state becomes the
     one before that action. 409 ``undo_unavailable`` when nothing can be taken back (no action yet this
     turn, or a card was drawn or shown since), ``undo_disabled`` when the game was created without undo."""
-    return _answer(_service().undo(game_id, credentials(), **body), 201)
+    return _answer(_service().commands.undo(game_id, credentials(), **body), 201)
 
 
 @blp.route("/games/<game_id>/spectator-tokens", methods=["POST"])
@@ -102,7 +103,7 @@ def create_spectator_token(body: dict[str, Any], game_id: str) -> Any:
     """A token that reads this game as a spectator until ``expires_at`` (the game's tenant's key with ``games``,
     or the admin key): the way into a private game without a seat. Stateless: it cannot be revoked before it
     expires, so keep ``ttl_seconds`` short."""
-    return _service().spectator_token(game_id, credentials(), ttl=body["ttl_seconds"]), 201
+    return _service().credentials.spectator_token(game_id, credentials(), ttl=body["ttl_seconds"]), 201
 
 
 @blp.route("/games/<game_id>/seats/<int:seat>/token", methods=["POST"])
@@ -113,7 +114,7 @@ def reissue_seat_token(game_id: str, seat: int) -> Any:
     """A new token for a human seat (the game's tenant's key with ``games``, or the admin key), for a player who
     lost theirs: shown this once; every earlier token of the seat answers 401 ``seat_token_revoked`` from now on,
     in every process. 409 ``seat_has_no_token`` for an AI seat."""
-    return _service().reissue_seat_token(game_id, credentials(), seat=seat), 201
+    return _service().credentials.reissue_seat_token(game_id, credentials(), seat=seat), 201
 
 
 @blp.route("/games/<game_id>/seats/<int:seat>/token", methods=["DELETE"])
@@ -123,7 +124,7 @@ def reissue_seat_token(game_id: str, seat: int) -> Any:
 def revoke_seat_token(game_id: str, seat: int) -> Any:
     """Revoke the seat's token (same credentials as a reissue): the seat has no valid token until one is
     reissued; its token answers 401 ``seat_token_revoked``. The seat stays in the game."""
-    return _service().revoke_seat_token(game_id, credentials(), seat=seat)
+    return _service().credentials.revoke_seat_token(game_id, credentials(), seat=seat)
 
 
 @blp.route("/games/<game_id>/stream-tickets", methods=["POST"])
@@ -134,4 +135,4 @@ def create_stream_ticket(game_id: str) -> Any:
     """A short-lived, single-use ticket for ``/stream?stream_ticket=`` or ``/ws?stream_ticket=`` that stands
     for the caller (seat token, spectator token, the tenant's key, the admin key) as a reader of this game:
     browsers cannot send headers on EventSource or WebSocket, and a seat token must never be put in a URL."""
-    return _service().stream_ticket(game_id, credentials()), 201
+    return _service().credentials.stream_ticket(game_id, credentials()), 201

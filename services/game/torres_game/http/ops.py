@@ -54,7 +54,7 @@ def list_notifications(args: dict[str, Any]) -> dict[str, Any]:
     """Events in commit order after ``position``: a tenant's key (``games``) its own games' (redacted, full with
     ``admin``); an internal key with ``notifications`` (the ratings consumer) every game's, redacted; the admin key
     every game's, full."""
-    return service().notifications(credentials(), after=args["after"], limit=args["limit"])
+    return service().queries.notifications(credentials(), after=args["after"], limit=args["limit"])
 
 
 @webhooks.route("/deliveries", methods=["GET"])
@@ -67,4 +67,4 @@ def list_webhook_deliveries(args: dict[str, Any]) -> dict[str, Any]:
     their delivery status (pending, delivered, failed), each with its payload: a portal that missed deliveries
     re-reads them from the last cursor it processed. A tenant's key (``games``) reads its own; the admin key every
     tenant's."""
-    return service().webhook_deliveries(credentials(), after=args["after"], limit=args["limit"])
+    return service().queries.webhook_deliveries(credentials(), after=args["after"], limit=args["limit"])

@@ -65,13 +65,13 @@ def _open() -> None:
     ticket = stream_ticket(creds)
     sub = svc.hub.subscribe(game_id)
     try:
-        summary, reader = svc.stream_opening(game_id, creds, ticket)
+        summary, reader = svc.credentials.stream_opening(game_id, creds, ticket)
     except BaseException:
         svc.hub.unsubscribe(sub)
         raise
     feed = None
     if reader.full or reader.seat is not None:
-        feed = EventFeed(lambda after: svc.events_for(game_id, reader, after=after, limit=500)["events"])
+        feed = EventFeed(lambda after: svc.queries.events_for(game_id, reader, after=after, limit=500)["events"])
     g.push = (sub, notice_of(summary), seen, feed)
 
 
@@ -124,7 +124,7 @@ def game_socket(ws: Any, game_id: str) -> None:
     sub, first, seen, feed = g.push
     try:
         with slow_client_limits(request.environ, svc.config.send_timeout, svc.config.stream_send_buffer):
-            read = lambda: notice_of(svc.latest_summary(game_id))  # noqa: E731
+            read = lambda: notice_of(svc.queries.latest_summary(game_id))  # noqa: E731
             for step in follow(sub, read, first, seen, deadline=math.inf, heartbeat=svc.config.stream_heartbeat):
                 if not ws.connected:
                     return
