@@ -4,7 +4,7 @@ A new key is printed once and stored only as its SHA-256 digest. The file is rep
 beside it, then renamed), so a service re-reading it sees the old document or the new one, never half of one.
 Rotation without downtime: ``add-key`` (both keys work), switch the portal over, ``revoke-key`` the old one;
 for a player-token secret, ``rotate-secret`` (both verify), switch the portal's signing over, ``drop-old-secrets``.
-A tenant's game webhooks (issue 29): ``set-webhook NAME --url URL`` (a secret is generated and printed once unless
+A tenant's game webhooks: ``set-webhook NAME --url URL`` (a secret is generated and printed once unless
 ``--secret`` gives the portal's own), ``remove-webhook NAME``.
 """
 

@@ -1,4 +1,4 @@
-"""The input guard in front of both services (issue 26, "Safe on the open internet"): what a request may be
+"""The input guard in front of both services ("Safe on the open internet"): what a request may be
 before any parser, schema or view sees it, each refusal a problem response with its own ``code``.
 
 Why a guard and not the schemas: the failures it prevents happened *inside* the standard JSON parser, before

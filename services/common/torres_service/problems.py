@@ -148,7 +148,7 @@ UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 class OpenOperations(BasePlugin):
-    """Every operation states its security requirements (issue 26): the probes and the scrape (the paths above),
+    """Every operation states its security requirements: the probes and the scrape (the paths above),
     which take no credential at all, say so with an empty list (OpenAPI: no security requirement applies);
     every other operation names its schemes in its own ``@blp.doc(security=...)``, with ``{}`` among them where
     anonymous callers are served too (tests/common/test_openapi_security.py holds both documents to it)."""

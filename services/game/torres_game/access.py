@@ -1,5 +1,5 @@
 """Who may do what: tenants' and internal services' API keys, the operator's admin key, seat tokens and
-spectator tokens (issue 26; the whole model in docs/security.md, "Tenants, keys and visibility").
+spectator tokens (the whole model in docs/security.md, "Tenants, keys and visibility").
 
 Credentials are plain values read by the HTTP layer; this module decides what they grant and raises
 :mod:`torres_game.errors` values otherwise.

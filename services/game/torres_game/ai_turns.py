@@ -125,7 +125,7 @@ def play_turn(
     record = service.store.get_game(game_id)
     if record is None:
         return TurnResult(Outcome.MISSING, version=version)
-    # An AI seat, or a human seat the AI took over after a timeout (issue 15), at the level the service says.
+    # An AI seat, or a human seat the AI took over after a timeout, at the level the service says.
     level = service.queries.ai_seat_level(game_id, seat)
     current, state = service.games.state_at(game_id)
     result = TurnResult(Outcome.STALE, version=current, level=level)

@@ -1,4 +1,4 @@
-"""The transparency log of finished games (issue 28; docs/audit.md sections 9 and 13): the sequencer that
+"""The transparency log of finished games (docs/audit.md sections 9 and 13): the sequencer that
 integrates queued heads into the RFC 9162 tree and signs checkpoints, and the proofs the service hands out.
 
 Why a log at all: a record signed by the service proves what the service said, not that it will say the same

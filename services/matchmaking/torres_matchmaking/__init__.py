@@ -1,1 +1,1 @@
-"""Torres matchmaking: Redis-backed tickets, atomic pairing via Lua, openskill ratings (issue 6)."""
+"""Torres matchmaking: Redis-backed tickets, atomic pairing via Lua, openskill ratings."""

@@ -48,7 +48,7 @@ class Services:
     ratings: RatingBook
     tickets: TicketService
     games: GameServiceClient
-    registries: Registries  # who is calling: tenants' keys and their players' tokens (issue 26)
+    registries: Registries  # who is calling: tenants' keys and their players' tokens
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
 
@@ -100,7 +100,7 @@ def create_app(config: Config | None = None, *, services: Services | None = None
 
     app = Flask("torres_matchmaking")
     app.extensions["torres_matchmaking"] = services
-    api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings (issue 6).",
+    api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings.",
                       limits=InputLimits.from_env(max_body_bytes=16 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID})
     for name, scheme in SECURITY_SCHEMES.items():

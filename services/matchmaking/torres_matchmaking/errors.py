@@ -7,7 +7,7 @@ from torres_service.errors import MalformedId, ServiceError, ValidationFailed
 __all__ = ["MalformedId", "ServiceError", "ValidationFailed"]  # the kit's bases, re-exported with this service's errors
 
 
-# -- who is calling (issue 26): the kit's InvalidCredentials / InvalidPlayerToken answer bad credentials ----------
+# -- who is calling: the kit's InvalidCredentials / InvalidPlayerToken answer bad credentials ----------
 
 class MissingPlayerToken(ServiceError):
     """No ``Authorization: Bearer <player token>``: a ticket is always some player's, and the body never says

@@ -23,7 +23,7 @@ class GameCreator(Protocol):
     ) -> CreatedGame:
         """Create a game or raise :class:`GameServiceError`. The same ``request_key`` and request create at
         most one game: a retry after a lost answer gets the game the first attempt created. ``tenant``: whose
-        game it is (the game service requires it from the matcher's internal key; issue 26)."""
+        game it is (the game service requires it from the matcher's internal key)."""
         ...
 
     def abandon_game(self, game_id: str, reason: str) -> None:

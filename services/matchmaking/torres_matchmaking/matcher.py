@@ -400,7 +400,7 @@ class Matcher:
         """Try once more at once: if the first answer was lost after the game service committed, the retry
         gets that game back (same key)."""
         seats = [dict(s) for s in c.seats]
-        # Whose game it is in the game service (issue 26): the players' tenant; a shared-pool group's first
+        # Whose game it is in the game service: the players' tenant; a shared-pool group's first
         # player's (the others reach it with their seat tokens). Fixed by the claim, so a retry names the same.
         tenant = c.tenants[0] if c.tenants else DEFAULT_TENANT
         try:

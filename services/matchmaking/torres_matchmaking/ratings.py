@@ -78,7 +78,7 @@ def rate_game(seats: Sequence[dict[str, Any]], current: dict[str, Rating], score
 
 class RatingBook:
     """Reads ratings and the leaderboards (writes happen only in the consumer's Lua script). A player is a
-    (tenant, player id) pair: each tenant has its own ratings and its own leaderboard (issue 26)."""
+    (tenant, player id) pair: each tenant has its own ratings and its own leaderboard."""
 
     def __init__(self, store: Redis) -> None:
         self.store = store

@@ -1,6 +1,6 @@
 """The ticket use cases: create, read, cancel, and the expiry sweep. Nothing here knows HTTP.
 
-A ticket belongs to its player *of its tenant* (issue 26): :class:`Owner`. Reading, waiting on or cancelling a
+A ticket belongs to its player *of its tenant*: :class:`Owner`. Reading, waiting on or cancelling a
 ticket with an owner given answers "no such ticket" unless it is that owner's — the same answer as for an id
 that does not exist, so another player learns nothing, not even that the id is taken — and changes nothing.
 The matcher and the tests call them without an owner: trusted code, not a player.

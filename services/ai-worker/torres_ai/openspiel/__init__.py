@@ -1,4 +1,4 @@
-"""Torres in OpenSpiel (the AI worker's optional ``openspiel`` extra, issue 18).
+"""Torres in OpenSpiel (the AI worker's optional ``openspiel`` extra).
 
 Importing this package registers the game ``torres`` with ``pyspiel``; ``bots`` seats OpenSpiel's ISMCTS and
 MCTS in our tournaments. Nothing in the services imports it.

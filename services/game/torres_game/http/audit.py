@@ -1,4 +1,4 @@
-"""The transparency log's public face (issue 28, docs/audit.md section 9): its signed checkpoint, inclusion and
+"""The transparency log's public face (docs/audit.md section 9): its signed checkpoint, inclusion and
 consistency proofs, and its public keys at a well-known URL.
 
 All of it is public, as a Certificate Transparency log is: a checkpoint and a proof reveal hashes only, and no

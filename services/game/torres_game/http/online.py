@@ -1,6 +1,6 @@
-"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move (issue 15);
+"""/v1/games/<id>/resign, /abandon and /undo: leaving a game and taking back a move;
 /spectator-tokens, how a portal lets someone watch one of its private games; /seats/<seat>/token, how it
-reissues or revokes a seat's token; and /stream-tickets, how a browser authenticates a stream (issue 26).
+reissues or revokes a seat's token; and /stream-tickets, how a browser authenticates a stream.
 
 Kept apart from ``games.py`` (the everyday endpoints) so each stays small; each view parses, calls one
 service method, returns. The clocks need no endpoint: they are in every view (``lifecycle.clock``) and

@@ -47,7 +47,7 @@ def _static(name: str) -> Response:
 
 
 def framing(response: Response, portals: tuple[str, ...]) -> Response:
-    """Who may show the page in a frame (issue 29, the embeddable client): this origin and the portals of
+    """Who may show the page in a frame (the embeddable client): this origin and the portals of
     ``TORRES_FRAME_ANCESTORS``, nobody else (a page that frames the game to trick a player into clicks is
     refused by the browser). X-Frame-Options can name no other origin, so it is sent only with no portal listed;
     a browser that knows CSP ignores it anyway."""

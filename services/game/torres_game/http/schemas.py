@@ -37,7 +37,7 @@ VISIBILITY_DOC = ("who may watch: public (anyone with the id; the portal may lis
                   "spectator tokens the tenant issues; everyone else gets 404)")
 
 
-#: A portal's own id for a game: creating a game with an id the tenant used before returns that game (issue 29).
+#: A portal's own id for a game: creating a game with an id the tenant used before returns that game.
 EXTERNAL_ID = Kind("external id", IDEMPOTENCY_KEY.pattern, 200, rule=IDEMPOTENCY_KEY.rule)
 #: A label a portal files a game under ("tournament-7", "friday_league"); a game holds at most MAX_LABELS.
 LABEL = Kind("label", IDEMPOTENCY_KEY.pattern, 64, rule=IDEMPOTENCY_KEY.rule)
@@ -85,7 +85,7 @@ SEAT_SPEC_DOC = {
 
 
 class ClockSchema(StrictSchema):
-    """Time controls (issue 15): a limit per turn and/or a Fischer bank; seconds, so days work too."""
+    """Time controls: a limit per turn and/or a Fischer bank; seconds, so days work too."""
 
     turn_seconds = fields.Float(validate=validate.Range(min=0.01, max=30 * 86400),
                                 metadata={"description": "limit per turn"})
@@ -476,7 +476,7 @@ class NotificationPageSchema(Schema):
 
 
 class WebhookDeliverySchema(Schema):
-    """A webhook in the outbox with its delivery log (issue 29, docs/integration.md)."""
+    """A webhook in the outbox with its delivery log (docs/integration.md)."""
 
     cursor = fields.Integer(metadata={"description": "pass as `after` to read the deliveries after this one"})
     delivery_id = fields.String(metadata={"description": "the X-Torres-Delivery id every attempt carries"})

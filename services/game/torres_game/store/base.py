@@ -5,16 +5,16 @@ database integrity errors surfacing as one domain error (:class:`VersionConflict
 per-game streams the store keeps what must change *in the same transaction* as an append:
 
 * ``games``: the summary projection (status, version, scores ...) that lists and filters read, with the game's
-  tenant and visibility (issue 26), fixed at creation;
+  tenant and visibility, fixed at creation;
 * ``commands``: client command ids, so a retried command appends nothing and returns the original;
 * ``ai_turns``: an outbox row when an AI seat is to move, so a worker can never miss a turn;
 * ``game_secrets``: the seed and seat-token hashes, which no event ever contains before the end;
 * ``seat_tokens``: reissued and revoked seat tokens (hashes), one generation per row, never in the public log;
 * ``stream_tickets``: single-use stream tickets (hashes), deleted when redeemed;
 * ``log_leaves``: a finished game's head, queued for the transparency log by a trigger on its ``game_ended``
-  event (issue 28); the sequencer later gives it its leaf index, stores the tree's ``log_nodes`` and signs a
+  event; the sequencer later gives it its leaf index, stores the tree's ``log_nodes`` and signs a
   ``log_checkpoints`` row, all in one transaction of its own (:meth:`EventStore.integrate_log`);
-* ``webhook_outbox``: the webhooks the appended events cause for their tenant (issue 29), delivered at least once
+* ``webhook_outbox``: the webhooks the appended events cause for their tenant, delivered at least once
   by a worker that claims due rows under a lease and records every attempt on the row (the delivery log).
 
 Snapshots are a rebuildable cache and are written outside append transactions.
@@ -149,9 +149,9 @@ class GameRecord:
     summary: dict[str, Any] = field(default_factory=dict)
     tenant: str = "default"  # the portal that created it; never changes (migration 0007 / sqlite 0004)
     visibility: str = "public"  # one of VISIBILITIES; never changes
-    external_id: str | None = None  # the portal's own id for the game (issue 29; postgres 0011 / sqlite 0007)
+    external_id: str | None = None  # the portal's own id for the game (postgres 0011 / sqlite 0007)
     labels: list[str] = field(default_factory=list)  # what the portal files the game under
-    #: Whether its events cause webhooks: its tenant had an endpoint when it was created (issue 29; postgres 0012 /
+    #: Whether its events cause webhooks: its tenant had an endpoint when it was created (postgres 0012 /
     #: sqlite 0008). Stored, so every process that appends to it (an AI worker, an enforcer: no tenants file there)
     #: writes them alike.
     webhooks: bool = False
@@ -439,7 +439,7 @@ class EventStore(Protocol):
 
     def complete_ai_turn(self, game_id: str, version: int) -> None: ...
 
-    # -- webhooks (issue 29) -----------------------------------------------------------------------------
+    # -- webhooks -----------------------------------------------------------------------------
 
     def claim_webhooks(self, owner: str, *, limit: int, per_endpoint: int, busy: Mapping[str, int],
                        served: Mapping[str, int], lease: float, clock: Callable[[], datetime]
@@ -475,7 +475,7 @@ class EventStore(Protocol):
         """Each tenant with pending webhook deliveries: how many, and the age in seconds of the oldest."""
         ...
 
-    # -- the transparency log (issue 28) ---------------------------------------------------------------
+    # -- the transparency log ---------------------------------------------------------------
 
     def integrate_log(self, build: LogBuild, *, limit: int = 1000) -> LogCheckpoint | None:
         """One sequencer step, in one transaction that only one sequencer holds at a time (others return None at

@@ -1,5 +1,5 @@
 """Request and response schemas (marshmallow). Unknown fields in a body are refused (RAISE): a ticket's body
-does not name its player (the player token does, issue 26), so a ``player_id`` in it is 400 like any typo."""
+does not name its player (the player token does), so a ``player_id`` in it is 400 like any typo."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """/v1/tickets, /v1/queues, /v1/leaderboard and /v1/players: each view authenticates, parses, calls one method,
 returns.
 
-Who may do what (issue 26; :mod:`.auth`): a ticket is its player's — created, read, waited on, streamed and
+Who may do what (:mod:`.auth`): a ticket is its player's — created, read, waited on, streamed and
 cancelled with that player's token only, anybody else's (another player, another tenant's) getting 404 as for
 an id that does not exist. The stream also opens with a single-use stream ticket, for EventSource. Queue sizes
 and the leaderboard are the caller's tenant's, with a player token or the portal's key; a rating is readable by

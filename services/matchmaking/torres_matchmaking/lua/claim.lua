@@ -3,7 +3,7 @@
 -- seating is stored with it, so whoever places the group later — this matcher retrying, another taking
 -- over after a crash or a timeout — asks the game service for the very same game.
 -- Every ticket must also share the first one's scope: whatever a matcher formed, players of tenants that are not
--- in one pool (issue 26) never get one game.
+-- in one pool never get one game.
 -- KEYS: pool keys, group, ticket1, ticket2, ...
 -- ARGV: now, group_id, due (when another matcher may take over), seats_json, group_ttl, id1, id2, ...
 -- Each human seat of seats_json gets its ticket's name (the player token's name claim) as its display_name, so the
