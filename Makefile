@@ -12,7 +12,7 @@ COMPONENTS := shared services/audit services/common clients/terminal services/ga
 COMPILED_RULES := shared/torres_rules/_compiled/SOURCES.sha256
 RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
-.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image pg-ha
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -92,6 +92,11 @@ migrate: $(STAMP)
 # ratings consumer and the sweeper, on free loopback ports (docs/operations.md). Ctrl-C stops them all.
 cluster: $(STAMP)
 	$(BIN)/python infra/local_cluster.py $(ARGS)
+
+# An HA PostgreSQL stand-in (etcd, 3 Patroni nodes in synchronous_mode, HAProxy) on loopback, as root; Ctrl-C stops
+# it (docs/operations.md, "Failover"). ARGS=--async: asynchronous replication.
+pg-ha: $(STAMP)
+	$(BIN)/python infra/ha/pg_ha.py $(ARGS)
 
 # Every benchmark but bench/card_history_bench.py (a long AI-strength match; its command is in performance.md).
 bench: install
