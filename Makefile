@@ -12,7 +12,7 @@ COMPONENTS := shared services/audit services/common clients/terminal services/ga
 COMPILED_RULES := shared/torres_rules/_compiled/SOURCES.sha256
 RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
-.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image pg-ha
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image pg-ha redis-ha
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -97,6 +97,10 @@ cluster: $(STAMP)
 # it (docs/operations.md, "Failover"). ARGS=--async: asynchronous replication.
 pg-ha: $(STAMP)
 	$(BIN)/python infra/ha/pg_ha.py $(ARGS)
+
+# A Redis master, its replica and three Sentinels on loopback, named by one redis+sentinel:// URL; Ctrl-C stops it.
+redis-ha: $(STAMP)
+	$(BIN)/python infra/ha/redis_ha.py
 
 # Every benchmark but bench/card_history_bench.py (a long AI-strength match; its command is in performance.md).
 bench: install

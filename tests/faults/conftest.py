@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "infra" / "ha"))
 
 import pg_ha
+import redis_ha
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +41,29 @@ def pg_ha_cluster(pg_cluster: pg_ha.PgHa) -> Iterator[pg_ha.PgHa]:
         if node.stopped:
             pg_cluster.restart(node)
     pg_cluster.wait_healthy(120)
+
+
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[redis_ha.RedisHa]:
+    """A Redis master, its replica and three Sentinels: ``redis_cluster.url`` is the ``redis+sentinel://`` URL."""
+    missing = redis_ha.missing_tools()
+    if missing:
+        pytest.skip(f"Redis Sentinel stand-in not reachable: missing {', '.join(missing)} "
+                    "(apt-get install -y redis-server redis-sentinel)")
+    cluster = redis_ha.RedisHa()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def redis_ha_cluster(redis_cluster: redis_ha.RedisHa) -> Iterator[redis_ha.RedisHa]:
+    """The module's Sentinel stand-in, healthy at the start of the test and made healthy again after it."""
+    redis_cluster.wait_healthy()
+    yield redis_cluster
+    for server in redis_cluster.servers:
+        if server.process is not None and server.process.poll() is not None:
+            redis_cluster.restart(server)
+    redis_cluster.wait_healthy()

@@ -74,6 +74,7 @@ from .logs import configure_logging
 from .metrics import PUSH_SUFFIXES
 from .principals import TENANT_SCOPES, InvalidCredentials, InvalidPlayerToken, Registries
 from .problems import FIRST_CHECKS, UNLIMITED_PATHS
+from .redis_urls import limits_storage
 from .settings import Setting, values
 
 log = logging.getLogger(__name__)
@@ -217,7 +218,7 @@ def redis_storage_uri(url: str, *, cluster: bool = False) -> str:
         return "memory://"
     if cluster and url.startswith(("redis://", "rediss://")):
         return "redis+cluster://" + url.split("://", 1)[1]
-    return url
+    return limits_storage(url)
 
 
 # -- who is calling -----------------------------------------------------------------------------------------------
