@@ -314,7 +314,7 @@ listen primary
     option httpchk
     http-check send meth GET uri /primary
     http-check expect status 200
-    default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
+    default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
 {servers}
 """)
         self._spawn(["haproxy", "-db", "-f", str(self.base / "haproxy.cfg")], "haproxy.log", as_user=False)

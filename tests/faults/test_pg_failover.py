@@ -129,7 +129,7 @@ def test_a_killed_primary_costs_one_refused_request_then_the_pool_serves_from_th
     old = pg_ha_cluster.wait_for_leader()
     pg_ha_cluster.kill(old)
     pg_ha_cluster.wait_for_leader(other_than=old)
-    time.sleep(3)  # HAProxy marks the new primary up after two passing checks a second apart
+    time.sleep(3)  # HAProxy marks the new primary up at its next passing check (every second)
     player.answers.clear()
     for _ in range(6):  # every pooled connection broke with the old primary
         player.call("GET", f"/v1/games/{player.game_id}")
