@@ -219,8 +219,9 @@ class PgHa:
             self.stop()
             raise
 
-    def stop(self) -> None:
-        """SIGKILL everything this cluster started and remove its directory (safe to call twice)."""
+    def stop(self, keep_logs: Path | None = None) -> None:
+        """SIGKILL everything this cluster started and remove its directory (safe to call twice), its logs copied
+        to ``keep_logs`` first if given."""
         pids: list[int] = []
         for node in self.nodes:
             pids += node.pids()
@@ -237,6 +238,10 @@ class PgHa:
             if node.process is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     node.process.wait(timeout=10)
+        if keep_logs is not None and self.base.exists():
+            keep_logs.mkdir(parents=True, exist_ok=True)
+            for log in self.base.glob("*.log"):
+                shutil.copy(log, keep_logs / log.name)
         shutil.rmtree(self.base, ignore_errors=True)
 
     def _spawn(self, argv: list[str], log_name: str, *, as_user: bool = True) -> subprocess.Popen[bytes]:
@@ -401,14 +406,19 @@ listen primary
 
     def switchover(self, candidate: Node | None = None) -> Node:
         """A planned switchover to ``candidate`` (any healthy standby when None); returns the new primary."""
-        leader = self.wait_for_leader()
-        body: dict[str, object] = {"leader": leader.name}
-        if candidate is not None:
-            body["candidate"] = candidate.name
-        status, answer = _http_json(f"{leader.rest}/switchover", method="POST", body=body, timeout=30)
-        if status != 200:
-            raise RuntimeError(f"switchover refused: {status} {answer}")
-        return self.wait_for_leader(other_than=leader)
+        deadline = time.monotonic() + 60
+        while True:
+            leader = self.wait_for_leader()
+            body: dict[str, object] = {"leader": leader.name}
+            if candidate is not None:
+                body["candidate"] = candidate.name
+            status, answer = _http_json(f"{leader.rest}/switchover", method="POST", body=body, timeout=30)
+            if status == 200:
+                return self.wait_for_leader(other_than=leader)
+            # 412 while Patroni has no synchronous standby named (one that rejoined is caught up first): later
+            if status != 412 or time.monotonic() > deadline:
+                raise RuntimeError(f"switchover refused: {status} {answer}")
+            time.sleep(1)
 
     def restart(self, node: Node) -> None:
         """Start a node again after :meth:`kill` (it rejoins as a standby, rewound if need be)."""

@@ -56,7 +56,8 @@ pytestmark = [pytest.mark.timeout(3600), pytest.mark.skipif(
 PG_FAULTS = int(os.environ.get("TORRES_FAULTS_PG", "3"))
 REDIS_FAULTS = int(os.environ.get("TORRES_FAULTS_REDIS", "1"))
 SYNCHRONOUS = os.environ.get("TORRES_FAULTS_ASYNC") != "1"
-HUMAN_PLAYERS, AI_PLAYERS = 3, 1
+#: Clients playing human games, and of them how many against an AI seat.
+PLAYERS, AI_PLAYERS = int(os.environ.get("TORRES_FAULTS_PLAYERS", "4")), 1
 MOVES_PER_GAME = 8
 #: The longest a client may wait for any one answer (DB_POOL_TIMEOUT 5 s, HAProxy's cut ~2 s, gunicorn's own).
 REQUEST_BOUND = 10.0
@@ -267,7 +268,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[pg_ha.PgHa, redis_ha.RedisHa, Cluste
             for proc in cluster.procs.values():
                 proc.kill()
         rds.stop()
-        pg.stop()
+        pg.stop(keep_logs=tmp_path / "pg-logs")  # Patroni's and PostgreSQL's, for a failed run
 
 
 def test_the_stack_survives_the_loss_of_any_one_server(
@@ -288,7 +289,7 @@ def test_the_stack_survives_the_loss_of_any_one_server(
         return thread
 
     load = [guarded(play, Client(urls, record), cluster.api_key, stop, against_ai=i < AI_PLAYERS)
-            for i in range(HUMAN_PLAYERS + AI_PLAYERS)]
+            for i in range(PLAYERS)]
     reader = guarded(read_checkpoints, urls, keys, record, stop)
     started = time.monotonic()
     try:
