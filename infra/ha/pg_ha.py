@@ -365,11 +365,23 @@ listen primary
                 running = {m["name"] for m in members if m.get("state") in ("running", "streaming")}
                 roles = {m.get("role") for m in members}
                 if set(wanted) <= running and roles & {"leader", "master", "primary"} and (
-                        not self.synchronous or "sync_standby" in roles or len(wanted) == 1):
+                        not self.synchronous or self._sync_named(running) or len(wanted) == 1):
                     return
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the cluster did not become healthy within {timeout} s; logs in {self.base}")
             time.sleep(0.3)
+
+    def _sync_named(self, running: set[str]) -> bool:
+        """Whether the DCS names, for the current leader, a synchronous standby that runs: until it does (a leader
+        that has just started or just been restarted), Patroni in synchronous mode has no node it may promote, and a
+        primary lost meanwhile stays lost until it comes back."""
+        keys = f"http://127.0.0.1:{self.etcd_port}/v2/keys/torres/torres"
+        _, leader = _http_json(f"{keys}/leader", timeout=1.0)
+        _, sync = _http_json(f"{keys}/sync", timeout=1.0)
+        leader_name = leader.get("node", {}).get("value") if isinstance(leader.get("node"), dict) else None
+        raw = sync.get("node", {}).get("value") if isinstance(sync.get("node"), dict) else None
+        named = json.loads(raw) if isinstance(raw, str) else {}
+        return bool(leader_name) and named.get("leader") == leader_name and named.get("sync_standby") in running
 
     def _create_database(self, timeout: float) -> None:
         import psycopg
