@@ -362,7 +362,9 @@ listen primary
                 members = body.get("members", []) if status == 200 else []
                 assert isinstance(members, list)
                 wanted = [n.name for n in self.nodes if not n.stopped]
-                running = {m["name"] for m in members if m.get("state") in ("running", "streaming")}
+                timelines = {m.get("timeline") for m in members if m.get("role") in ("leader", "master", "primary")}
+                running = {m["name"] for m in members if m.get("state") in ("running", "streaming")
+                           and (m.get("timeline") in timelines or m.get("role") in ("leader", "master", "primary"))}
                 roles = {m.get("role") for m in members}
                 if set(wanted) <= running and roles & {"leader", "master", "primary"} and (
                         not self.synchronous or self._sync_named(running) or len(wanted) == 1):

@@ -176,8 +176,10 @@ def nemesis(pg: pg_ha.PgHa, rds: redis_ha.RedisHa, record: Record) -> None:
         time.sleep(random.uniform(2, 5))
         fault = Fault(kind, time.monotonic())
         record.faults.append(fault)
-        if kind == "pg-kill":
-            pg.kill(pg.wait_for_leader())
+        if kind == "pg-kill":  # the server is lost: it stays down until another has taken over
+            old = pg.wait_for_leader()
+            pg.kill(old)
+            pg.wait_for_leader(other_than=old, timeout=60)
         elif kind == "pg-hang":
             old = pg.wait_for_leader()
             pg.freeze(old)
