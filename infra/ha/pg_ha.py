@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 #: Patroni's timings: a leader key lives ``TTL`` seconds, Patroni loops every ``LOOP_WAIT``; a dead primary is
-#: replaced within about TTL + LOOP_WAIT.
-TTL, LOOP_WAIT, RETRY_TIMEOUT = 10, 2, 4
+#: replaced within about TTL + LOOP_WAIT (Patroni wants LOOP_WAIT + 2 x RETRY_TIMEOUT <= TTL). With 10/2/4 a hung
+#: or killed primary cost up to 15.6 and 16.6 s of refused requests through HAProxy (docs/operations.md).
+TTL, LOOP_WAIT, RETRY_TIMEOUT = 8, 1, 3
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
 USER = "postgres"
 
