@@ -82,11 +82,14 @@ class Player:
             assert time.monotonic() < deadline, "the service did not come back after the failover"
             time.sleep(0.2)
 
-    def move(self, command_id: str | None = None) -> str:
-        """One legal action by the seat to move, retried with the same command id until it is answered."""
+    def move(self, command_id: str | None = None) -> str | None:
+        """One legal action by the seat to move, retried with the same command id until it is answered; None when
+        nobody is to move (the game is over)."""
         command_id = command_id or uuid.uuid4().hex
         game = self.until_served("GET", f"/v1/games/{self.game_id}").get_json()
         seat = game["to_move"]
+        if seat is None:
+            return None
         auth = {"Authorization": f"Bearer {self.tokens[seat]}"}
         legal = self.until_served("GET", f"/v1/games/{self.game_id}/legal-actions", headers=auth).get_json()
         body = {"seat": seat, "action": legal["actions"][0], "expected_version": legal["version"],
@@ -169,8 +172,8 @@ def test_writers_ride_through_a_switchover_each_action_applied_once(
 
     def play(player: Player) -> None:
         try:
-            while not stop.is_set():
-                player.move()
+            while not stop.is_set() and player.move() is not None:
+                pass
         except BaseException as exc:  # reported below, in the test's thread
             errors.append(exc)
 
