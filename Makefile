@@ -12,7 +12,7 @@ COMPONENTS := shared services/audit services/common clients/terminal services/ga
 COMPILED_RULES := shared/torres_rules/_compiled/SOURCES.sha256
 RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torres_rules/*.py))
 
-.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image
+.PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image pg-ha redis-ha faults
 
 # The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
@@ -92,6 +92,21 @@ migrate: $(STAMP)
 # ratings consumer and the sweeper, on free loopback ports (docs/operations.md). Ctrl-C stops them all.
 cluster: $(STAMP)
 	$(BIN)/python infra/local_cluster.py $(ARGS)
+
+# An HA PostgreSQL stand-in (etcd, 3 Patroni nodes in synchronous_mode, HAProxy) on loopback, as root; Ctrl-C stops
+# it (docs/operations.md, "Failover"). ARGS=--async: asynchronous replication.
+pg-ha: $(STAMP)
+	$(BIN)/python infra/ha/pg_ha.py $(ARGS)
+
+# A Redis master, its replica and three Sentinels on loopback, named by one redis+sentinel:// URL; Ctrl-C stops it.
+redis-ha: $(STAMP)
+	$(BIN)/python infra/ha/redis_ha.py
+
+# The fault suite (docs/operations.md, "Failover"), as root: the focused failover tests, then the production
+# processes on the HA stand-ins under load while a nemesis breaks PostgreSQL and Redis (TORRES_FAULTS_PG,
+# TORRES_FAULTS_REDIS faults; TORRES_FAULTS_ASYNC=1: asynchronous replication, where the checker must fail).
+faults: install
+	TORRES_FAULTS=1 TORRES_FAULTS_REPORT=$${TORRES_FAULTS_REPORT:-faults-report.json} $(BIN)/pytest tests/faults -q -s
 
 # Every benchmark but bench/card_history_bench.py (a long AI-strength match; its command is in performance.md).
 bench: install

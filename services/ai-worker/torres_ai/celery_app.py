@@ -29,6 +29,7 @@ from celery import Celery, signals
 from kombu import Queue
 
 from torres_service.logs import LOG_LEVEL, JsonFormatter
+from torres_service.redis_urls import celery_broker
 
 from .config import Settings
 
@@ -38,7 +39,8 @@ DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 
 
 def make_app(settings: Settings) -> Celery:
-    broker = settings.broker_url or DEFAULT_BROKER
+    # A redis+sentinel:// URL becomes Kombu's sentinel:// list and the master's name (torres_service.redis_urls).
+    broker, sentinel_options = celery_broker(settings.broker_url or DEFAULT_BROKER)
     app = Celery("torres_ai", broker=broker, include=["torres_ai.tasks"])
     app.conf.update(
         task_acks_late=True,
@@ -52,7 +54,7 @@ def make_app(settings: Settings) -> Celery:
         task_serializer="json",
         accept_content=["json"],
         broker_transport_options={"visibility_timeout": settings.visibility_timeout,
-                                  "queue_order_strategy": "priority"},
+                                  "queue_order_strategy": "priority", **sentinel_options},
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         beat_schedule={
@@ -110,11 +112,11 @@ def _logging(loglevel: str | int | None = None, **_: Any) -> None:
 
 @signals.worker_init.connect
 def _worker_started(**_: Any) -> None:
-    import redis
+    from torres_service import redis_urls
 
     from . import metrics
 
-    client = redis.Redis.from_url(app.conf.broker_url, socket_timeout=2)  # LLEN per queue on each scrape
+    client = redis_urls.client(settings.broker_url or DEFAULT_BROKER, socket_timeout=2)  # LLEN per queue per scrape
     metrics.serve(settings.metrics_port, (settings.queue, settings.bulk_queue), client.llen)
 
 

@@ -16,9 +16,10 @@ from celery.signals import worker_process_shutdown
 
 from torres_game import ai_turns
 from torres_game.ai_turns import AiTurn, GameService
+from torres_service import redis_urls
 
 from . import metrics
-from .celery_app import TASK_PLAY, TASK_SWEEP, app, settings
+from .celery_app import DEFAULT_BROKER, TASK_PLAY, TASK_SWEEP, app, settings
 from .driver import CeleryDriver
 from .plan_store import RedisPlanMemory
 from .turns import LevelBots
@@ -33,7 +34,7 @@ _process: dict[str, object] = {}
 def _redis() -> redis.Redis:
     client = _process.get("redis")
     if client is None:
-        client = _process["redis"] = redis.Redis.from_url(app.conf.broker_url, socket_timeout=5)
+        client = _process["redis"] = redis_urls.client(settings.broker_url or DEFAULT_BROKER, socket_timeout=5)
     return client  # type: ignore[return-value]
 
 

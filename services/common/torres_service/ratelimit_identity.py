@@ -15,6 +15,7 @@ from typing import Any
 from limits import parse_many
 
 from .principals import TENANT_SCOPES, InvalidCredentials, InvalidPlayerToken, Registries
+from .redis_urls import limits_storage
 from .settings import Setting, values
 
 #: The identity classes, in the order their limits are reported.
@@ -123,7 +124,7 @@ def redis_storage_uri(url: str, *, cluster: bool = False) -> str:
         return "memory://"
     if cluster and url.startswith(("redis://", "rediss://")):
         return "redis+cluster://" + url.split("://", 1)[1]
-    return url
+    return limits_storage(url)
 
 
 # -- who is calling -----------------------------------------------------------------------------------------------

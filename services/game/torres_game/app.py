@@ -6,7 +6,7 @@ import logging
 import sqlite3
 
 import psycopg
-from flask import Flask
+from flask import Flask, Response
 
 import torres_rules as tr
 from torres_service.cors import allow_cross_origin
@@ -16,13 +16,14 @@ from torres_service.limits import InputLimits
 from torres_service.logs import ROUTINE_PATHS, configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
-from torres_service.problems import problem_api
+from torres_service.problems import problem_api, service_problem
 from torres_service.ratelimit_identity import redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
 from torres_service.schemas import DocumentedBody
 
 from .ai_turns import make_driver
 from .config import Config
+from .errors import StoreUnavailable
 from .http import schemas
 from .http.audit import audit as audit_blp
 from .http.audit import well_known as well_known_blp
@@ -51,7 +52,8 @@ def create_app(
     if not config.api_key or not config.admin_key:
         config = config.with_generated_keys()
     store = store or open_store(config.database_url, migrations_dir=config.migrations_dir,
-                                pool_min=config.pool_min, pool_max=config.pool_max)
+                                pool_min=config.pool_min, pool_max=config.pool_max,
+                                pool_timeout=config.pool_timeout, connect=config.db_connect_options())
     if config.auto_migrate:
         applied = store.migrate()
         if applied:
@@ -66,6 +68,8 @@ def create_app(
                       limits=InputLimits.from_env(max_body_bytes=64 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"game_id": GAME_ID},
                       store_input_errors=(psycopg.DataError, sqlite3.DataError))
+    app.register_error_handler(psycopg.OperationalError, _store_unavailable)
+    app.register_error_handler(psycopg.errors.ReadOnlySqlTransaction, _store_unavailable)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"})
     api.spec.components.security_scheme("adminKey", {"type": "apiKey", "in": "header", "name": "X-Admin-Key"})
@@ -93,3 +97,20 @@ def create_app(
                         json_logs=config.json_logs)
     service.start()
     return app
+
+
+def _store_unavailable(error: Exception) -> Response:
+    """A request the database could not serve (a failover broke or hung its connection, no connection came within
+    ``DB_POOL_TIMEOUT``, or it reached a primary that was demoted): 503 with ``Retry-After``, never a 500. The
+    other idle connections of the pool most likely broke with it, so the store checks them all at once rather than
+    let each fail one more request (:meth:`~torres_game.store.postgres.PostgresEventStore.connection_lost`)."""
+    from flask import current_app
+
+    # The class and SQLSTATE only: a server's message may quote the statement's values.
+    log.warning("database unavailable", extra={"error": type(error).__name__,
+                                               "sqlstate": getattr(error, "sqlstate", None)})
+    service: GameService = current_app.extensions["torres_game"]
+    lost = getattr(service.store, "connection_lost", None)
+    if lost is not None:
+        lost()
+    return service_problem(StoreUnavailable())

@@ -20,6 +20,8 @@ from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD, WEB
 from torres_service.settings import Setting, items, setting, values
 from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
+from .store.postgres import CONNECT_OPTIONS, CONNECT_TIMEOUT, POOL_TIMEOUT, TCP_USER_TIMEOUT
+
 log = logging.getLogger(__name__)
 
 _REPO_MIGRATIONS = Path(__file__).resolve().parents[3] / "infra" / "migrations"
@@ -93,6 +95,17 @@ class Config:
         "DB_POOL_MAX", "psycopg pool size per process, at most (waits and streams hold no connection; the pool "
         "grows only while requests wait for one); each process also holds one listening connection and one that "
         "sends its notices: budget replicas × `WEB_CONCURRENCY` × (this + 2) below PostgreSQL's `max_connections`"))
+    # What makes a failover a bounded 503 rather than a hang (docs/operations.md, "Failover").
+    pool_timeout: float = field(default=POOL_TIMEOUT, metadata=setting(
+        "DB_POOL_TIMEOUT", "seconds a request waits for a pooled database connection before it is answered 503 "
+        "`store_unavailable` with `Retry-After` (while no primary takes connections, during a failover)"))
+    db_connect_timeout: int = field(default=CONNECT_TIMEOUT, metadata=setting(
+        "DB_CONNECT_TIMEOUT", "seconds a new database connection may take to open (libpq `connect_timeout`; "
+        "a `connect_timeout` in `DATABASE_URL` wins)"))
+    db_tcp_user_timeout: float = field(default=TCP_USER_TIMEOUT, metadata=setting(
+        "DB_TCP_USER_TIMEOUT", "seconds the database may leave a request's data unacknowledged before its "
+        "connection counts as dead (libpq `tcp_user_timeout`; idle connections are probed by keepalives every 2 s "
+        "after 5 s idle): a primary cut off by the network fails its requests after this long"))
     state_cache_size: int = 2048
     max_streams: int = field(default=10_000, metadata=setting(
         "TORRES_MAX_STREAMS", "open waits + SSE streams + WebSockets per process; past it 503 `too_many_streams`"))
@@ -225,6 +238,11 @@ class Config:
             changes["admin_key"] = secrets.token_urlsafe(24)
             log.warning("TORRES_ADMIN_KEY unset; generated one", extra={"admin_key": changes["admin_key"]})
         return replace(self, **changes) if changes else self
+
+    def db_connect_options(self) -> dict[str, object]:
+        """The libpq options of every database connection the service opens (the URL's own win)."""
+        return {**CONNECT_OPTIONS, "connect_timeout": self.db_connect_timeout,
+                "tcp_user_timeout": int(self.db_tcp_user_timeout * 1000)}
 
     @property
     def backend(self) -> str:

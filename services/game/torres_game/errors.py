@@ -88,6 +88,21 @@ class NotReady(ServiceError):
     status, code, title = 503, "not_ready", "The service is not ready"
 
 
+#: Seconds a client is told to wait before it retries a request the database could not serve: a failover puts a
+#: new primary in place within about 10-13 s (docs/operations.md, "Failover"), so a client retrying this often
+#: finds it after a few tries without flooding the proxy meanwhile.
+STORE_RETRY_AFTER = 2
+
+
+class StoreUnavailable(ServiceError):
+    """The database could not serve the request: unreachable, its connection lost mid-request, or no longer the
+    primary (a failover, a restart). Nothing the caller did, so a 503 rather than a 500: an action caught by it
+    may or may not have been applied, and retried with the same ``command_id`` it is applied exactly once."""
+
+    status, code, title = 503, "store_unavailable", "The database is unavailable; retry with the same command_id"
+    headers = (("Retry-After", str(STORE_RETRY_AFTER)),)
+
+
 class TimeUp(ServiceError):
     """The seat's clock ran out before this request: the timeout policy applies instead."""
 

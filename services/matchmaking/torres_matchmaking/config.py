@@ -38,8 +38,9 @@ class Config:
     setting declares its variable and meaning here, once (docs/settings.md is generated from them)."""
 
     redis_url: str = field(default="", metadata=setting(
-        "REDIS_URL", "the Redis that keeps tickets, groups and ratings; unset: an in-process fakeredis (one "
-        "process: `serve` runs the matcher and the ratings consumer in threads)"))
+        "REDIS_URL", "the Redis that keeps tickets, groups and ratings (`redis://…`, or a master watched by Redis "
+        "Sentinel: `redis+sentinel://sentinel1:26379,sentinel2:26379/<master>[?db=N]`); unset: an in-process "
+        "fakeredis (one process: `serve` runs the matcher and the ratings consumer in threads)"))
     redis_cluster: bool = field(default=False, metadata=setting(
         "REDIS_CLUSTER", "`REDIS_URL` names one node of a Redis Cluster"))
     key_prefix: str = field(default="mm:", metadata=setting("MM_KEY_PREFIX", "the prefix of every Redis key"))

@@ -25,8 +25,9 @@ from importlib import resources
 from typing import Any
 from urllib.parse import quote
 
-import redis
 from redis.cluster import RedisCluster
+
+from torres_service import redis_urls
 
 from .config import POOLS, Config
 
@@ -45,7 +46,8 @@ def connect(config: Config) -> Any:
         # listener's, say) is found and opened again instead of waiting forever
         if config.redis_cluster:
             return RedisCluster.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
-        return redis.Redis.from_url(config.redis_url, decode_responses=True, health_check_interval=30)
+        # a redis+sentinel:// URL: the master Sentinel names, looked up again for each new connection
+        return redis_urls.client(config.redis_url, decode_responses=True, health_check_interval=30)
     try:
         import fakeredis  # the `embedded` extra: `make run` only, never the image
     except ModuleNotFoundError as exc:

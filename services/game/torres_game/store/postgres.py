@@ -24,6 +24,7 @@ correct under many writers):
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -83,6 +85,27 @@ _SEQUENCER_LOCK = 0x746C6F67  # advisory lock id ('tlog'): one transparency-log 
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
 _WEBHOOK_COLS = ("seq, delivery_id, tenant, game_id, type, payload, created_at, status, attempts, next_attempt_at,"
                  " last_status, last_error, delivered_at")
+
+
+#: Seconds a request waits for a pooled connection before it is answered 503 (``DB_POOL_TIMEOUT``): while no
+#: primary takes connections (a failover) the wait is bounded by this, not by the pool's own 30 s.
+POOL_TIMEOUT = 5.0
+#: What every connection of the pool (and the listener's) is opened with unless the URL says otherwise: a connect
+#: that gets no answer gives up (``connect_timeout``), and a connection whose peer stops answering is declared dead
+#: by the kernel -- keepalives for an idle one, ``tcp_user_timeout`` (ms) for one whose data goes unacknowledged --
+#: instead of blocking its request for the kernel's 15 minutes of retransmissions (docs/operations.md, "Failover").
+CONNECT_TIMEOUT, TCP_USER_TIMEOUT = 3, 10.0
+CONNECT_OPTIONS: Mapping[str, object] = {
+    "connect_timeout": CONNECT_TIMEOUT, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+    "keepalives_count": 3, "tcp_user_timeout": int(TCP_USER_TIMEOUT * 1000),
+}
+
+
+def connect_kwargs(url: str, connect: Mapping[str, object] | None = None) -> dict[str, object]:
+    """The connection options the URL does not set itself (a URL's ``?connect_timeout=1`` wins)."""
+    given = conninfo_to_dict(url)
+    return {key: value for key, value in (CONNECT_OPTIONS if connect is None else connect).items()
+            if key not in given}
 
 
 def _webhook(row: tuple[Any, ...]) -> WebhookDelivery:
@@ -143,14 +166,16 @@ class PostgresEventStore:
     backend = "postgres"
 
     def __init__(
-        self, url: str, *, min_size: int = 1, max_size: int = 4, migrations_dir: Path | None = None
+        self, url: str, *, min_size: int = 1, max_size: int = 4, migrations_dir: Path | None = None,
+        timeout: float = POOL_TIMEOUT, connect: Mapping[str, object] | None = None,
     ) -> None:
         self.url = url
         self.migrations_dir = migrations_dir
         self.pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True}, open=True,
-            name="torres-game",
+            url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True, **connect_kwargs(url, connect)},
+            open=True, name="torres-game", timeout=timeout,
         )
+        self._checking = threading.Lock()  # held while a check of the pool's idle connections runs
         #: Sends the notices of this store's committed changes, after each commit (migration 0013).
         self.notifier = PgNotifier(url)
 
@@ -227,6 +252,24 @@ class PostgresEventStore:
     def close(self) -> None:
         self.notifier.close()
         self.pool.close()
+
+    def connection_lost(self) -> None:
+        """A request met a broken connection (or none came): a failover breaks every connection to the old primary
+        at once, and the pool learns of each only when a request uses it and fails. One check of all the idle ones,
+        in the background (one at a time), drops them and opens new ones to the new primary, so one request per
+        process is refused, not one per pooled connection."""
+        if not self._checking.acquire(blocking=False):
+            return
+
+        def check() -> None:
+            try:
+                self.pool.check()
+            except Exception:  # the pool closed meanwhile; nothing to repair
+                pass
+            finally:
+                self._checking.release()
+
+        threading.Thread(target=check, name="torres-pool-check", daemon=True).start()
 
     def _announce(self, game_id: str, version: int, status: str, summary: dict[str, Any] | None) -> None:
         """After a commit that moved the game to ``version``: its notice for the waiters of every process (sent by

@@ -1,0 +1,69 @@
+"""The HA stand-ins the fault tests run against (infra/ha/): started once per module on free loopback ports, put
+back to health after each test (killed nodes restarted, frozen ones resumed), and killed and removed at the end,
+whatever happened."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "infra" / "ha"))
+
+import pg_ha
+import redis_ha
+
+
+@pytest.fixture(scope="module")
+def pg_cluster() -> Iterator[pg_ha.PgHa]:
+    """etcd + 3 Patroni nodes (synchronous_mode) + HAProxy: ``pg_cluster.url`` reaches the current primary."""
+    missing = pg_ha.missing_tools()
+    if missing:
+        pytest.skip(f"HA PostgreSQL stand-in not reachable: missing {', '.join(missing)} "
+                    "(apt-get install -y patroni etcd-server haproxy; run as root)")
+    cluster = pg_ha.PgHa()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_ha_cluster(pg_cluster: pg_ha.PgHa) -> Iterator[pg_ha.PgHa]:
+    """The module's cluster, healthy at the start of the test and made healthy again after it."""
+    pg_cluster.wait_healthy()
+    yield pg_cluster
+    for node in pg_cluster.nodes:
+        pg_cluster.thaw(node)
+        if node.stopped:
+            pg_cluster.restart(node)
+    pg_cluster.wait_healthy(120)
+
+
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[redis_ha.RedisHa]:
+    """A Redis master, its replica and three Sentinels: ``redis_cluster.url`` is the ``redis+sentinel://`` URL."""
+    missing = redis_ha.missing_tools()
+    if missing:
+        pytest.skip(f"Redis Sentinel stand-in not reachable: missing {', '.join(missing)} "
+                    "(apt-get install -y redis-server redis-sentinel)")
+    cluster = redis_ha.RedisHa()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def redis_ha_cluster(redis_cluster: redis_ha.RedisHa) -> Iterator[redis_ha.RedisHa]:
+    """The module's Sentinel stand-in, healthy at the start of the test and made healthy again after it."""
+    redis_cluster.wait_healthy()
+    yield redis_cluster
+    for server in redis_cluster.servers:
+        if server.process is not None and server.process.poll() is not None:
+            redis_cluster.restart(server)
+    redis_cluster.wait_healthy()
