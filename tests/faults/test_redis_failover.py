@@ -19,7 +19,7 @@ from torres_ai.config import Settings
 from torres_matchmaking.config import Config as MatchmakingConfig
 from torres_matchmaking.store import Redis as MatchmakingStore
 from torres_service import redis_urls
-from torres_service.ratelimits import redis_storage_uri
+from torres_service.ratelimit_identity import redis_storage_uri
 
 #: Sentinels fail a master over ~2.5 s after it died (DOWN_AFTER_MS 1 s, then an election); a client gives up later.
 FAILOVER_LIMIT = 30.0
