@@ -15,7 +15,6 @@ from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
 from .bots import BOT_KINDS, Budget
 
-LEVELS = ("easy", "medium", "hard")
 _DEFAULT_LEVELS = {
     "easy": ("random", Budget(iterations=1, seconds=0.1)),
     "medium": ("greedy", Budget(iterations=1, seconds=0.5)),

@@ -24,10 +24,11 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
+from torres_audit.lifecycle import AI_LEVELS
+
 log = logging.getLogger(__name__)
 
 FALLBACK_CAUSES = ("exception", "illegal")
-LEVELS = ("easy", "medium", "hard")
 
 DECISIONS = Counter("torres_ai_decisions", "AI decisions appended, by level", ["level"])
 DECISION_SECONDS = Histogram(
@@ -40,7 +41,7 @@ FALLBACKS = Counter("torres_ai_fallbacks", "Bot decisions replaced by a random l
 RETRIES = Counter("torres_ai_retries", "Decisions or turns retried after an infrastructure error, by where",
                   ["where"])
 
-for _level in LEVELS:
+for _level in AI_LEVELS:
     DECISIONS.labels(_level)
 for _cause in FALLBACK_CAUSES:
     FALLBACKS.labels(_cause)

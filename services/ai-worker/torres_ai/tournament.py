@@ -22,8 +22,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torres_audit.lifecycle import AI_LEVELS
+
 from .bots import BOT_KINDS, Bot, Budget, make_bot
-from .config import LEVELS, Settings
+from .config import Settings
 from .match import GameResult, play_game
 
 GAMES_HEADER = ["game", "seed", "seats", "scores", "winner", "decisions", "seconds"]
@@ -78,7 +80,7 @@ def entrants(names: list[str], settings: Settings, seconds: float | None, iterat
     out = []
     searchers = ("mcts", *openspiel_kinds())
     for name in names:
-        if name in LEVELS:
+        if name in AI_LEVELS:
             level = settings.level(name)
             kind, budget = level.bot, level.budget
         elif name in BOT_KINDS:
@@ -88,7 +90,7 @@ def entrants(names: list[str], settings: Settings, seconds: float | None, iterat
             kind, budget = name, Budget(0, settings.level("hard").budget.seconds)
         else:
             kinds = ", ".join((*BOT_KINDS, *openspiel_kinds()))
-            raise SystemExit(f"unknown bot {name!r}: use a level ({', '.join(LEVELS)}) or {kinds}")
+            raise SystemExit(f"unknown bot {name!r}: use a level ({', '.join(AI_LEVELS)}) or {kinds}")
         budget = Budget(iterations if iterations is not None else budget.iterations,
                         seconds if seconds is not None and kind in searchers else budget.seconds)
         out.append(Entrant(name, kind, budget))

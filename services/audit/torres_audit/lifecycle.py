@@ -22,6 +22,9 @@ import torres_rules as tr
 from . import events as ev
 from .chain import LoggedEvent, format_time
 
+#: The AI levels a seat may be given, at creation or when the AI takes over a seat that timed out: the game service
+#: accepts these, the AI workers play them (torres_ai.config says how).
+AI_LEVELS = ("easy", "medium", "hard")
 #: Actions after which nothing before them may be undone: they reveal hidden information (a card drawn and
 #: looked at, a card from a hand shown) or take back nothing (keep_card follows a draw).
 CLOSES_UNDO = frozenset({"buy_card", "keep_card", "play_card"})

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from torres_rules.editions import EDITIONS
 from torres_service.logs import LOG_LEVEL
 from torres_service.principals import API_KEY, PLAYER_TOKEN_SECRET, TENANTS_FILE, TENANTS_RELOAD
 from torres_service.settings import Setting, items, setting, values
 
-EDITIONS = ("rio_grande", "ravensburger", "yucata")
 PLAYER_COUNTS = (2, 3, 4)
 #: Tickets only ever meet tickets of the same pool; a pool is the unit of partitioning (one Redis Cluster
 #: hash slot, one matcher lease). Its index is a ticket id's first hex digit, so an id finds its pool.

@@ -7,9 +7,10 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from torres_audit.lifecycle import AI_LEVELS
 from torres_game.access import SPECTATOR_TTL_DEFAULT, SPECTATOR_TTL_MAX
 from torres_game.store.base import DEFAULT_VISIBILITY, VISIBILITIES
-from torres_rules.editions import OPTION_CHOICES
+from torres_rules.editions import EDITIONS, OPTION_CHOICES
 from torres_service.fields import (
     COMMAND_ID,
     DISPLAY_NAME,
@@ -29,8 +30,6 @@ from torres_service.fields import (
 from torres_service.schemas import ListQuerySchema, QuerySchema, StrictSchema
 from torres_service.schemas import ProblemSchema as BaseProblemSchema
 
-EDITIONS = ("rio_grande", "ravensburger", "yucata")
-LEVELS = ("easy", "medium", "hard")
 TENANT = Kind("tenant", GAME_ID.pattern, 64, rule="letters, digits and _.:@- (not first)")
 VISIBILITY_DOC = ("who may watch: public (anyone with the id; the portal may list it in its lobby), unlisted "
                   "(anyone with the id, never advertised; the default), private (seat tokens, the tenant's key, "
@@ -57,7 +56,7 @@ class HumanSeatSpecSchema(StrictSchema):
 
 class AiSeatSpecSchema(StrictSchema):
     kind = fields.String(required=True, validate=validate.OneOf(("ai",)))
-    level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "default: easy"})
+    level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "default: easy"})
     display_name = identifier(DISPLAY_NAME, description="what clients call the seat (default: Seat <n>)")
 
 
@@ -101,7 +100,7 @@ class TimeoutPolicySchema(StrictSchema):
                                                     "ai: the AI plays the seat"})
     scope = fields.String(validate=validate.OneOf(("turn", "game")),
                           metadata={"description": "with ai: for the rest of the turn (default) or the game"})
-    level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "with ai: the AI's level"})
+    level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "with ai: the AI's level"})
 
 
 #: The rules' options, each with its values, from the rules package. ``deck: hand`` is left out: it is the master
