@@ -4,6 +4,7 @@ from a thread for as long as the test needs it: one way to start and stop them, 
 from __future__ import annotations
 
 import contextlib
+import socket
 import socketserver
 import threading
 from collections.abc import Iterator
@@ -19,3 +20,10 @@ def served(server: socketserver.TCPServer) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (the kernel's pick): for a server a test starts in another process."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

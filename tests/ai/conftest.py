@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -169,11 +168,6 @@ def purge_queue(redis_namespace: str) -> Iterator[None]:
     client.delete(redis_namespace, f"{redis_namespace}-bulk")
     client.close()
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def make_service(store: PostgresEventStore, pg_url: str, driver: Any) -> GameService:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
+from serving import free_port
 
 import torres_rules as tr
 from torres_ai.config import Settings
@@ -24,7 +25,7 @@ from torres_game.service import GameService
 from torres_game.store import PostgresEventStore
 from torres_service.logs import JsonFormatter
 
-from .conftest import REDIS_URL, SERVICE, free_port, make_service, wait_until, worker_env
+from .conftest import REDIS_URL, SERVICE, make_service, wait_until, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(240)]
 

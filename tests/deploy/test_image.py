@@ -26,7 +26,6 @@ import random
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -37,6 +36,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 import yaml
+from serving import free_port
 
 from torres_service.principals import PlayerTokens, issue_player_token
 from torres_service.webhooks import verify
@@ -76,11 +76,6 @@ def root(image: str) -> Iterator[ImageRoot]:
     finally:
         mounted.close()
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def compose_services() -> dict[str, dict[str, Any]]:

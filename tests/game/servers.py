@@ -9,7 +9,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from serving import free_port
 from verbs import Verbs
 
 from torres_game.store import EventStore, PostgresEventStore, SqliteEventStore
@@ -28,11 +28,6 @@ from .conftest import ADMIN_KEY, API_KEY, MIGRATIONS
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN_CONF = ROOT / "infra" / "gunicorn.conf.py"
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def side_store(request: pytest.FixtureRequest, folder: Path) -> tuple[str, EventStore]:

@@ -22,16 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import free_port
 
 from .conftest import API_KEY, MIGRATIONS
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to count descriptors")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Served:
@@ -57,7 +53,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     data = tmp_path_factory.mktemp("serve")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{data / 'torres.sqlite3'}", "TORRES_API_KEY": API_KEY,
            "TORRES_ADMIN_KEY": "serve-admin", "TORRES_AI_DRIVER": "none", "TORRES_MIGRATIONS_DIR": str(MIGRATIONS),
            "TORRES_LOG_LEVEL": "WARNING"}

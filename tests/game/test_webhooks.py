@@ -32,6 +32,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from polling import wait_until
+from serving import free_port
 
 import torres_rules as tr
 from torres_game.app import create_app
@@ -55,11 +56,6 @@ def loopback_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     processes these tests start inherit it)."""
     monkeypatch.setenv("TORRES_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ import httpx
 import pytest
 import redis
 from flask.testing import FlaskClient
+from serving import free_port
 from verbs import Verbs
 from werkzeug.serving import BaseWSGIServer, make_server
 
@@ -59,11 +59,6 @@ class FakeClock:
     def advance(self, seconds: float) -> None:
         self.now += seconds
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class GameServer:

@@ -29,6 +29,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from serving import free_port
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
@@ -37,7 +38,7 @@ from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Keys
 from torres_service.principals import PlayerTokens, issue_player_token
 
-from .conftest import REDIS_URL, GameServer, answers, free_port, set_rating
+from .conftest import REDIS_URL, GameServer, answers, set_rating
 
 TICKET = {"player_counts": [2], "max_wait_seconds": None}
 

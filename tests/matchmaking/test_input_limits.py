@@ -25,12 +25,13 @@ from edge_input import PROBLEM_JSON, body_content_types, check_405s, hostile_bod
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, event, given, settings
+from serving import free_port
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
 from torres_service.limits import InputLimits
 
-from .conftest import REDIS_URL, as_player, free_port
+from .conftest import REDIS_URL, as_player
 
 pytestmark = pytest.mark.redis
 

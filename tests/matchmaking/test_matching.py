@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from serving import free_port
 
 from torres_matchmaking.config import Config
 from torres_matchmaking.errors import GameServiceError
@@ -19,7 +20,7 @@ from torres_matchmaking.ratings import RatingBook, ai_level_for
 from torres_matchmaking.store import Redis
 from torres_matchmaking.tickets import TicketService
 
-from .conftest import API_KEY, FakeClock, FaultyProxy, GameServer, free_port, game_summary, set_rating
+from .conftest import API_KEY, FakeClock, FaultyProxy, GameServer, game_summary, set_rating
 
 
 def _services(store: Redis, config: Config, clock: FakeClock) -> tuple[TicketService, Matcher]:

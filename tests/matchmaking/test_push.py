@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import redis
+from serving import free_port
 from werkzeug.serving import make_server
 
 from torres_matchmaking.app import Services, create_app
@@ -30,7 +31,7 @@ from torres_matchmaking.store import Redis
 from torres_matchmaking.wakeups import RedisWakeListener
 from torres_matchmaking.webhooks import CallbackSender
 
-from .conftest import API_KEY, PLAYER_SECRET, Players, answers, as_player, free_port
+from .conftest import API_KEY, PLAYER_SECRET, Players, answers, as_player
 
 TICKET = {"player_counts": [2], "edition": "rio_grande", "master": False, "max_wait_seconds": None}
 SECRET = "test-webhook-secret"

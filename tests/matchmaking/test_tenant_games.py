@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from serving import served
+from serving import free_port, served
 from werkzeug.serving import make_server
 
 from torres_game.app import create_app as create_game_app
@@ -26,7 +26,7 @@ from torres_matchmaking.store import Redis
 from torres_matchmaking.tickets import TicketService
 from torres_service import keys as keys_cli
 
-from .conftest import ADMIN_KEY, MIGRATIONS, REDIS_URL, FakeClock, free_port
+from .conftest import ADMIN_KEY, MIGRATIONS, REDIS_URL, FakeClock
 
 
 def _cli(path: Path, *args: str) -> dict[str, Any]:

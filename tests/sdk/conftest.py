@@ -15,7 +15,8 @@ from types import ModuleType
 import httpx
 import pytest
 from game.conftest import API_KEY
-from game.servers import free_port, gunicorn, reap, wait_until_ready
+from game.servers import gunicorn, reap, wait_until_ready
+from serving import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = ROOT / "sdk" / "typescript"

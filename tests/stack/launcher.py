@@ -6,22 +6,18 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from serving import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Variables that would switch the launcher's children to servers or change what it prints.
 SCALE_OUT = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "TORRES_MATCHMAKING_URL", "TORRES_CORS_ORIGINS")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def launcher_command(game_port: int, mm_port: int, data_dir: Path) -> list[str]:

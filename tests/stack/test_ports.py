@@ -16,9 +16,9 @@ from types import ModuleType
 from typing import ClassVar
 
 import pytest
-from serving import served
+from serving import free_port, served
 
-from stack.launcher import ROOT, clean_env, free_port, launcher_command
+from stack.launcher import ROOT, clean_env, launcher_command
 
 
 class OtherTorres(BaseHTTPRequestHandler):

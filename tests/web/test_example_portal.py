@@ -29,7 +29,8 @@ from typing import Any
 
 import httpx
 import pytest
-from stack.launcher import free_port, local_stack
+from serving import free_port
+from stack.launcher import local_stack
 from werkzeug.security import generate_password_hash
 
 from torres_service.webhooks import signed_headers
