@@ -646,7 +646,10 @@ class PostgresEventStore:
                 "  AND (w.lease_until IS NULL OR w.lease_until <= %(now)s)) d"
                 " WHERE d.turn <= %(cap)s - d.busy ORDER BY d.turn, d.served, d.next_attempt_at, d.seq"
                 " LIMIT %(limit)s) c"
-                " WHERE o.seq = c.seq AND o.status = 'pending' AND (o.lease_until IS NULL OR o.lease_until <= %(now)s)"
+                # re-checked on the row as it is now: a record committed since the subquery read it may have set
+                # its next attempt later (read committed re-reads only this WHERE), which would post it again at once
+                " WHERE o.seq = c.seq AND o.status = 'pending' AND o.next_attempt_at <= %(now)s"
+                " AND (o.lease_until IS NULL OR o.lease_until <= %(now)s)"
                 " AND EXISTS (SELECT FROM quick)"
                 f" RETURNING {', '.join('o.' + c.strip() for c in _WEBHOOK_COLS.split(','))}",
                 {"owner": owner, "until": now + timedelta(seconds=lease), "now": now, "cap": per_endpoint,
