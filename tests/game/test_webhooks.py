@@ -12,6 +12,7 @@ PostgreSQL:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -602,6 +603,51 @@ def test_a_claim_is_a_committed_lease_and_a_late_record_is_refused(own_database:
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.postgres
+def test_a_claim_waiting_on_a_row_skips_it_when_its_failure_set_the_next_attempt_later(
+        throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> None:
+    """Two claimants race for one due row: the second reads it as due, then waits on its lock while the first's
+    failed attempt is recorded with a later next attempt. Under READ COMMITTED the waiting UPDATE re-checks only
+    its own WHERE on the new row, so that WHERE must test the next attempt too, or the row is posted again at
+    once instead of after its back-off."""
+    from datetime import UTC, datetime, timedelta
+
+    import psycopg
+
+    from torres_game.store import open_store
+    from torres_game.store.base import GameRecord, GameSecret, NewEvent, WebhookRow
+
+    with throwaway_database("torres_hooks_race") as url:
+        store = open_store(url, migrations_dir=MIGRATIONS)
+        store.migrate()
+        tenant, game_id = f"race{uuid.uuid4().hex[:6]}", f"g-{uuid.uuid4().hex[:12]}"
+        hook = WebhookRow(f"{game_id}.1.game.created", tenant, "game.created", {"id": f"{game_id}.1.game.created"})
+        store.create_game(GameRecord(game_id, "", "rio_grande", False, {}, [{"seat": 0, "kind": "human"}],
+                                     tenant=tenant, webhooks=True),
+                          GameSecret(1, [None]), [NewEvent("game_created", {})], f"create:{game_id}", webhooks=[hook])
+        now = datetime.now(UTC) + timedelta(seconds=1)
+        claims: list[list[Any]] = []
+        try:
+            with psycopg.connect(url) as first:  # the first claimant's record, held open on the row's lock
+                first.execute("SELECT seq FROM webhook_outbox WHERE tenant = %s FOR UPDATE", (tenant,))
+                racer = threading.Thread(target=lambda: claims.append(store.claim_webhooks(
+                    "two", limit=10, per_endpoint=5, busy={}, served={}, lease=30, clock=lambda: now)))
+                racer.start()
+                wait_for(lambda: first.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND wait_event_type = 'Lock' AND query LIKE '%%webhook_outbox%%'").fetchone() == (1,),
+                    timeout=10, what="the second claim waiting on the row")
+                first.execute("UPDATE webhook_outbox SET attempts = attempts + 1, last_status = 500,"
+                              " next_attempt_at = %s WHERE tenant = %s", (now + timedelta(seconds=60), tenant))
+            racer.join(timeout=10)
+            assert not racer.is_alive()
+            assert [d.seq for d in claims[0] if d.tenant == tenant] == []
+            [row] = outbox(store, tenant)
+            assert (row.status, row.attempts, row.last_status) == ("pending", 1, 500)
+        finally:
+            store.close()
 
 
 def test_an_endpoint_that_hangs_holds_back_no_other_on_either_backend(own_database: str,
