@@ -34,7 +34,7 @@ Past a limit: 429 ``rate_limited`` with ``Retry-After`` (when the window ends). 
 its request hook: measured on the game service, that hook cost about 120 us per request (it resolves per-endpoint
 and per-blueprint limits and exemptions and parses the limit strings again on every request) and its in-memory
 storage started a thread every 10 ms to expire keys -- together 1.78 ms of gunicorn CPU per accepted action in the
-HTTP benchmark against 1.15 ms without, where the issue allows 5 %. :class:`~.ratelimit_counts.RequestCounts` is the
+HTTP benchmark against 1.15 ms without, where 5 % is the budget. :class:`~.ratelimit_counts.RequestCounts` is the
 lean equivalent for what these services need (three application-wide limits) and keeps flask-limiter's semantics
 where they matter: the check runs first, before the input guard and before anything reads the body, so a refused
 request costs little and changes nothing; if the storage fails, requests are counted in the process's memory until
