@@ -86,9 +86,9 @@ class Config:
     auto_migrate: bool = field(default=True, metadata=setting(
         "TORRES_AUTO_MIGRATE", "apply pending migrations at start"))
     pool_min: int = field(default=1, metadata=setting("DB_POOL_MIN", "psycopg pool size per process, at least"))
-    # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends (then
-    # waiting for the global events lock that migration 0006 removed), and each hand-over cost the pool's (gevent)
-    # locks. 25 against 8 gave +10-16 % actions/s; 16 keeps two replicas within PostgreSQL's default 100
+    # Under gevent one worker serves many requests at once: with too few connections reads queue behind appends,
+    # and each hand-over costs the pool's (gevent) locks, so a larger pool serves more actions/s (docs/performance.md,
+    # "Game service"); 16 keeps two replicas within PostgreSQL's default 100
     # connections (docs/performance.md and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 2)
     # < max_connections).
     pool_max: int = field(default=16, metadata=setting(
