@@ -1,6 +1,6 @@
 """Does knowing the played cards (RULES 13, the views' ``played``) make the search bot stronger?
 
-Issue 15 taught the determinization to never deal a card that was already played. This runs the tournament's
+The determinization never deals a card that was already played. This runs the tournament's
 game loop (``torres_ai.match.play_game``, seats rotating like ``python -m torres_ai.tournament``) with the same
 MCTS bot twice, side by side in one run: once with the full view, once with ``played`` and
 ``cards_bought_total`` removed from every view it gets (how it sampled before). Iteration-bound budgets keep

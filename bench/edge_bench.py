@@ -1,14 +1,14 @@
-"""Edge figures of issue 10: descriptors of the embedded server, and the cost of checking an action body.
+"""Edge figures: descriptors of the embedded server, and the cost of checking an action body.
 
     .venv/bin/python bench/edge_bench.py              # 1000 requests, 20 000 body checks x 7 rounds
     .venv/bin/python bench/edge_bench.py --quick
 
 1. ``python -m torres_game serve`` (the werkzeug server ``make run`` starts: a thread per connection) on a
    throwaway SQLite file; requests each on a fresh TCP connection; prints the process's open descriptors
-   (``/proc/<pid>/fd``) after a warm-up and after every quarter of the requests. Before issue 10 the count
-   grew by two per request (53 -> 651 after 300 in tests/game/test_serve_process.py).
-2. The check of an action body: its one validator, the document's schema compiled (``DocumentedBody``, issue
-   27), against marshmallow's load of the schema that declares it (the general path it replaced), side by side
+   (``/proc/<pid>/fd``) after a warm-up and after every quarter of the requests. The count must stay flat:
+   per-thread connections never closed grew it by two per request (tests/game/test_serve_process.py).
+2. The check of an action body: its one validator, the document's schema compiled (``DocumentedBody``),
+   against marshmallow's load of the schema that declares it (the general path it replaced), side by side
    in one run: median microseconds per body, and the ratio.
 """
 

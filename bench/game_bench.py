@@ -416,12 +416,12 @@ def checkout_of(rev: str) -> Iterator[Path]:
 
 def against(old: Path, url: str, storage: str, tenants_file: str, *, plain: bool = False,
             shared: str = "address,tenant,player") -> tuple[dict[str, str], dict[str, str]]:
-    """The environments of ``--against``'s two servers. A, this checkout as a portal's deployment runs it since
-    issue 26: the bench's key is a tenant's key from a tenants file (so game creations are scoped and counted
+    """The environments of ``--against``'s two servers. A, this checkout as a portal's deployment runs it: the
+    bench's key is a tenant's key from a tenants file (so game creations are scoped and counted
     against the tenant), every seat token a row with an expiry (read once, then forgotten on a change's notice),
     and the rate limits and stream caps of :func:`limits_on_and_off` on, the ``shared`` classes counted in
     ``storage``. B: ``old``'s game service and service kit
-    on its own database and migrations; both import the rules engine (unchanged since the issue) from this
+    on its own database and migrations; both import the rules engine from this
     environment, so the two servers run the same compiled engine.
 
     With ``plain``, A runs at its defaults too (the single key, loopback exempt from the limits): the two
@@ -473,8 +473,9 @@ def main() -> int:
                              "(TORRES_RATELIMIT_SHARED; the others in each process's memory)")
     parser.add_argument("--against", metavar="REV",
                         help="HTTP only: this checkout with tenants, seat-token rows and rate limits on (counted in "
-                             "--limits-storage) against REV's game service (e.g. d33f9e6, before issue 26), side "
-                             "by side in --pairs pairs of slices; prints the median ratio this / REV")
+                             "--limits-storage) against REV's game service (e.g. d33f9e6, before tenants and "
+                             "seat-token rows), side by side in --pairs pairs of slices; prints the median ratio "
+                             "this / REV")
     parser.add_argument("--pairs", type=int, default=8, help="with --against: pairs of slices")
     parser.add_argument("--plain", action="store_true",
                         help="with --against: this checkout at its defaults too (no tenants file, loopback exempt "

@@ -15,7 +15,7 @@ sockets, so that 10 000 connections cost the client little CPU):
    action sent to the same replica and to the other one;
 4. reports the server's memory per open connection and its CPU while idle.
 
-Prints one line per figure; targets from the issue in the last column. The machine may be shared: the load
+Prints one line per figure; targets (docs/performance.md) in the last column. The machine may be shared: the load
 average is printed first.
 """
 

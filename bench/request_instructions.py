@@ -4,8 +4,8 @@
     .venv/bin/python bench/request_instructions.py --against REV --actions 400 --warm-up 100 --keep /tmp/cg
 
 Why instructions and not actions per second: the machine is shared, and a wall-clock ratio of two servers moves by
-more than the few per cent issue 26's target is about (``bench/game_bench.py --against`` needs 12 pairs of slices
-and a quiet machine). Instructions counted by ``valgrind --tool=callgrind`` do not depend on the load.
+more than the few per cent the trust boundary's target is about (``bench/game_bench.py --against`` needs 12 pairs of
+slices and a quiet machine). Instructions counted by ``valgrind --tool=callgrind`` do not depend on the load.
 
 Each side plays two-seat games in one process through Flask's test client exactly as ``bench/game_bench.py``'s
 ``play_games`` does (create a game with the tenant's key, GET legal-actions when a turn begins, POST actions with
@@ -91,7 +91,7 @@ def instructions(env: dict[str, str], actions: int, out: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--against", default="d33f9e6", help="the revision compared with (default: d33f9e6, "
-                        "before issue 26)")
+                        "before tenants, seat-token rows and rate limits)")
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--warm-up", type=int, default=100)
     parser.add_argument("--only", choices=("this", "against"), help="one side only")

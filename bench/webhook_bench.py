@@ -58,7 +58,7 @@ def receive(port: int, out: Path, secret: str) -> int:
 
     An asyncio protocol on one loop, not ``http.server`` nor asyncio's streams: it stands in for a portal's server,
     which runs on the portal's machines, and shares the benchmark's two cores only because the benchmark has one
-    machine, so it is written to cost those cores little (docs/performance.md, "Webhooks", compares them).
+    machine, so it is written to cost those cores little (bench/results/webhook-cpu-*.json compare them).
     """
     import asyncio
 

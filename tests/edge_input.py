@@ -271,10 +271,10 @@ class HostileBody:
 
 
 def hostile_bodies(good: dict[str, Any], key: str) -> list[HostileBody]:
-    """The bodies of the issue, each spoiling an otherwise well-formed ``good`` request in one way: an integer of
-    4 301 digits (was a 500: ValueError), 1 000 nested arrays (was a 500: RecursionError), a repeated key (was
-    accepted, the last one winning), NaN and its kin (accepted by Python's parser), a body sent as text/plain
-    (was answered with field errors) or in another charset."""
+    """The hostile bodies (docs/security.md, "Input limits"), each spoiling an otherwise well-formed ``good``
+    request in one way: an integer of 4 301 digits (the standard parser's ValueError), 1 000 nested arrays (its
+    RecursionError), a repeated key (which it takes, the last one winning), NaN and its kin (accepted by Python's
+    parser), a body sent as text/plain (which the schemas would answer with field errors) or in another charset."""
     as_json = "application/json"
     return [
         HostileBody("4301-digit integer", with_raw(good, key, "1" * 4301), as_json, 400, "json_number_too_long"),

@@ -49,7 +49,8 @@ def placement_squares(state: State, seat: int, without: int = NO_FIGURE) -> list
 def knight_move_codes(state: State, squares: tuple[int, ...], out: list[object]) -> None:
     """5.2: a knight moves for 1 AP onto a free square of its reach (steps and gate moves together, figures aside:
     `Castles.reach`). Appends the move_knight codes (from codes.CODES) of the knights on `squares` to `out`: this
-    is the generator's hottest loop, and a list per knight costs 4 % more instructions per game."""
+    is the generator's hottest loop, where a list per knight would be a measurable share of a game's instructions
+    (docs/performance.md, "Rules engine")."""
     knights, king, castles = state.knights, state.king, state.castles
     for frm in squares:
         base = MOVE_KNIGHT + frm * 64

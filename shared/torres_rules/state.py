@@ -98,8 +98,8 @@ class State:
         """A private, still mutable copy for `apply` to change before handing it out.
 
         Spelled out field by field, because the compiled build runs the dataclass's generated `__init__` as
-        interpreted code (mypyc compiles only the methods written in the source): a copy through it cost 11x the
-        instructions of these stores in a compiled 28-field test class, about +30 % per game at 230 copies.
+        interpreted code (mypyc compiles only the methods written in the source), about ten times the instructions
+        of these stores, and `apply` copies a State per action (docs/performance.md, "Rules engine").
         tests/rules/test_position.py checks that this copy and `_identity` cover the declared fields in order."""
         new = State.__new__(State)
         new.players = self.players
@@ -226,8 +226,8 @@ class State:
 
     def _identity(self) -> tuple[object, ...]:
         """The position's fields as one tuple, made once per State: what States compare and hash by. Spelled out
-        as `_copy` is: a generic `attrgetter(*FIELDS)` costs the compiled build 3.6x the instructions, and the
-        bots' planner hashes every State it makes."""
+        as `_copy` is: a generic `attrgetter(*FIELDS)` costs the compiled build several times the instructions
+        (docs/performance.md, "Rules engine"), and the bots' planner hashes every State it makes."""
         key = self._key
         if key is None:
             key = self._key = (

@@ -1,6 +1,6 @@
 """Real Celery workers (subprocesses, real Redis broker, real PostgreSQL game store) play AI games.
 
-Issue 5, "Tests": a worker started by the test plays a complete AI-vs-AI game through the game service;
+A worker started by the test plays a complete AI-vs-AI game through the game service;
 killing a worker mid-task does not stop the game (redelivery + outbox sweeper).
 """
 

@@ -2,7 +2,7 @@
 
 The forgeries go from careless (a flipped byte) to an insider's: the chain recomputed and the head re-signed
 with the service's own key. The chain and the signature stop the first kind; only the replay stops the second,
-which is the point of issue 28: an operator who controls the database and the key still cannot make an
+which is the point of the audit: an operator who controls the database and the key still cannot make an
 illegal game, a wrong score or a re-dealt deck verify.
 """
 

@@ -1,6 +1,6 @@
 """The production processes on one machine (infra/local_cluster.py), games played through them under faults.
 
-Issue 14, "A cluster on one machine, tested": at least 30 two-player games, players entered through
+A cluster on one machine, tested: at least 30 two-player games, players entered through
 matchmaking, human seats played by random legal actions over REST across both game replicas, AI seats by the
 Celery workers; meanwhile one game replica, one AI worker and one matcher are SIGKILLed and restarted. Then:
 every game ended, /verify passes for each, no acknowledged action is lost and no command appears twice, no
@@ -210,8 +210,8 @@ def test_games_survive_killed_replica_worker_and_matcher(cluster: Cluster) -> No
         assert summary["status"] == "over", summary
     # A game the service created for a group whose matcher was SIGKILLed before it recorded the game on the
     # tickets is an orphan: after MM_CLAIM_TIMEOUT the tickets go back to the queue and into another game, and
-    # no ticket ever points at the first one. Finding and aborting orphans is matchmaking's job (issue 12,
-    # with issue 15's abandon endpoint); here we check that orphans are only that: unreferenced, and
+    # no ticket ever points at the first one. Finding and aborting orphans is matchmaking's job (with
+    # the game service's abandon endpoint); here we check that orphans are only that: unreferenced, and
     # bounded by the groups one killed matcher can have had in flight.
     listed = replicas.request("GET", "/v1/games", params={"limit": 500}, headers=admin).json()["games"]
     orphans = [g for g in listed if g["game_id"] not in games

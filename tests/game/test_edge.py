@@ -200,7 +200,7 @@ def test_generated_hostile_strings_in_every_slot(hostile_app: Flask, slot: edge.
 @pytest.mark.parametrize("tail", ["", "/view", "/events", "/legal-actions", "/state", "/verify", "/wait?version=0",
                                   "/stream"])
 def test_a_game_id_with_a_trailing_newline_is_malformed(gate_app: Flask, suffix: str, tail: str) -> None:
-    """Issue 12's finding, for the game service: an id is matched whole, so "<real id>\\n" is 400 malformed_id
+    """As in the matchmaker, an id is matched whole, so "<real id>\\n" is 400 malformed_id
     (not the real game, not a 404)."""
     game_id = gate_app.config["GATE_GAME"]["game_id"]
     response = gate_app.test_client().get(f"/v1/games/{game_id}{suffix}{tail}")

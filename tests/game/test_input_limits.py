@@ -1,9 +1,10 @@
 """The input guard of the game service (torres_service.limits), on SQLite and on PostgreSQL.
 
-Each hostile body of the issue, on every endpoint that takes one, is answered with its precise 4xx as problem
-details, before any parser could fail, and the log does not change (no game, no event, the same version);
-generated JSON shapes never get a 5xx; every unsupported method is a 405 with ``Allow``; a request head past the
-limits is 414 or 431; an ``Authorization`` header that is not a bearer token is 401, never ignored.
+Each hostile body (docs/security.md, "Input limits"), on every endpoint that takes one, is answered with its
+precise 4xx as problem details, before any parser could fail, and the log does not change (no game, no event,
+the same version); generated JSON shapes never get a 5xx; every unsupported method is a 405 with ``Allow``; a
+request head past the limits is 414 or 431; an ``Authorization`` header that is not a bearer token is 401, never
+ignored.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _endpoints(client: FlaskClient, game: dict[str, Any]) -> list[tuple[str, dic
 
 
 def test_each_hostile_body_gets_its_precise_4xx_and_changes_nothing(api: FlaskClient) -> None:
-    """The issue's bodies on every endpoint that takes one; the well-formed body is accepted afterwards, so the
+    """The hostile bodies on every endpoint that takes one; the well-formed body is accepted afterwards, so the
     refusals were the guard's and nothing else's."""
     game = create_game(api)
     headers = {**SERVICE, **bearer(game["seats"][0]["token"])}

@@ -2,7 +2,7 @@
 instance-wide notify lock; the appending process sends the notice after its commit, and a notice that is never
 sent (the process died in between) still wakes the waiters, by the listeners' periodic re-read.
 
-The wake-up tests of issue 11 (tests/game/test_push.py: across replicas, a killed listener connection, a lost
+The wake-up tests (tests/game/test_push.py: across replicas, a killed listener connection, a lost
 listener) run unchanged on this path."""
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def test_a_url_past_the_guards_limit_is_the_apps_414(served: Server) -> None:
 
 
 def test_a_100kb_path_is_gunicorns_414_as_problem_json(served: Server) -> None:
-    """The issue's case: past gunicorn's 8 190-byte request line, gunicorn answers, in problem+json now."""
+    """A 100 kB request line: past gunicorn's 8 190-byte request line, gunicorn answers, in problem+json."""
     body = problem_of(raw_request(served.port, get("/v1/games/" + "a" * 100_000)), 414, "uri_too_long")
     assert "limit" not in body and "8190" in body["detail"]
 
@@ -101,7 +101,7 @@ def test_requests_within_the_limits_are_served(served: Server) -> None:
 
 
 def test_hostile_bodies_and_headers_under_the_production_server(served: Server) -> None:
-    """The issue's 500s, through gunicorn: now the guard's 400s; and a Basic header beside the key is a 401."""
+    """Bodies that break the JSON parser, through gunicorn: the guard's 400s; a Basic header beside the key: 401."""
     deep = b'{"seats": ' + b"[" * 1000 + b"]" * 1000 + b"}"
     big = b'{"seats": ' + b"1" * 4301 + b"}"
     key = f"X-API-Key: {SERVICE['X-API-Key']}"

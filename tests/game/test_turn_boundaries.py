@@ -198,7 +198,7 @@ def test_an_abandon_with_a_leader_names_it_alone(request: pytest.FixtureRequest,
 
 
 def test_the_single_key_default_reads_no_hidden_card_before_the_end(client: FlaskClient) -> None:
-    """Issue 26 kept the one-key embedded default, whose key also reaches browsers (`make run`): it drives AI seats
+    """The one-key embedded default, whose key also reaches browsers (`make run`): it drives AI seats
     and reads notifications, but the hidden cards stay the operator admin key's until the game is over."""
     svc = svc_of(client)
     game = create(client)

@@ -177,7 +177,7 @@ def test_generated_hostile_strings_in_every_slot(gate_app: Flask, raw_redis: red
                                               ("GET", "/v1/players/{player_id}/rating")])
 @pytest.mark.parametrize("suffix", ["%0A", "%0a", "%00", "%0D%0A", "%20"])
 def test_an_id_with_a_trailing_newline_is_malformed(gate_app: Flask, path: str, method: str, suffix: str) -> None:
-    """Issue 12's finding: ``re.match`` with ``$`` let "bad_x\\n" through; every id is now matched whole."""
+    """A finding of the edge gate: ``re.match`` with ``$`` let "bad_x\\n" through; every id is matched whole."""
     ticket = gate_app.config["GATE_TICKET"]
     url = path.format(ticket_id=ticket["ticket_id"] + suffix, player_id=ticket["player_id"] + suffix)
     response = gate_app.test_client().open(url, method=method, headers=as_player(PLAYER))

@@ -1,6 +1,6 @@
 """The input guard of the matchmaker (torres_service.limits), on the real Redis server.
 
-The same guard as the game service's: each hostile body of the issue on ``POST /v1/tickets`` is answered with
+The same guard as the game service's: each hostile body on ``POST /v1/tickets`` is answered with
 its precise 4xx as problem details and no Redis key changes; generated JSON shapes never get a 5xx; every
 unsupported method is a 405 with ``Allow``; a request head past the limits is 414 or 431; an ``Authorization``
 header that is not a bearer token is 401. The requests are a player's, with their portal's token.

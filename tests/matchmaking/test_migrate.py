@@ -17,7 +17,7 @@ from torres_matchmaking.store import Redis
 
 
 def _old_layout(client: Any) -> None:
-    """What a deployment before issue 12 had written (keys without hash tags)."""
+    """What a deployment of the oldest layout had written (keys without hash tags)."""
     client.hset("mm:r:alice", mapping={"mu": "31.5", "sigma": "4.25", "games": "12"})
     client.hset("mm:r:bob", mapping={"mu": "22.0", "sigma": "5.0", "games": "3"})
     client.expire("mm:r:bob", 86_400)
@@ -30,7 +30,7 @@ def test_migrate_keys_moves_the_old_ratings_once(backend: tuple[str, bool, Any])
     url, cluster, client = backend
     _old_layout(client)
     store = Redis.open(Config(redis_url=url, redis_cluster=cluster))
-    client.hset("mm:{ratings}:r:carol", mapping={"mu": "40", "sigma": "1", "games": "99"})  # issue 12's layout
+    client.hset("mm:{ratings}:r:carol", mapping={"mu": "40", "sigma": "1", "games": "99"})  # no tenant
     client.hset("mm:{ratings}:r:default/dora", mapping={"mu": "30", "sigma": "2", "games": "5"})  # already new: kept
 
     report = migrate_keys(store)

@@ -96,7 +96,7 @@ def test_keep_card_choices_have_distinct_codes() -> None:
 
 
 def test_the_numbering_is_fixed() -> None:
-    """Published numbers: changing any of these breaks stored OpenSpiel data and the issue-18 action space."""
+    """Published numbers: changing any of these breaks stored OpenSpiel data and the OpenSpiel game's action space."""
     assert tr.NUM_CODES == 32768
     assert codes.code_of({"type": "place_foundation", "at": "A1"}) == 0
     assert codes.code_of({"type": "place_foundation", "at": "B1"}) == 1

@@ -1,8 +1,8 @@
-"""Issue 30, accessibility in Chromium: the board follows the ARIA grid pattern (rows of gridcells, aria-selected,
+"""Accessibility in Chromium: the board follows the ARIA grid pattern (rows of gridcells, aria-selected,
 arrow keys, Home/End), and an axe-core scan (axe-playwright-python, axe-core bundled in the pinned package) of the
 lobby, a game in progress (a master game's hand and coming scoring; the keep-a-card tiles) and the replay finds no
-serious or critical violation. Both fail on the client before issue 30's changes (role=button squares in a group;
-see the commit message for what axe found)."""
+serious or critical violation. Both fail on a client that lays the squares out as role=button in a group
+(axe's findings there are in the commit that made the grid)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 28 point 3, its last sentence: the replay view checks the game record in the browser
+"""The replay view checks the game record in the browser
 (clients/web/js/audit.js: the chain, the head, the Ed25519 signature, the seed commitment, the result and the
 inclusion proof against the log's checkpoint), and refuses a tampered record naming the problem's version, as
 the offline verifier does. Chromium through Playwright, against the `make run` stack."""

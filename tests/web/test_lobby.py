@@ -1,4 +1,4 @@
-"""The lobby's defects of issue 30, each tried in Chromium as a person would meet it (each test fails on the client
+"""The lobby's defects, each tried in Chromium as a person would meet it (each test fails on the client
 before the fix): "Leave the queue" shown without a ticket (and throwing when clicked), a game opened by its link
 listed twice in "My games", an AI-fill wait the matchmaker refuses, an invite link that overflows its card and
 cannot be copied, and the creator's seat shown to the invited player as "(me)"."""

@@ -1,4 +1,4 @@
-"""Issue 30, a readable game: moves in player words grouped by turn (the wire notation on hover), the same words
+"""A readable game: moves in player words grouped by turn (the wire notation on hover), the same words
 in the replay; others' turns played back one action at a time with the knight moves as arrows (instant with
 reduced motion); a distinct mark for each kind of action, readable on every height, and the kind asked first
 where a square offers several. In Chromium through Playwright, against the `make run` stack."""

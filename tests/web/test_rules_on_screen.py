@@ -1,4 +1,4 @@
-"""Issue 30, "rules on screen", in Chromium: each card's effect in the hand, keeping a card as three tiles (not 12
+"""Rules on screen, in Chromium: each card's effect in the hand, keeping a card as three tiles (not 12
 permutation buttons), each castle's base area on the board, and the coming phase scoring as the rules engine
 computes it. Each test fails on the client before these were added."""
 

@@ -478,7 +478,7 @@ def test_the_leftover_spread_is_asked_only_where_the_edition_leaves_it_to_the_pl
 
 def test_focus_stays_in_the_game_after_end_turn_by_enter(stack: dict[str, str], new_page: Any,
                                                           console: Console) -> None:
-    """Issue 30: "End turn" pressed with Enter redraws the controls; the focus used to fall to <body>. It now
+    """Pressing "End turn" with Enter redraws the controls, and the focus must not fall to <body>: it
     lands on the turn line (the button is gone while the AI plays), inside the game, where the keyboard goes on."""
     page = new_page()
     start_game_against_ai(page, stack)

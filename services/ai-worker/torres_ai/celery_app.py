@@ -122,8 +122,9 @@ def _worker_started(**_: Any) -> None:
 
 @signals.worker_ready.connect
 def _worker_ready(**_: Any) -> None:
-    """Which rules-engine build the AI runs on (the compiled one is 3-3.5x faster): torres_rules says so when first
-    imported, before the worker's logging is set up (as is `worker_init`), so it is said again here."""
+    """Which rules-engine build the AI runs on (the compiled one is several times faster, docs/performance.md):
+    torres_rules says so when first imported, before the worker's logging is set up (as is `worker_init`), so it is
+    said again here."""
     import torres_rules as tr
 
     logging.getLogger("torres_ai").info("rules engine loaded", extra={"engine_build": tr.ENGINE_BUILD})

@@ -31,13 +31,13 @@ scripts, its strategies), in the service's Redis in the scale-out configuration 
 worker and replica) and in memory (per process) on the embedded default, with the fixed-window strategy (one counter
 per identity and window: the cheapest, at the price of a burst of up to twice the limit across a window's edge).
 Past a limit: 429 ``rate_limited`` with ``Retry-After`` (when the window ends). Not flask-limiter's ``Limiter`` and
-its request hook: measured on the game service, that hook cost about 120 us per request (it resolves per-endpoint
-and per-blueprint limits and exemptions and parses the limit strings again on every request) and its in-memory
-storage started a thread every 10 ms to expire keys -- together 1.78 ms of gunicorn CPU per accepted action in the
-HTTP benchmark against 1.15 ms without, where the issue allows 5 %. :class:`~.ratelimit_counts.RequestCounts` is the
-lean equivalent for what these services need (three application-wide limits) and keeps flask-limiter's semantics
-where they matter: the check runs first, before the input guard and before anything reads the body, so a refused
-request costs little and changes nothing; if the storage fails, requests are counted in the process's memory until
+its request hook: that hook resolves per-endpoint and per-blueprint limits and exemptions and parses the limit
+strings again on every request, and its in-memory storage starts a thread after every increment to expire keys,
+which together cost the game service far more than the few per cent the limits may (the figures:
+docs/performance.md, "Rate limits"). :class:`~.ratelimit_counts.RequestCounts` is the lean equivalent for what
+these services need (three application-wide limits) and keeps flask-limiter's semantics where they matter: the
+check runs first, before the input guard and before anything reads the body, so a refused request costs little
+and changes nothing; if the storage fails, requests are counted in the process's memory until
 it answers again (re-checked after 1, 2, 4 ... 32 s, flask-limiter's ``in_memory_fallback``), and any other error is
 logged and the request served (``swallow_errors``): the limiter fails open, never a 5xx. ``X-RateLimit-*`` headers
 are sent on 429 only (on every response they would cost one more storage read per request).

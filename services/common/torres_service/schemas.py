@@ -93,11 +93,11 @@ def sse_event(*names: str) -> dict[str, Any]:
 
 class DocumentedBody:
     """A request body checked against its own OpenAPI schema, compiled by jsonschema-rs: the one validator of a
-    body on a hot path (a game's actions), where marshmallow's generic load cost about 22 us a body and the
-    compiled schema about 1 (``bench/edge_bench.py``, docs/performance.md). The schema is the one the document
-    publishes (generated from the body's marshmallow schema, which then only declares), so what the document
-    promises and what the service takes are the same by construction; a field error names the top-level field at
-    fault, as marshmallow's do.
+    body on a hot path (a game's actions), where marshmallow's generic load costs many times what the compiled
+    schema does (``bench/edge_bench.py``; the figures in docs/performance.md, "Edge validation"). The schema is
+    the one the document publishes (generated from the body's marshmallow schema, which then only declares), so
+    what the document promises and what the service takes are the same by construction; a field error names the
+    top-level field at fault, as marshmallow's do.
 
     OpenAPI 3.0's schema dialect is JSON Schema draft 4's (``integer`` is a number without a fraction: ``1.0``
     is refused, as marshmallow's strict integers refused it) plus ``nullable``, which is turned into draft 4's

@@ -64,7 +64,7 @@ def create_app(
     app.json = OrjsonProvider(app)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # insertion order: cheaper, reads as documented
     app.extensions["torres_game"] = service
-    api = problem_api(app, title="Torres game service", description="Event-sourced Torres games (issue 4).",
+    api = problem_api(app, title="Torres game service", description="Event-sourced Torres games.",
                       limits=InputLimits.from_env(max_body_bytes=64 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"game_id": GAME_ID},
                       store_input_errors=(psycopg.DataError, sqlite3.DataError))

@@ -68,7 +68,7 @@ class Config:
         "TORRES_ADMIN_KEY", "the operator's admin key (`X-Admin-Key`), one per deployment: full events and "
         "positions of every tenant's games, every list; spectator tokens are signed with a key derived from it; "
         "generated and logged at start when unset"))
-    # Tenants and their keys (issue 26): the file `python -m torres_service.keys` writes, re-read within
+    # Tenants and their keys (docs/security.md): the file `python -m torres_service.keys` writes, re-read within
     # `tenants_reload` seconds of a change. Unset: `api_key` alone, as the tenant "default" with every scope.
     tenants_file: str = TENANTS_FILE.field()
     tenants_reload: float = TENANTS_RELOAD.field()
@@ -86,10 +86,10 @@ class Config:
     auto_migrate: bool = field(default=True, metadata=setting(
         "TORRES_AUTO_MIGRATE", "apply pending migrations at start"))
     pool_min: int = field(default=1, metadata=setting("DB_POOL_MIN", "psycopg pool size per process, at least"))
-    # Under gevent one worker serves many requests at once: with 8 connections, reads queued behind appends (then
-    # waiting for the global events lock that migration 0006 removed), and each hand-over cost the pool's (gevent)
-    # locks. 25 against 8 gave +10-16 % actions/s; 16 keeps two replicas within PostgreSQL's default 100
-    # connections (docs/performance.md, issue 11, and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 2)
+    # Under gevent one worker serves many requests at once: with too few connections reads queue behind appends,
+    # and each hand-over costs the pool's (gevent) locks, so a larger pool serves more actions/s (docs/performance.md,
+    # "Game service"); 16 keeps two replicas within PostgreSQL's default 100
+    # connections (docs/performance.md and docs/operations.md: replicas x WEB_CONCURRENCY x (this + 2)
     # < max_connections).
     pool_max: int = field(default=16, metadata=setting(
         "DB_POOL_MAX", "psycopg pool size per process, at most (waits and streams hold no connection; the pool "
@@ -129,7 +129,7 @@ class Config:
     matchmaking_url: str = field(default="", metadata=setting(
         "TORRES_MATCHMAKING_URL", "the matchmaker's public address, told to the web client in "
         "`/play/config.json` (`make run` sets it; empty: no matchmaking in its lobby)"))
-    # Issue 29, the embeddable client: the portals whose pages may show `/play/` in an iframe. Every `/play/`
+    # The embeddable client: the portals whose pages may show `/play/` in an iframe. Every `/play/`
     # response says `Content-Security-Policy: frame-ancestors 'self' <these>`; with none listed it adds
     # `X-Frame-Options: SAMEORIGIN` too (browsers without CSP level 2), so nobody else can frame the game.
     frame_ancestors: tuple[str, ...] = field(default=(), metadata=setting(
@@ -160,7 +160,7 @@ class Config:
         "torres_game sequence`)"))
     log_batch: int = field(default=1000, metadata=setting(
         "TORRES_LOG_BATCH", "leaves the sequencer integrates per batch"))
-    # Seat tokens (issue 26): a token is valid for this many seconds after it was issued (creation or reissue),
+    # Seat tokens (docs/security.md): a token is valid for this many seconds after it was issued (creation or reissue),
     # and never longer than its game's end plus the grace; then 401 seat_token_expired (the tenant reissues one).
     # 30 days: a turn-based game may run for weeks; a leaked token is worth nothing after it.
     seat_token_ttl: float = field(default=30 * 86400, metadata=setting(
@@ -177,7 +177,7 @@ class Config:
         "for actions always)"))
     stream_ticket_ttl: float = field(default=60, metadata=setting(
         "TORRES_STREAM_TICKET_TTL", "seconds a stream ticket may wait before it opens its one stream"))
-    # Webhooks (issue 29, docs/integration.md): each tenant's endpoint and secret are in the tenants file (`python -m
+    # Webhooks (docs/integration.md): each tenant's endpoint and secret are in the tenants file (`python -m
     # torres_service.keys set-webhook`); without one, these two give tenant "default" its endpoint. The rows are
     # written to the outbox with the events that cause them; a delivery worker (a thread of each process every
     # `webhook_interval` seconds, or `python -m torres_game webhooks`) posts them, at least once.

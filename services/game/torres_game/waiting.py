@@ -196,15 +196,15 @@ class PgNotifier:
 
     max_pending = 10_000
     #: Seconds a woken notifier waits for more commits before it sends: at low concurrency every append would
-    #: otherwise cost a call of its own (a thread switch, a round trip, a commit record): 0.74 of the former
-    #: appends/s at one writer without it, 0.98 with it, in a noisy side-by-side probe (docs/performance.md,
-    #: "Writes that scale"); under load notices pile up during each call anyway. A wake-up waits this much longer.
+    #: otherwise cost a call of its own (a thread switch, a round trip, a commit record), which slows a lone
+    #: writer by a quarter (docs/performance.md, "Writes that scale"); under load notices pile up during each call
+    #: anyway. A wake-up waits this much longer.
     linger = 0.002
     #: Seconds from the start of one call to the start of the next, at least: under load a process's notices go
-    #: out in batches of this period rather than one call per linger. Each call is a transaction of its own, and at
-    #: 64 writers in four processes the 2 ms linger alone made ~1 700 of them per second, a fifth of the two cores
-    #: (`bench/write_bench.py` at 64 writers: 1.26x the notifying design with calls a linger apart, 1.49x with this
-    #: spacing; docs/performance.md, "Writes that scale"). A lone notice still waits only the linger.
+    #: out in batches of this period rather than one call per linger. Each call is a transaction of its own, and with
+    #: many writers calls a linger apart take a large share of the cores that the appends need
+    #: (`bench/write_bench.py`; the figures in docs/performance.md, "Writes that scale"). A lone notice still waits
+    #: only the linger.
     spacing = 0.01
 
     def __init__(self, url: str, *, application_name: str = "torres-notifier") -> None:

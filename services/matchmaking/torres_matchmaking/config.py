@@ -93,7 +93,7 @@ class Config:
         "MM_WEBHOOK_ATTEMPTS", "deliveries of one callback before giving up (back-off doubles from 1 s)"))
     max_streams: int = field(default=10_000, metadata=setting(
         "MM_MAX_STREAMS", "open ticket waits and streams per API process; past it 503 `too_many_streams`"))
-    # Who is calling (issue 26, torres_service.principals): the tenants file, or else the single-key default --
+    # Who is calling (torres_service.principals): the tenants file, or else the single-key default --
     # tenant "default" holding ``api_key`` (TORRES_API_KEY; generated when unset, so no empty key ever passes) and
     # signing its players' tokens with ``player_token_secret`` (TORRES_PLAYER_TOKEN_SECRET, >= 32 bytes; unset:
     # no player token verifies, so no ticket can be made).

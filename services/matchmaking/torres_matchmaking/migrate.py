@@ -1,13 +1,13 @@
 """``python -m torres_matchmaking migrate-keys [--tenant NAME]``: move the ratings written before the keys had hash
 tags, or before ratings were per tenant.
 
-Since issue 26 a player is a (tenant, player id) pair and each tenant has its own ratings and leaderboard
+A player is a (tenant, player id) pair and each tenant has its own ratings and leaderboard
 (``<prefix>{ratings}:r:<tenant>/<player>``, ``<prefix>{ratings}:leaderboard:<tenant>``). Ratings written before
 — in either older layout below — belonged to the one portal there was: they move to ``--tenant`` (default
 ``default``, the tenant of the single-key setup; name the portal's tenant when switching to a tenants file).
 The consumer's position and the set of rated games stay global.
 
-Until issue 12 the ratings lived at ``<prefix>r:<player>``, ``<prefix>leaderboard``, ``<prefix>ratings:position``
+In the oldest layout the ratings lived at ``<prefix>r:<player>``, ``<prefix>leaderboard``, ``<prefix>ratings:position``
 and ``<prefix>ratings:games``; they now live under the ``{ratings}`` hash tag (``<prefix>{ratings}:r:<player>``
 …, see :class:`~torres_matchmaking.store.Keys`) so that a Redis Cluster keeps them on one shard and
 ``apply_rating.lua`` can declare them. Tickets, queues and groups are short-lived and need no move (a deployment
@@ -46,7 +46,7 @@ TAGGED = "{ratings}:"
 
 
 def _old_to_new(store: Redis, old: str, tenant: str) -> str | None:
-    """The new name of an old-layout ratings key (before issue 12, or before issue 26: a rating key without a
+    """The new name of an old-layout ratings key (without the hash tag, or without a
     tenant — a player id has no ``/``, a tenant's rating key has one), or None for any other key."""
     prefix, keys = store.keys.prefix, store.keys
     rest = old[len(prefix):]

@@ -7,7 +7,7 @@ for tickets, queues, claims and groups, ``{ratings}`` for the ratings — so a R
 script to one shard and spreads the pools over its masters. The one thing that spans pools, "one live
 ticket per player", is a separate key per player (see ``TicketService.create``).
 
-Tenants (issue 26): a player is a (tenant, player id) pair, so the player's pointer and the ratings are keyed by
+Tenants: a player is a (tenant, player id) pair, so the player's pointer and the ratings are keyed by
 both (:func:`tenant_segment`). Tickets only meet tickets of their *scope* — their tenant's own, or the shared
 pool of the tenants that opted into it — which each ticket and its queue row carry (``scope``), and the ``claim``
 script refuses a group whose tickets' scopes differ. The scope is a field of the queue rather than a part of the

@@ -10,10 +10,10 @@ if one falls in between -- and scores the result with the static evaluation. The
 played and the rest of its plan is replayed from memory on the turn's later decisions, so the expensive
 search runs about once per turn.
 
-Measured while building it (40 games each vs ``greedy`` at 0.5 s, docs/ai.md): noisy or sampled rollout
-replies and a second own turn in the rollout made the bot *weaker* than greedy (40-60 % wins); a
-deterministic greedy reply, i.e. "my turn, then the opponent's best answer", won 34/40. Those are the
-defaults below; each is a constructor argument for further tuning.
+Why these defaults (the matches that decided them are in docs/ai.md, "How hard got there"): noisy or sampled
+rollout replies and a second own turn in the rollout made the bot no better than greedy, while a deterministic
+greedy reply, i.e. "my turn, then the opponent's best answer", beat it clearly. Each is a constructor argument
+for further tuning.
 """
 
 from __future__ import annotations

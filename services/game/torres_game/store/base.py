@@ -65,11 +65,10 @@ SCHEMA_VERSION = 1
 #: show it in its lobby), ``unlisted`` (anyone with the id), ``private`` (seat tokens, the tenant's key, the
 #: operator, spectator tokens the tenant issued).
 VISIBILITIES = ("public", "unlisted", "private")
-#: A game created without one: ``unlisted``. Spectators who are given the id may watch (what every game allowed
-#: before issue 26, and what the web client's invitation links and replays rely on), but the game is never
-#: advertised; a portal that wants it in its public lobby says ``public``, one that wants it closed ``private``.
-#: Closed by default would break every existing spectator link; listed by default would advertise games their
-#: players never chose to show.
+#: A game created without one: ``unlisted``. Spectators who are given the id may watch (what the web client's
+#: invitation links and replays rely on), but the game is never advertised; a portal that wants it in its public
+#: lobby says ``public``, one that wants it closed ``private``. Closed by default would break every spectator link;
+#: listed by default would advertise games their players never chose to show.
 DEFAULT_VISIBILITY = "unlisted"
 
 
