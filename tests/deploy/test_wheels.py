@@ -21,8 +21,9 @@ from .conftest import ROOT, tool
 #: The runtime components (requirements-runtime.in) and their top-level packages.
 COMPONENTS = {
     "shared": "torres_rules",
-    "services/audit": "torres_audit",
-    "services/common": "torres_service",
+    "shared/online": "torres_online",
+    "shared/audit": "torres_audit",
+    "shared/service": "torres_service",
     "services/game": "torres_game",
     "services/ai-worker": "torres_ai",
     "services/matchmaking": "torres_matchmaking",
