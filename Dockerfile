@@ -42,7 +42,7 @@ COPY services ./services
 # component as a wheel (a normal install, as a portal's deploy gets it), the installers dropped from what ships, and the engine build the image will run.
 RUN /opt/build/bin/python shared/build_compiled.py --require \
     && /opt/build/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
-       ./shared ./services/audit ./services/common ./services/game ./services/ai-worker ./services/matchmaking \
+       ./shared ./shared/online ./shared/audit ./shared/service ./services/game ./services/ai-worker ./services/matchmaking \
     && /opt/venv/bin/pip install --no-deps --no-index /wheels/*.whl \
     && /opt/venv/bin/pip uninstall --yes --quiet pip setuptools \
     && /opt/venv/bin/python -c 'import torres_rules as t; print("rules engine:", t.ENGINE_BUILD); assert t.ENGINE_BUILD == "compiled"'

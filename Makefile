@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP  := $(VENV)/.installed
-COMPONENTS := shared services/audit services/common clients/terminal services/game services/ai-worker services/matchmaking \
+COMPONENTS := shared shared/online shared/audit shared/service clients/terminal services/game services/ai-worker services/matchmaking \
 	sdk/python
 # The compiled (mypyc) rules engine, built into the package (torres_rules/_compiled) and rebuilt whenever one of
 # its sources changes; its digest file is written last. torres_rules loads it only while the digest matches
@@ -63,7 +63,7 @@ image:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict shared/torres_rules
-	MYPYPATH=shared $(BIN)/mypy --strict services/audit/torres_audit
+	MYPYPATH=shared $(BIN)/mypy --strict shared/online/torres_online shared/audit/torres_audit
 
 # Everything on the compiled rules engine (where it could be built), then the rules suite again on the pure one.
 pytest: install $(CHECKOV_STAMP) sdk-tools

@@ -34,11 +34,11 @@ import psycopg
 
 import torres_rules as tr
 from torres_audit.chain import GENESIS_HASH
-from torres_audit.events import initial_state
-from torres_audit.lifecycle import Lifecycle, Settings, fold, fold_game
 from torres_game import events as ev
 from torres_game.store import PostgresEventStore
 from torres_game.store.base import AppendOptions, GameRecord, GameSecret, NewEvent, StoredEvent, stamp
+from torres_online.events import initial_state
+from torres_online.lifecycle import Lifecycle, Settings, fold, fold_game
 from torres_service.principals import key_digest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,6 +29,7 @@ import multiprocessing as mp
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -37,11 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from torres_matchmaking.config import EDITIONS, POOLS, Config
-from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.game_client import CreatedGame
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Redis
 from torres_service.logs import configure_logging
+
+# The Redis servers and the cluster it measures are started by the tests' helper (tests/local_redis.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from local_redis import LocalRedis
 
 COUNTS = ["2", "3", "4", "2,3", "3,4", "2,3,4"]
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import httpx
 
+from torres_online.lifecycle import AI_LEVELS
+
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"  # where the children listen (their serve commands' default)
 
@@ -167,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
     parser.add_argument("--edition", default="rio_grande")
     parser.add_argument("--master", action="store_true")
-    parser.add_argument("--level", default="easy", choices=["easy", "medium", "hard"],
+    parser.add_argument("--level", default="easy", choices=list(AI_LEVELS),
                         help="the terminal game's AI seats (the banner says what each level does)")
     parser.add_argument("--seat", type=int, default=0)
     args = parser.parse_args(argv)
@@ -225,16 +227,14 @@ def main(argv: list[str] | None = None) -> int:
                                             "--schedule", str(data / "celerybeat-schedule"),
                                             "--concurrency", "1", "--loglevel", "INFO"], env, logs)
             children.append(worker)
-        from torres_terminal.games import LEVELS  # (the rules engine it loads is not needed before)
-
         key = env["TORRES_API_KEY"]
         mode = f"{args.players} players, {args.edition}{', master version' if args.master else ''}"
-        levels = "; ".join(f"{name} = {does}" for name, does in LEVELS.items())
+        levels = "; ".join(f"{name} = {does}" for name, does in AI_LEVELS.items())
         print(f"""Torres is running (logs in {logs}):
   game service  {game_url}   OpenAPI {game_url}/openapi.json   ({'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'})
   matchmaking   {mm_url}   OpenAPI {mm_url}/openapi.json   ({'Redis' if env.get('REDIS_URL') else 'embedded store'})
   AI seats      {'Celery worker (logs/ai-worker.log)' if len(children) > 2 else 'played in-process'}
-  terminal game {mode}: the AI seats play at level {args.level}, {LEVELS[args.level]}
+  terminal game {mode}: the AI seats play at level {args.level}, {AI_LEVELS[args.level]}
                 (levels: {levels}; e.g. make run ARGS="--level hard")
   web client    {game_url}/play/#key={key}   (the link hands the key to that browser tab)
   service key   {key}

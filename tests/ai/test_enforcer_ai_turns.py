@@ -31,8 +31,8 @@ import pytest
 from game.conftest import ADMIN_KEY, API_KEY
 from game.servers import Server, gunicorn
 
-from torres_audit.lifecycle import parse_time
 from torres_game.store import PostgresEventStore
+from torres_online.lifecycle import parse_time
 
 from .conftest import MIGRATIONS, Worker, worker_env
 

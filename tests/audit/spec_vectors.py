@@ -21,16 +21,17 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import torres_rules as tr
-from torres_audit import lifecycle as lc
 from torres_audit import merkle
-from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
-from torres_audit.events import initial_state
+from torres_audit.chain import GENESIS_HASH, canonical_json
 from torres_audit.note import Checkpoint, Signer
 from torres_audit.record import head_text, inclusion_json
 from torres_game import events as ev
 from torres_game.records import build_record
 from torres_game.redaction import FULL
 from torres_game.store.base import GameSecret, NewEvent, StoredEvent, stamp
+from torres_online import lifecycle as lc
+from torres_online.events import initial_state
+from torres_online.lifecycle import format_time
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "audit-vectors"

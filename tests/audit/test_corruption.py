@@ -21,13 +21,13 @@ from flask import Flask
 from game.conftest import make_config
 from game.online_helpers import Clock
 
-from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash, format_time
-from torres_audit.events import seed_commitment
-from torres_audit.lifecycle import parse_time
+from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash
 from torres_audit.note import Signer
 from torres_audit.record import parse, sign_head
 from torres_audit.verify import verify_record, verify_text
 from torres_game.app import create_app
+from torres_online.events import seed_commitment
+from torres_online.lifecycle import format_time, parse_time
 
 from .conftest import service
 from .games import CLOCK, Plan, play

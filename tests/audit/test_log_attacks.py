@@ -24,13 +24,14 @@ from game.online_helpers import Clock
 from game.servers import ROOT, Server, gunicorn
 
 from torres_audit import merkle
-from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash, format_time
-from torres_audit.events import seed_commitment
+from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash
 from torres_audit.note import Checkpoint, Signer, open_checkpoint
 from torres_audit.record import head_text
 from torres_game.app import create_app
 from torres_game.store import PostgresEventStore
 from torres_game.translog import wait_for_sequencer
+from torres_online.events import seed_commitment
+from torres_online.lifecycle import format_time
 
 from .conftest import service
 from .games import Plan, play

@@ -38,17 +38,18 @@ def test_the_command_prints_the_table() -> None:
 def test_every_process_is_in_the_table_and_each_variable_once() -> None:
     rows = settings.rows()
     assert len({row.var for row in rows}) == len(rows)
-    assert {p for row in rows for p in row.processes} == set(settings.SOURCES)
+    assert {p for row in rows for p in row.processes} == set(settings.processes())
+    assert set(settings.processes()) == {"game", "matchmaking", "ai-worker", "gunicorn", "healthcheck", "keys"}
     by_var = {row.var: row for row in rows}
     assert by_var["DB_POOL_MAX"].default == "`16`" and by_var["DB_POOL_MAX"].kind == "integer"
-    assert by_var["TORRES_TENANTS_FILE"].processes == ["game", "matchmaking", "keys"]
+    assert by_var["TORRES_TENANTS_FILE"].processes == ["game", "keys", "matchmaking"]
     assert by_var["TORRES_AI_HARD"].default == "`mcts`"
 
 
 def test_a_variable_declared_twice_must_agree() -> None:
-    sources = {"one": ("torres_service.cors:ORIGINS",), "two": (f"{__name__}:_OTHER_ORIGINS",)}
+    declarations = {"one": settings.Process("one", (cors.ORIGINS,)), "two": settings.Process("two", (_OTHER_ORIGINS,))}
     with pytest.raises(SettingError, match="TORRES_CORS_ORIGINS is declared twice"):
-        settings.rows(sources)
+        settings.rows(declarations)
 
 
 _OTHER_ORIGINS = Setting("TORRES_CORS_ORIGINS", "the same variable with another default", default="*")

@@ -270,8 +270,8 @@ def test_the_image_holds_the_runtime_lock_only(root: ImageRoot) -> None:
         return {re.sub(r"[-_.]+", "-", n).lower() for n in found}
 
     runtime, dev = names("requirements-runtime.lock"), names("requirements.lock")
-    components = {"torres-rules", "torres-audit", "torres-service", "torres-game", "torres-ai-worker",
-                  "torres-matchmaking"}
+    components = {"torres-rules", "torres-online", "torres-audit", "torres-service", "torres-game",
+                  "torres-ai-worker", "torres-matchmaking"}
     assert components <= installed
     assert not installed & (dev - runtime), installed & (dev - runtime)
     assert installed - components <= runtime, installed - components - runtime

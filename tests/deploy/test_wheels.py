@@ -21,8 +21,9 @@ from .conftest import ROOT, tool
 #: The runtime components (requirements-runtime.in) and their top-level packages.
 COMPONENTS = {
     "shared": "torres_rules",
-    "services/audit": "torres_audit",
-    "services/common": "torres_service",
+    "shared/online": "torres_online",
+    "shared/audit": "torres_audit",
+    "shared/service": "torres_service",
     "services/game": "torres_game",
     "services/ai-worker": "torres_ai",
     "services/matchmaking": "torres_matchmaking",
@@ -130,8 +131,8 @@ def test_the_runtime_environment_holds_the_runtime_lock_only(runtime_env: Path, 
                              capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     installed = {re.sub(r"[-_.]+", "-", k).lower(): v for k, v in json.loads(listing).items()}
     runtime = lock_names(ROOT / "requirements-runtime.lock")
-    components = {"torres-rules", "torres-audit", "torres-service", "torres-game", "torres-ai-worker",
-                  "torres-matchmaking"}
+    components = {"torres-rules", "torres-online", "torres-audit", "torres-service", "torres-game",
+                  "torres-ai-worker", "torres-matchmaking"}
     assert set(installed) - components <= set(runtime), set(installed) - components - set(runtime)
     dev_only = set(lock_names(ROOT / "requirements.lock")) - set(runtime)
     assert {"pytest", "playwright", "open-spiel", "mypy", "ruff", "fakeredis", "matplotlib"} <= dev_only

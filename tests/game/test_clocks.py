@@ -21,13 +21,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from polling import wait_until
 
 import torres_rules as tr
-from torres_audit.lifecycle import parse_time
 from torres_game import ai_turns
 from torres_game.app import create_app
 from torres_game.errors import SeatPlayedByAi, TimeUp, VersionConflict
 from torres_game.service import GameService
+from torres_online.lifecycle import parse_time
 
 from .conftest import ADMIN, ADMIN_KEY, API_KEY, MIGRATIONS, bearer, make_config
 from .online_helpers import Clock, act, create, creds, drive, log, types_after
@@ -303,15 +304,6 @@ def _enforcer_process(db: Path) -> subprocess.Popen[str]:
     return process
 
 
-def _wait_for(predicate: Any, seconds: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting")
-
-
 def test_restarts_of_the_service_and_of_enforcer_processes_mid_turn(tmp_path: Path) -> None:
     """Real clock, real processes: a service stops mid-turn, an enforcer process is killed (SIGKILL) before
     the deadline, then a restarted service (its enforcer thread) and two enforcer processes all sweep the
@@ -336,7 +328,8 @@ def test_restarts_of_the_service_and_of_enforcer_processes_mid_turn(tmp_path: Pa
     try:
         for _ in range(2):
             others.append(_enforcer_process(db))
-        _wait_for(lambda: all(svc.queries.game_summary(g["game_id"])["status"] == "over" for g in games))
+        wait_until(lambda: all(svc.queries.game_summary(g["game_id"])["status"] == "over" for g in games), 20,
+                   "every game over")
         time.sleep(0.3)  # let every enforcer sweep again over the settled games
         for game in games:
             events = svc.store.read(game["game_id"])

@@ -11,10 +11,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import torres_rules as tr
-from torres_audit import events as ev
-from torres_audit import lifecycle as lc
-from torres_audit.lifecycle import Lifecycle
 from torres_game.service import GameService
+from torres_online import events as ev
+from torres_online import lifecycle as lc
+from torres_online.lifecycle import Lifecycle
 
 from .conftest import ADMIN, API_KEY, bearer, create_game, play_one
 

@@ -23,13 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import torres_rules as tr
-from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash, format_time
-from torres_audit.lifecycle import Lifecycle, Settings
+from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash
 from torres_game import events as ev
 from torres_game.access import Credentials
 from torres_game.app import create_app
 from torres_game.http import schemas as s
 from torres_game.store.base import NewEvent, content_hashes, stamp
+from torres_online.lifecycle import Lifecycle, Settings, format_time
 from torres_service.json_provider import OrjsonProvider, dumps_bytes
 
 from .conftest import API_KEY, make_config

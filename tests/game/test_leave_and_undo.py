@@ -11,9 +11,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import torres_rules as tr
-from torres_audit import lifecycle as lc
-from torres_audit.lifecycle import CLOSES_UNDO, ENDS_TURN
 from torres_game.service import GameService
+from torres_online import lifecycle as lc
+from torres_online.lifecycle import CLOSES_UNDO, ENDS_TURN
 
 from .conftest import ADMIN, SERVICE, bearer
 from .online_helpers import act, create, drive, log

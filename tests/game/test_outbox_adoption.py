@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from polling import wait_until
 
-from torres_audit.lifecycle import parse_time
 from torres_game.ai_turns import BackgroundDriver, random_decide
 from torres_game.app import create_app
 from torres_game.service import GameService
+from torres_online.lifecycle import parse_time
 from torres_service.wakeups import WakeHub
 
 from .conftest import ADMIN, ADMIN_KEY, API_KEY, MIGRATIONS, bearer, create_game, make_config
@@ -51,13 +52,6 @@ class RecordingBot(BackgroundDriver):
 
 def _events(app: Flask, gid: str) -> list[dict[str, Any]]:
     return app.test_client().get(f"/v1/games/{gid}/events?limit=1000", headers=ADMIN).get_json()["events"]
-
-
-def _wait_for(predicate: Any, seconds: float, what: str) -> None:
-    end = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 def test_the_hub_tells_its_watchers_of_every_notice_and_of_every_recheck() -> None:
@@ -91,7 +85,7 @@ def test_a_row_another_process_wrote_is_adopted_after_the_grace_and_played_once(
     try:
         game = create_game(writer.test_client(), AI_FIRST)
         gid = game["game_id"]
-        _wait_for(lambda: player.test_client().get(f"/v1/games/{gid}").get_json()["version"] == 2, 10,
+        wait_until(lambda: player.test_client().get(f"/v1/games/{gid}").get_json()["version"] == 2, 10,
                   "the adopted AI turn")
         created, moved = (parse_time(e["created_at"]) for e in _events(player, gid)[:2])
         assert 0.5 <= (moved - created).total_seconds() < 5  # the writer had its grace; then no long wait
@@ -123,14 +117,14 @@ def test_a_process_plays_its_own_turns_once_however_often_it_reads_the_outbox(tm
             return summary["to_move"] == 1 or summary["status"] == "over"
 
         for n in range(12):  # the human's turns, and the bot's in between
-            _wait_for(humans_turn, 10, "the bot's move")
+            wait_until(humans_turn, 10, "the bot's move")
             if client.get(f"/v1/games/{gid}").get_json()["status"] == "over":
                 break
             legal = client.get(f"/v1/games/{gid}/legal-actions", headers=bearer(token)).get_json()
             body = {"seat": 1, "action": rng.choice(legal["actions"]), "expected_version": legal["version"],
                     "command_id": f"h{n}"}
             assert client.post(f"/v1/games/{gid}/actions", json=body, headers=bearer(token)).status_code == 201
-        _wait_for(bot.idle, 10, "the bot to finish")
+        wait_until(bot.idle, 10, "the bot to finish")
         time.sleep(0.2)
         assert bot.played and len(bot.played) == len(set(bot.played)), bot.played
         ai = [e for e in _events(app, gid) if e["command_id"].startswith("ai:")]
@@ -168,7 +162,7 @@ def test_sqlite_enforcer_process_that_only_records_the_service_adopts_the_turn(t
         def ai_moved() -> bool:
             return any(e["command_id"].startswith("ai:") for e in _events(service_app, gid))
 
-        _wait_for(ai_moved, 1.5 + bound + 5, "the AI to play the timed-out seat")
+        wait_until(ai_moved, 1.5 + bound + 5, "the AI to play the timed-out seat")
         events = _events(service_app, gid)
         timed_out = next(e for e in events if e["type"] == "timed_out")
         first_ai = next(e for e in events if e["command_id"].startswith("ai:"))

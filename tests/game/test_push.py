@@ -23,8 +23,8 @@ import simple_websocket
 from flask import Flask
 from flask.testing import FlaskClient
 
-from torres_audit.events import SECRET_ACTION_TYPES
 from torres_game.app import create_app
+from torres_online.events import SECRET_ACTION_TYPES
 
 from . import test_api_endpoints, test_api_errors, test_idempotent_creation
 from .conftest import bearer, create_game, make_config, play_one, played_game

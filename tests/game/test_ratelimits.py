@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 import redis
 import simple_websocket
+from polling import wait_until
 
 from .conftest import ADMIN, bearer, create_game
 from .servers import HttpClient, HttpResponse, Server, gunicorn
@@ -227,13 +228,6 @@ def ws_connect(server: Server, path: str, headers: dict[str, str]) -> simple_web
     return simple_websocket.Client.connect(f"ws://127.0.0.1:{server.port}{path}", headers=headers)
 
 
-def eventually(check: Callable[[], bool], seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "not within the time"
-        time.sleep(0.1)
-
-
 def test_one_stream_too_many_for_a_seat_is_refused_and_closing_one_frees_its_slot(server: Server) -> None:
     game = new_game(server)
     gid, seat0, seat1 = game["game_id"], bearer(game["seats"][0]["token"]), bearer(game["seats"][1]["token"])
@@ -262,7 +256,7 @@ def test_one_stream_too_many_for_a_seat_is_refused_and_closing_one_frees_its_slo
             return True
         return False
 
-    eventually(reopened)
+    wait_until(reopened, 15, "a stream slot freed")
     for response in (first, other):
         response.close()
 
@@ -279,6 +273,7 @@ def test_anonymous_streams_are_capped_per_address(server: Server) -> None:
     assert waiting.status_code == 429  # a long-poll holds a slot like a stream
     assert From(server).get(f"/v1/games/{gid}/wait?version=0&timeout=0").status_code == 200
     streams[0].close()  # a disconnect: noticed at the next heartbeat (0.2 s here)
-    eventually(lambda: crowd.get(f"/v1/games/{gid}/wait?version=0&timeout=0").status_code == 200)
+    wait_until(lambda: crowd.get(f"/v1/games/{gid}/wait?version=0&timeout=0").status_code == 200, 15,
+               "the crowd's waits served again")
     for s in streams[1:]:
         s.close()

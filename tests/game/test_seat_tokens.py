@@ -27,9 +27,9 @@ import simple_websocket
 from flask import Flask
 from flask.testing import FlaskClient
 
-from torres_audit.events import SECRET_ACTION_TYPES
 from torres_game.app import create_app
 from torres_game.store import EventStore
+from torres_online.events import SECRET_ACTION_TYPES
 
 from .conftest import ADMIN, SERVICE, bearer, create_game, make_config
 from .servers import HttpClient, HttpResponse, gunicorn, side_store

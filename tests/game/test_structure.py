@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"torres_game": ROOT / "services/game/torres_game",
-            "torres_service": ROOT / "services/common/torres_service"}
+            "torres_service": ROOT / "shared/service/torres_service"}
 #: The store adapters implement the ``EventStore`` port, one method per store operation: their size is the port's.
 STORE = PACKAGES["torres_game"] / "store"
 MOST_METHODS = 25

@@ -10,7 +10,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash, format_time
+from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash
+from torres_online.lifecycle import format_time
 
 from .conftest import create_game, play_one
 

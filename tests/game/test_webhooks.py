@@ -140,10 +140,6 @@ def receiver() -> Iterator[Receiver]:
     endpoint.stop()
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
-    wait_until(predicate, timeout, what, interval=0.05)
-
-
 def outbox(store: EventStore, tenant: str | None = None) -> list[WebhookDelivery]:
     rows: list[WebhookDelivery] = []
     while page := store.webhook_deliveries(after=rows[-1].seq if rows else 0, limit=500, tenant=tenant):
@@ -217,8 +213,8 @@ def test_a_games_webhooks_reach_its_tenant_alone_signed_and_re_readable(
 
     store = svc.store
     rows = {role: outbox(store, world["names"][role]) for role in ("a", "b")}
-    wait_for(lambda: all(set(receivers[r].accepted()) >= {w.delivery_id for w in rows[r]} for r in ("a", "b")),
-             what="every webhook at its endpoint")
+    wait_until(lambda: all(set(receivers[r].accepted()) >= {w.delivery_id for w in rows[r]} for r in ("a", "b")),
+               30, "every webhook at its endpoint")
     for role, other in (("a", "b"), ("b", "a")):
         got = receivers[role].snapshot()
         assert {r.doc["game_id"] for r in got} == {(game_a if role == "a" else game_b)["game_id"]}
@@ -257,7 +253,7 @@ def test_a_games_webhooks_reach_its_tenant_alone_signed_and_re_readable(
             out.extend(page["deliveries"])
             after = page["next_after"]
 
-    wait_for(lambda: all(w.status == "delivered" for w in outbox(store, world["names"]["a"])), what="logged")
+    wait_until(lambda: all(w.status == "delivered" for w in outbox(store, world["names"]["a"])), 30, "logged")
     read_a = pages({"X-API-Key": keys["a"]}, 3)
     assert [d["delivery_id"] for d in read_a] == [w.delivery_id for w in rows["a"]]
     assert [d["cursor"] for d in read_a] == sorted(d["cursor"] for d in read_a)
@@ -369,7 +365,7 @@ def test_delivery_survives_an_endpoint_down_failing_and_too_slow(database_url: s
         assert attempt_all() == 6
         log = {w.delivery_id: w for w in outbox(svc.store, name)}
         assert {(w.status, w.attempts, w.last_status) for w in log.values()} == {("delivered", 4, 200)}
-        wait_for(lambda: len(down.snapshot()) == 18, 10, "the slow answers recorded")
+        wait_until(lambda: len(down.snapshot()) == 18, 10, "the slow answers recorded")
         got = down.snapshot()
         assert set(down.accepted()) == expected  # none lost
         assert {r.delivery_id for r in got if r.answered != 200} == expected  # the same ids before
@@ -417,7 +413,7 @@ def test_a_delivery_worker_killed_mid_batch_loses_nothing(
             games = [client.post("/v1/games", headers={"X-API-Key": key}, json={"seats": HUMANS}).get_json()
                      for _ in range(20)]
             first = worker(1)
-            wait_for(lambda: len(receiver.snapshot()) >= 4, 30, "the first deliveries")
+            wait_until(lambda: len(receiver.snapshot()) >= 4, 30, "the first deliveries")
             first.send_signal(signal.SIGKILL)
             first.wait(10)
             time.sleep(0.5)  # the posts it had in flight reach the receiver (which answers after 0.15 s)
@@ -429,8 +425,8 @@ def test_a_delivery_worker_killed_mid_batch_loses_nothing(
                 client.post(f"/v1/games/{game['game_id']}/abandon", headers={"X-API-Key": key}, json={"reason": "k"})
             second = worker(2)
             try:
-                wait_for(lambda: all(w.status == "delivered" for w in outbox(svc.store, "portal")), 90,
-                         "every webhook delivered after the restart")
+                wait_until(lambda: all(w.status == "delivered" for w in outbox(svc.store, "portal")), 90,
+                           "every webhook delivered after the restart")
             finally:
                 second.send_signal(signal.SIGTERM)
                 assert second.wait(20) == 0, (tmp_path / "worker-2.log").read_text()
@@ -703,13 +699,13 @@ def test_an_endpoint_that_hangs_holds_back_no_other_on_either_backend(own_databa
 
     threading.Thread(target=watch, daemon=True).start()
     try:
-        wait_for(lambda: len(hung) >= 2, 10, "the hanging endpoint's first attempts")
+        wait_until(lambda: len(hung) >= 2, 10, "the hanging endpoint's first attempts")
         for _ in range(30):
             at = time.monotonic()
             for delivery_id in write(calm, 1):
                 written[delivery_id] = at
             time.sleep(0.1)
-        wait_for(lambda: set(arrived) >= set(written), 10, "the calm tenant's webhooks")
+        wait_until(lambda: set(arrived) >= set(written), 10, "the calm tenant's webhooks")
     finally:
         stop.set()
         worker.wake()

@@ -24,6 +24,7 @@ import httpx
 import pytest
 import redis
 from flask.testing import FlaskClient
+from local_redis import LocalRedis
 from serving import free_port
 from verbs import Verbs
 from werkzeug.serving import BaseWSGIServer, make_server
@@ -31,7 +32,6 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from torres_game.app import create_app as create_game_app
 from torres_game.config import Config as GameConfig
 from torres_matchmaking.config import Config
-from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.store import Keys, Redis
 from torres_service.principals import DEFAULT_TENANT, DEV_ISSUER, PlayerTokens, issue_player_token
 

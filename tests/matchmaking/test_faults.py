@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import redis
+from polling import wait_until
 
 from torres_matchmaking.config import Config
 from torres_matchmaking.game_client import GameServiceClient
@@ -47,13 +48,6 @@ def matchers() -> Iterator[list[subprocess.Popen[bytes]]]:
         if p.poll() is None:
             p.kill()
         p.wait(timeout=30)
-
-
-def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def queue(store: Redis, config: Config, players: list[str]) -> tuple[TicketService, list[str]]:
@@ -100,11 +94,11 @@ def test_matcher_sigkilled_at_each_step_of_a_claim(step: str, store: Redis, conf
     matchers.append(start_matcher(proxy.url))
     tickets, ids = queue(store, config, players)
     if step == "before_create":
-        wait_for(proxy.arrived.is_set, 30, "a creation request")
+        wait_until(proxy.arrived.is_set, 30, "a creation request")
     elif step == "after_create":
-        wait_for(proxy.committed.is_set, 30, "a committed creation")
+        wait_until(proxy.committed.is_set, 30, "a committed creation")
     else:
-        wait_for(all_matched(tickets, ids), 30, "the matches")
+        wait_until(all_matched(tickets, ids), 30, "the matches")
     matchers[0].send_signal(signal.SIGKILL)
     assert matchers[0].wait(timeout=10) == -signal.SIGKILL
     sent_before_the_kill = set(proxy.creation_keys)
@@ -112,7 +106,7 @@ def test_matcher_sigkilled_at_each_step_of_a_claim(step: str, store: Redis, conf
         assert all(tickets.get(t)["status"] == "queued" for t in ids)  # claimed, not placed
     proxy.release()  # what the dead matcher sent still arrives: a late creation
     matchers.append(start_matcher(proxy.url))
-    wait_for(all_matched(tickets, ids), 60, "the takeover")
+    wait_until(all_matched(tickets, ids), 60, "the takeover")
     check_one_game_per_group(store, game_server, tickets, ids, players)
     keys = Counter(proxy.creation_keys)
     assert len(keys) == 3
@@ -131,7 +125,7 @@ def test_creation_slower_than_the_matchers_timeout(store: Redis, config: Config,
     try:
         report = matcher.tick()
         assert report.claimed == 2 and report.failed == 2 and report.created == 0
-        wait_for(lambda: len(proxy.creation_keys) >= 4, 10, "the retries")
+        wait_until(lambda: len(proxy.creation_keys) >= 4, 10, "the retries")
         proxy.delay = 0
         deadline = time.monotonic() + 30
         while not all_matched(tickets, ids)():
@@ -154,11 +148,11 @@ def test_game_service_hangs_longer_than_the_claim_timeout(store: Redis, config: 
         matchers.append(start_matcher(proxy.url, MM_CLAIM_TIMEOUT="1", GAME_SERVICE_TIMEOUT="30"))
     players = [f"hang-{i}" for i in range(8)]
     tickets, ids = queue(store, config, players)
-    wait_for(proxy.arrived.is_set, 30, "a creation request")
+    wait_until(proxy.arrived.is_set, 30, "a creation request")
     time.sleep(5)
     taken_over = Counter(proxy.creation_keys)
     proxy.release()
-    wait_for(all_matched(tickets, ids), 60, "the recovery")
+    wait_until(all_matched(tickets, ids), 60, "the recovery")
     for p in matchers:
         p.send_signal(signal.SIGTERM)
         assert p.wait(timeout=30) == 0

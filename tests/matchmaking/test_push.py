@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 import redis
+from local_redis import LocalRedis
 from serving import free_port
 from werkzeug.serving import make_server
 
 from torres_matchmaking.app import Services, create_app
 from torres_matchmaking.config import Config
-from torres_matchmaking.devredis import LocalRedis
 from torres_matchmaking.game_client import GameServiceClient
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Redis

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import torres_rules as tr
-from torres_terminal.games import LEVELS, Game, Happening, LocalGame, RemoteGame
+from torres_online.lifecycle import AI_LEVELS
+from torres_terminal.games import Game, Happening, LocalGame, RemoteGame
 from torres_terminal.words import action_words, card_name, move_words, outcome_words, scoring_terms, seat_name, t
 
 MARKS = tr.render.SEAT_MARKS
@@ -34,7 +35,7 @@ Under it, one line per seat: > marks the seat to move, then its score, its
 stacks of blocks (one is used up each turn; [n] = the one in use), its knights
 in reserve and its cards in hand."""
 
-LEVELS_HELP = ("strength of the service's AI seats: " + "; ".join(f"{k}: {v}" for k, v in LEVELS.items())
+LEVELS_HELP = ("strength of the service's AI seats: " + "; ".join(f"{k}: {v}" for k, v in AI_LEVELS.items())
                + " (a local game's bots always play random legal moves)")
 
 
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="play on this game service (e.g. http://127.0.0.1:8000) instead of locally")
     parser.add_argument("--api-key", default=os.environ.get("TORRES_API_KEY", ""),
                         help="the game service's key for creating games (env TORRES_API_KEY)")
-    parser.add_argument("--level", default="easy", choices=list(LEVELS), help=LEVELS_HELP)
+    parser.add_argument("--level", default="easy", choices=list(AI_LEVELS), help=LEVELS_HELP)
     args = parser.parse_args(argv)
     if not 0 <= args.seat < args.players:
         parser.error(f"--seat must be 0..{args.players - 1}")

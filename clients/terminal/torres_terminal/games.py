@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import httpx
 
 import torres_rules as tr
+from torres_online.lifecycle import AI_LEVELS
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class RemoteGame:
                  level: str, client: httpx.Client | None = None) -> None:
         self.http = client or httpx.Client(base_url=base_url, timeout=40.0)
         self.seat = seat
-        self.opponents = f"the service's AI, level {level} ({LEVELS.get(level, level)})"
+        self.opponents = f"the service's AI, level {level} ({AI_LEVELS.get(level, level)})"
         seats: list[dict[str, Any]] = [{"kind": "ai", "level": level} for _ in range(players)]
         seats[seat] = {"kind": "human", "player_id": "terminal"}
         created = self._ok(self.http.post("/v1/games", headers={"X-API-Key": api_key},
@@ -192,10 +193,3 @@ class RemoteGame:
     def winners(self) -> list[int]:
         return list(self._ok(self.http.get(f"/v1/games/{self.game_id}", headers=self.auth)).get("winners") or [])
 
-
-#: What each level of the service's AI seats does (docs/ai.md).
-LEVELS = {
-    "easy": "random legal moves",
-    "medium": "plans each turn greedily",
-    "hard": "Monte-Carlo search over turn plans",
-}

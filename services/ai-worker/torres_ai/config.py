@@ -10,7 +10,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from torres_service.settings import Setting, setting, values
+from torres_service.logs import LOG_LEVEL
+from torres_service.settings import Process, Setting, setting, values
 from torres_service.shared_settings import AI_DELAY, BROKER_URL
 
 from .bots import BOT_KINDS, Budget
@@ -105,3 +106,8 @@ class Settings:
     def level(self, name: str | None) -> Level:
         """The level of a seat; an unknown or missing level plays as ``easy`` rather than stalling."""
         return self.levels.get(name or "easy", self.levels["easy"])
+
+#: What the AI workers and the sweeper read of their environment, declared to the settings table (docs/settings.md)
+#: by this package's entry point in the ``torres_service.settings`` group.
+PROCESS = Process("the Celery workers and the sweeper; the game service too when it runs the AI drivers in-process",
+                  (Settings, LEVEL_SETTINGS, LOG_LEVEL))

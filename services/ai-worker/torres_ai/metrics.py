@@ -24,7 +24,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-from torres_audit.lifecycle import AI_LEVELS
+from torres_online.lifecycle import AI_LEVELS
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torres_audit.lifecycle import AI_LEVELS
+from torres_online.lifecycle import AI_LEVELS
 
 from .bots import BOT_KINDS, Bot, Budget, make_bot
 from .config import Settings

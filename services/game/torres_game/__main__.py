@@ -102,7 +102,8 @@ def deliver_webhooks(config: Config) -> int:
     ``TORRES_WEBHOOK_METRICS_PORT``."""
     from torres_service.principals import Registries
 
-    from .webhooks import METRICS_HOST, METRICS_PORT, WebhookWorker
+    from .config import METRICS_HOST, METRICS_PORT
+    from .webhooks import WebhookWorker
 
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
     registries = Registries.from_env(

@@ -11,8 +11,9 @@ from datetime import datetime
 from typing import Any
 
 import torres_rules as tr
-from torres_audit.chain import canonical_json, format_time
-from torres_audit.events import GAME_ENDED
+from torres_audit.chain import canonical_json
+from torres_online.events import GAME_ENDED
+from torres_online.lifecycle import format_time
 
 from . import events as ev
 from . import metrics

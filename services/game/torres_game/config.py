@@ -15,10 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from torres_service.http_settings import HTTP_SETTINGS
 from torres_service.logs import LOG_LEVEL
 from torres_service.principals import API_KEY, TENANTS_FILE, TENANTS_RELOAD, WEBHOOK_SECRET, WEBHOOK_URL
-from torres_service.settings import Setting, items, setting, values
+from torres_service.settings import Process, Setting, items, setting, values
 from torres_service.shared_settings import AI_DELAY, BROKER_URL
+from torres_service.webhooks import ALLOW_NETWORKS
 
 from .store.postgres import CONNECT_OPTIONS, CONNECT_TIMEOUT, POOL_TIMEOUT, TCP_USER_TIMEOUT
 
@@ -34,6 +36,11 @@ _REPO_WEB = Path(__file__).resolve().parents[3] / "clients" / "web"
 #: Where the embedded SQLite database lives when no DATABASE_URL is set.
 DATA_DIR = Setting("TORRES_DATA_DIR", "where the embedded SQLite database lives when `DATABASE_URL` is unset",
                    kind=Path, shown="`./data`")
+#: ``python -m torres_game webhooks``: its own metrics endpoint (the service processes' threads count in /metrics).
+METRICS_PORT = Setting("TORRES_WEBHOOK_METRICS_PORT", "`python -m torres_game webhooks`: the port Prometheus "
+                       "scrapes it on; `0`: none", default=0)
+METRICS_HOST = Setting("TORRES_WEBHOOK_METRICS_HOST", "`python -m torres_game webhooks`: the address of that port",
+                       default="0.0.0.0")
 
 
 #: An origin as CSP's frame-ancestors takes it: scheme, host (a leading `*.` allowed), optional port; nothing that
@@ -247,3 +254,9 @@ class Config:
     @property
     def backend(self) -> str:
         return "postgres" if self.database_url.startswith(("postgres://", "postgresql://")) else "sqlite"
+
+
+#: What the game service's processes read of their environment, declared to the settings table (docs/settings.md)
+#: by this package's entry point in the ``torres_service.settings`` group.
+PROCESS = Process("`python -m torres_game`, `torres_game.wsgi`",
+                  (Config, DATA_DIR, METRICS_PORT, METRICS_HOST, ALLOW_NETWORKS, *HTTP_SETTINGS))

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import torres_rules as tr
-from torres_audit import lifecycle as lc
-from torres_audit.chain import format_time
+from torres_online import lifecycle as lc
+from torres_online.lifecycle import format_time
 from torres_service.principals import DEFAULT_TENANT
 
 from . import events as ev
@@ -47,7 +47,7 @@ class GameCreation:
         labels: Sequence[str] = (),
     ) -> dict[str, Any]:
         """A new game with a fresh id and random seat tokens: the 201 body. ``clock``, ``timeout`` and ``undo``
-        are the online-play settings (:class:`torres_audit.lifecycle.Settings`). The game belongs to the key's
+        are the online-play settings (:class:`torres_online.lifecycle.Settings`). The game belongs to the key's
         tenant (an internal key names it in ``tenant``), ``visibility`` says who may watch it, and ``labels`` are
         the portal's to file it under. (With the portal's own id for it, :meth:`create_game_once`.)"""
         owner = self.access.creation_tenant(self.access.caller(creds), tenant)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from torres_audit.chain import format_time
+from torres_online.lifecycle import format_time
 
 from .access import SPECTATOR_TTL_DEFAULT, Access, Credentials, GameInfo, SeatCredential, SeatTokens, token_hash
 from .clock import Clock

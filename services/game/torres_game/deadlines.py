@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 
-from torres_audit.chain import format_time
+from torres_online.lifecycle import format_time
 
 from . import events as ev
 from .clock import Clock

@@ -2,7 +2,7 @@
 
 The vocabulary itself (event types, the seed, the fold) is :mod:`torres_audit`'s, the package a third party
 installs to verify a game record: the service builds and folds events with the same definitions the
-verifier checks them with. The fold (:func:`torres_audit.lifecycle.fold_game`) is the only code that
+verifier checks them with. The fold (:func:`torres_online.lifecycle.fold_game`) is the only code that
 interprets events; the API, verify and the snapshots all go through it.
 """
 
@@ -12,10 +12,9 @@ import secrets
 from typing import Any
 
 import torres_rules as tr
-from torres_audit import events as ev
-from torres_audit import lifecycle as lc
-from torres_audit.chain import format_time
-from torres_audit.lifecycle import Lifecycle
+from torres_online import events as ev
+from torres_online import lifecycle as lc
+from torres_online.lifecycle import Lifecycle, format_time
 
 from .store.base import NewEvent
 
@@ -50,7 +49,7 @@ def action_applied(seat: int, action: dict[str, Any], *, auto: str | None = None
 
 def game_ended(state: tr.State, seed: int, life: Lifecycle, *, abandoned: bool = False) -> NewEvent:
     """The result: scores, ranks (forfeited seats last), whether it is rated, why it ended, and the seed
-    (:func:`torres_audit.lifecycle.ended_payload`, which the verifier recomputes)."""
+    (:func:`torres_online.lifecycle.ended_payload`, which the verifier recomputes)."""
     return NewEvent(ev.GAME_ENDED, lc.ended_payload(state, seed, life, abandoned=abandoned))
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torres_rules as tr
-from torres_audit import lifecycle as lc
+from torres_online import lifecycle as lc
 from torres_service.lru import LockedLru
 
 from . import events as ev

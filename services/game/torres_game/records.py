@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from torres_audit.chain import content_hash
-from torres_audit.events import GAME_ENDED
 from torres_audit.note import Signer
 from torres_audit.record import FORMAT, event_json, sign_head
+from torres_online.events import GAME_ENDED
 
 from .redaction import FULL, Reader, visible_payload
 from .store.base import GameSecret, StoredEvent

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from torres_audit.events import ACTION_APPLIED, SECRET_ACTION_TYPES
+from torres_online.events import ACTION_APPLIED, SECRET_ACTION_TYPES
 
 from .events import event_text
 from .store.base import StoredEvent

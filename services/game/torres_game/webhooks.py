@@ -1,7 +1,7 @@
 """Webhooks from the game service: what a game's events tell its tenant's portal, and their delivery.
 
 * :func:`webhooks_for` is the one place that decides which webhooks an append causes, from the events it appends
-  and the lifecycle before and after them (:mod:`torres_audit.lifecycle`, the fold the service and the verifier
+  and the lifecycle before and after them (:mod:`torres_online.lifecycle`, the fold the service and the verifier
   share): ``game.created``, ``turn.started`` (seat, player, deadline: a portal's "your turn" mail),
   ``game.ended`` (result, ranks, rated, reason), ``seat.timed_out``, ``seat.resigned``, ``game.abandoned``. The
   rows go to the outbox in the append's own transaction (``EventStore.append(..., AppendOptions(webhooks=...))``):
@@ -35,12 +35,11 @@ from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from torres_audit import lifecycle as lc
 from torres_audit.chain import canonical_json
-from torres_audit.events import ABANDONED, GAME_CREATED, GAME_ENDED, RESIGNED, TIMED_OUT
+from torres_online import lifecycle as lc
+from torres_online.events import ABANDONED, GAME_CREATED, GAME_ENDED, RESIGNED, TIMED_OUT
 from torres_service import webhooks as signing
 from torres_service.principals import Registries
-from torres_service.settings import Setting
 
 from .config import Config
 from .store.base import EventStore, GameRecord, NewEvent, WebhookDelivery, WebhookOutcome, WebhookRow
@@ -57,12 +56,6 @@ GAME_ABANDONED = "game.abandoned"
 TYPES = (GAME_CREATED_HOOK, TURN_STARTED, GAME_ENDED_HOOK, SEAT_TIMED_OUT, SEAT_RESIGNED, GAME_ABANDONED)
 #: The result members of ``game_ended`` a portal gets (the revealed seed is for auditors: the record has it).
 _RESULT = ("scores", "winner", "winners", "ranks", "forfeited", "reason", "rated")
-
-#: ``python -m torres_game webhooks``: its own metrics endpoint (the service processes' threads count in /metrics).
-METRICS_PORT = Setting("TORRES_WEBHOOK_METRICS_PORT", "`python -m torres_game webhooks`: the port Prometheus "
-                       "scrapes it on; `0`: none", default=0)
-METRICS_HOST = Setting("TORRES_WEBHOOK_METRICS_HOST", "`python -m torres_game webhooks`: the address of that port",
-                       default="0.0.0.0")
 
 #: Seconds a worker woken by its own process's append waits before it claims, so that a burst of appends is one
 #: batch (one claim and record) rather than one each, for a few milliseconds of latency. (A dedicated worker is

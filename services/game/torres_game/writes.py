@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import torres_rules as tr
-from torres_audit import lifecycle as lc
-from torres_audit.chain import format_time
+from torres_online import lifecycle as lc
+from torres_online.lifecycle import format_time
 
 from . import events as ev
 from . import metrics
@@ -71,7 +71,7 @@ class GameWriter:
         """Fold ``events`` (raising the rules' errors) and add what follows from them in the same append: a
         forfeited seat to move passes (:func:`lifecycle.pass_action`), and the game ends, with its result,
         after the third scoring, when fewer than two seats are left, or when the portal abandoned it: what
-        :func:`torres_audit.lifecycle.follow_up` says, the rule the offline verifier holds every log to."""
+        :func:`torres_online.lifecycle.follow_up` says, the rule the offline verifier holds every log to."""
         at = format_time(now)
         state, life, version = folded.state, folded.life, folded.version
         new = list(events)

@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from torres_rules.editions import EDITIONS
+from torres_service.http_settings import HTTP_SETTINGS
 from torres_service.logs import LOG_LEVEL
 from torres_service.principals import API_KEY, PLAYER_TOKEN_SECRET, TENANTS_FILE, TENANTS_RELOAD
-from torres_service.settings import Setting, items, setting, values
+from torres_service.settings import Process, Setting, items, setting, values
+from torres_service.webhooks import ALLOW_NETWORKS
 
 PLAYER_COUNTS = (2, 3, 4)
 #: Tickets only ever meet tickets of the same pool; a pool is the unit of partitioning (one Redis Cluster
@@ -135,3 +137,7 @@ METRICS_PORT = Setting("MM_METRICS_PORT", "`matcher`: the port Prometheus scrape
                        default=0)
 METRICS_HOST = Setting("MM_METRICS_HOST", "`matcher`: the address of that port", default="0.0.0.0")
 METRICS = (METRICS_PORT, METRICS_HOST)
+
+#: What the matchmaker's processes read of their environment, declared to the settings table (docs/settings.md) by
+#: this package's entry point in the ``torres_service.settings`` group.
+PROCESS = Process("its API and matchers", (Config, METRICS, ALLOW_NETWORKS, *HTTP_SETTINGS))

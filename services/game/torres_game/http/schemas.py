@@ -7,9 +7,9 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from torres_audit.lifecycle import AI_LEVELS
 from torres_game.access import SPECTATOR_TTL_DEFAULT, SPECTATOR_TTL_MAX
 from torres_game.store.base import DEFAULT_VISIBILITY, VISIBILITIES
+from torres_online.lifecycle import AI_LEVELS
 from torres_rules.editions import EDITIONS, OPTION_CHOICES
 from torres_service.fields import (
     COMMAND_ID,

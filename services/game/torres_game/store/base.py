@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from torres_audit.chain import chain_hash, content_hash, format_time
+from torres_audit.chain import chain_hash, content_hash
 from torres_audit.merkle import perfect_subtrees
 from torres_game.errors import VersionConflict
+from torres_online.lifecycle import format_time
 
 __all__ = [
     "DEFAULT_VISIBILITY",
@@ -220,7 +221,7 @@ class Snapshot:
     game_id: str
     version: int
     position: dict[str, Any]
-    lifecycle: dict[str, Any] | None = None  # torres_audit.lifecycle.Lifecycle.to_json(); None in old snapshots
+    lifecycle: dict[str, Any] | None = None  # torres_online.lifecycle.Lifecycle.to_json(); None in old snapshots
 
 
 @dataclass(frozen=True)

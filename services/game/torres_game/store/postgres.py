@@ -36,10 +36,11 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from torres_audit.chain import GENESIS_HASH, format_time
+from torres_audit.chain import GENESIS_HASH
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import check_applied, definitions, discover
 from torres_game.waiting import CHANNEL, SEAT_TOKENS_CHANNEL, Notice, PgNotifier
+from torres_online.lifecycle import format_time
 from torres_service.json_provider import dumps_bytes
 
 from .base import (

@@ -21,10 +21,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from torres_audit.chain import GENESIS_HASH, canonical_json, format_time
-from torres_audit.lifecycle import parse_time
+from torres_audit.chain import GENESIS_HASH, canonical_json
 from torres_game.errors import GameNotFound, SeatTokenRevoked, VersionConflict
 from torres_game.migrations import check_applied, discover
+from torres_online.lifecycle import format_time, parse_time
 
 from .base import (
     EVERY_GAME,

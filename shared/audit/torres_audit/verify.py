@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torres_rules as tr
+from torres_online.events import GAME_CREATED, GAME_ENDED, seed_commitment
 
 from . import merkle
 from .chain import Problem, check_chain, same
-from .events import GAME_CREATED, GAME_ENDED, seed_commitment
 from .monitor import Log, MonitorError, Unreachable
 from .note import Checkpoint, NoteError, Verifier, open_checkpoint, open_note
 from .record import FORMAT, Record, RecordError, RecordEvent, loads, parse

@@ -13,8 +13,9 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Protocol
+
+from torres_online.lifecycle import LoggedEvent
 
 GENESIS_HASH = "0" * 64
 
@@ -32,11 +33,6 @@ def same(a: Any, b: Any) -> bool:
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def format_time(moment: datetime) -> str:
-    """Timestamps enter the hash as UTC ISO text with microseconds, which both backends round-trip."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def content_hash(
@@ -82,19 +78,6 @@ class Problem:
 
     def __str__(self) -> str:
         return f"version {self.version}: {self.reason}"
-
-
-class LoggedEvent(Protocol):
-    """What the fold (:mod:`.lifecycle`) reads of an event (a stored event, a record's event)."""
-
-    @property
-    def version(self) -> int: ...
-    @property
-    def type(self) -> str: ...
-    @property
-    def payload(self) -> dict[str, Any]: ...
-    @property
-    def created_at(self) -> str: ...
 
 
 class ChainedEvent(LoggedEvent, Protocol):

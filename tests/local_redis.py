@@ -1,18 +1,17 @@
 """Throwaway Redis servers for tests and benchmarks: one plain server, or a Redis Cluster of 3 masters,
-started from Debian's ``redis-server`` on free loopback ports in a temporary directory, and stopped again.
-Not used by the service itself."""
+started from Debian's ``redis-server`` on free loopback ports in a temporary directory, and stopped again."""
 
 from __future__ import annotations
 
 import random
 import socket
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import redis
+from polling import wait_until
 
 
 def free_bus_port() -> int:
@@ -30,16 +29,14 @@ def free_bus_port() -> int:
 
 
 def _wait(ready: Callable[[], Any], what: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
+    """Until ``ready`` holds, a Redis error counting as not yet, for 30 s at the most."""
+    def holds() -> bool:
         try:
-            if ready():
-                return
+            return bool(ready())
         except redis.RedisError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} did not come up")
-        time.sleep(0.1)
+            return False
+
+    wait_until(holds, 30, what)
 
 
 class LocalRedis:

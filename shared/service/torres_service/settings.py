@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
+import importlib.metadata
 import os
 import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,23 +180,35 @@ def default_of(f: dataclasses.Field[Any]) -> Any:
 
 # -- the table ----------------------------------------------------------------------------------------------------
 
-#: Where each process's settings are declared: a dataclass (its fields with a :class:`Setting`;
-#: ``module:Class:MAPPING`` when a mapping of field names beside it holds them), a :class:`Setting`, or a
-#: collection of them. By name, since this package does not depend on the services; a
-#: module that is not installed (the AI worker is optional) is left out of the table, and the test that compares
-#: the table with docs/settings.md runs where all of them are.
-_HTTP = ("torres_service.limits:InputLimits:VARIABLES", "torres_service.ratelimit_identity:Settings:VARIABLES",
-         "torres_service.cors:ORIGINS")
-SOURCES: dict[str, tuple[str, ...]] = {
-    "game": ("torres_game.config:Config", "torres_game.config:DATA_DIR", "torres_game.webhooks:METRICS_PORT",
-             "torres_game.webhooks:METRICS_HOST", "torres_service.webhooks:ALLOW_NETWORKS", *_HTTP),
-    "matchmaking": ("torres_matchmaking.config:Config", "torres_matchmaking.config:METRICS",
-                    "torres_service.webhooks:ALLOW_NETWORKS", *_HTTP),
-    "ai-worker": ("torres_ai.config:Settings", "torres_ai.config:LEVEL_SETTINGS", "torres_service.logs:LOG_LEVEL"),
-    "gunicorn": ("torres_service.serving:SETTINGS",),
-    "healthcheck": ("torres_service.healthcheck:SETTINGS",),
-    "keys": ("torres_service.principals:TENANTS_FILE", "torres_service.webhooks:ALLOW_NETWORKS"),
-}
+#: The entry-point group in which each component declares the processes it runs, one entry a process
+#: (``game = "torres_game.config:PROCESS"`` in its pyproject) naming a :class:`Process`. This package names none of
+#: the components that use it: a process is in the table when the component that declares it is installed (the AI
+#: worker is optional), and the test that compares the table with docs/settings.md runs where all of them are.
+GROUP = "torres_service.settings"
+
+
+@dataclass(frozen=True)
+class Process:
+    """One process as its component declares it: what runs it (words for the table's readers) and the settings it
+    reads, each a :class:`Setting`, a dataclass whose fields carry them, :class:`Fields`, or a collection of them."""
+
+    runs: str
+    settings: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Fields:
+    """A dataclass whose fields stay plain, with the mapping of field names to their settings that stands beside
+    it (see :func:`fields_of`)."""
+
+    cls: type
+    settings: Mapping[str, Setting]
+
+
+def processes() -> dict[str, Process]:
+    """Every installed component's processes, by name, in the order of the names."""
+    found = sorted(importlib.metadata.entry_points(group=GROUP), key=lambda entry: entry.name)
+    return {entry.name: entry.load() for entry in found}
 
 
 @dataclass
@@ -208,28 +220,20 @@ class Row:
     doc: str
 
 
-def _load(ref: str) -> Any:
-    module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
-def declared(ref: str) -> Iterator[tuple[Setting, Any, Any]]:
-    """(setting, type, default) of each setting a :data:`SOURCES` reference names."""
-    def walk(obj: Any) -> Iterator[tuple[Setting, Any, Any]]:
-        if isinstance(obj, Setting):
-            yield obj, obj.type, obj.default
-        elif dataclasses.is_dataclass(obj) and isinstance(obj, type):
-            for f, s, kind in fields_of(obj):
-                yield s, kind, default_of(f)
-        else:  # a collection of them (a mapping: its values)
-            for item in obj.values() if isinstance(obj, Mapping) else obj:
-                yield from walk(item)
-
-    module, name, *mapping = ref.split(":")
-    if mapping:
-        cls = _load(f"{module}:{name}")
-        return ((s, kind, default_of(f)) for f, s, kind in fields_of(cls, _load(f"{module}:{mapping[0]}")))
-    return walk(_load(ref))
+def declared(obj: Any) -> Iterator[tuple[Setting, Any, Any]]:
+    """(setting, type, default) of each setting of what a process declares: a :class:`Setting`, a dataclass (its
+    fields with a :class:`Setting`), :class:`Fields`, or a collection of them (a mapping: its values)."""
+    if isinstance(obj, Setting):
+        yield obj, obj.type, obj.default
+    elif isinstance(obj, Fields):
+        for f, s, kind in fields_of(obj.cls, obj.settings):
+            yield s, kind, default_of(f)
+    elif dataclasses.is_dataclass(obj) and isinstance(obj, type):
+        for f, s, kind in fields_of(obj):
+            yield s, kind, default_of(f)
+    else:
+        for item in obj.values() if isinstance(obj, Mapping) else obj:
+            yield from declared(item)
 
 
 def _type_name(kind: Any) -> str:
@@ -253,34 +257,42 @@ def show(value: Any) -> str:
     return f"`{value}`"
 
 
-def rows(sources: Mapping[str, Iterable[str]] = SOURCES) -> list[Row]:
+def rows(declarations: Mapping[str, Process] | None = None) -> list[Row]:
     """One row per variable, sorted by name; a variable several processes read is one row naming them all.
 
     A variable declared twice with different defaults or types is an error, not a row: that is the drift the
     single declaration is there to prevent."""
     by_var: dict[str, Row] = {}
-    for process, refs in sources.items():
-        for ref in refs:
-            try:
-                found = list(declared(ref))
-            except ModuleNotFoundError:
-                continue
-            for s, kind, default in found:
-                row = Row(s.var, [process], _type_name(kind), s.shown or show(default),
-                          s.doc + (f" (also read: {', '.join(f'`{v}`' for v in s.also)})" if s.also else ""))
-                seen = by_var.setdefault(s.var, row)
-                if seen is not row:
-                    if (seen.kind, seen.default) != (row.kind, row.default):
-                        raise SettingError(f"{s.var} is declared twice with different types or defaults: "
-                                           f"{seen.kind} {seen.default} ({seen.processes}) and {row.kind} "
-                                           f"{row.default} ({process})")
-                    if process not in seen.processes:
-                        seen.processes.append(process)
+    for process, declaration in (processes() if declarations is None else declarations).items():
+        for s, kind, default in declared(declaration.settings):
+            row = Row(s.var, [process], _type_name(kind), s.shown or show(default),
+                      s.doc + (f" (also read: {', '.join(f'`{v}`' for v in s.also)})" if s.also else ""))
+            seen = by_var.setdefault(s.var, row)
+            if seen is not row:
+                if (seen.kind, seen.default) != (row.kind, row.default):
+                    raise SettingError(f"{s.var} is declared twice with different types or defaults: "
+                                       f"{seen.kind} {seen.default} ({seen.processes}) and {row.kind} "
+                                       f"{row.default} ({process})")
+                if process not in seen.processes:
+                    seen.processes.append(process)
     return sorted(by_var.values(), key=lambda row: row.var)
 
 
-def markdown(sources: Mapping[str, Iterable[str]] = SOURCES) -> str:
+def _fill(text: str, width: int = 108) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, never breaking inside a code span."""
+    lines: list[str] = []
+    for word in re.findall(r"(?:`[^`]*`|[^\s`])+", text):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def markdown(declarations: Mapping[str, Process] | None = None) -> str:
     """docs/settings.md: the table of every setting of every process, generated from the declarations."""
+    declarations = processes() if declarations is None else declarations
+    named = ", ".join(f"`{name}` ({process.runs})" for name, process in declarations.items())
     lines = [
         "# Settings",
         "",
@@ -293,17 +305,14 @@ def markdown(sources: Mapping[str, Iterable[str]] = SOURCES) -> str:
         "A flag is `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`; a list is comma- or space-separated. A value",
         "that does not parse stops the process at start with the variable named "
         "(`DB_POOL_MAX='x' is not an integer`).",
-        "Processes: `game` (`python -m torres_game`, `torres_game.wsgi`), `matchmaking` (its API and matchers),",
-        "`ai-worker` (the Celery workers and the sweeper; the game service too when it runs the AI drivers",
-        "in-process), `gunicorn` (the production server of both HTTP services, `infra/gunicorn.conf.py`),",
-        "`healthcheck` (the image's probe), `keys` (`python -m torres_service.keys`). One variable is not here:",
-        "`TORRES_RULES_PURE=1` runs the rules engine's pure-Python modules instead of the compiled ones (for",
-        "debugging), read by `torres_rules` itself, which depends on nothing.",
+        *_fill(f"Processes: {named}. One variable is not here: `TORRES_RULES_PURE=1` runs the rules engine's "
+               "pure-Python modules instead of the compiled ones (for debugging), read by `torres_rules` itself, "
+               "which depends on nothing."),
         "",
         "| variable | process | type | default | meaning |",
         "|---|---|---|---|---|",
     ]
-    for row in rows(sources):
+    for row in rows(declarations):
         doc = row.doc.replace("|", "\\|")
         lines.append(f"| `{row.var}` | {', '.join(row.processes)} | {row.kind} | {row.default} | {doc} |")
     return "\n".join(lines) + "\n"

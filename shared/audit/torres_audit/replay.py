@@ -5,7 +5,7 @@ it cannot show the log was honest when written, since whoever holds the database
 chain. The replay closes that gap: from the revealed seed it rebuilds the deal and every deck, applies each
 action through the rules engine, and holds each lifecycle event (timeout, resignation, undo, abandonment,
 automatic pass, the end) to the rule the service follows when it appends one. It folds with
-:mod:`torres_audit.lifecycle`, the service's own fold, so it judges exactly what the service did.
+:mod:`torres_online.lifecycle`, the service's own fold, so it judges exactly what the service did.
 
 It reports the *first* problem: once one event is wrong, every later one is suspect.
 """
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torres_rules as tr
+from torres_online import events as ev
+from torres_online import lifecycle as lc
+from torres_online.lifecycle import LoggedEvent, format_time, parse_time
 
-from . import events as ev
-from . import lifecycle as lc
-from .chain import LoggedEvent, Problem, format_time, same
-from .lifecycle import parse_time
+from .chain import Problem, same
 
 #: The schema version every event of this specification carries.
 SCHEMA_VERSION = 1

@@ -11,11 +11,12 @@ import sys
 import urllib.request
 
 from .serving import PORT
-from .settings import Setting
+from .settings import Process, Setting
 
 URL = Setting("HEALTHCHECK_URL", "what the image's probe GETs", default="", shown="`http://127.0.0.1:$PORT/healthz`")
 TIMEOUT = Setting("HEALTHCHECK_TIMEOUT", "seconds the probe waits for its answer", default=2.0)
 SETTINGS = (URL, PORT, TIMEOUT)
+PROCESS = Process("the image's probe", SETTINGS)
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ what it is: the comments beside its use in ``infra/gunicorn.conf.py``.
 
 from __future__ import annotations
 
-from .settings import Setting
+from .settings import Process, Setting
 
 PORT = Setting("PORT", "the port the HTTP services listen on (all interfaces) and the image's probe asks",
                default=8000)
@@ -45,3 +45,4 @@ LIMIT_REQUEST_FIELDS = Setting("GUNICORN_LIMIT_REQUEST_FIELDS", "header fields g
 SETTINGS = (PORT, HOST, BIND, WORKERS, WORKER_CLASS, WORKER_CONNECTIONS, REUSE_PORT, TIMEOUT, GRACEFUL_TIMEOUT,
             KEEPALIVE, ACCESS_LOG, LOG_LEVEL, PROC_NAME, WORKER_TMP_DIR, LIMIT_REQUEST_LINE,
             LIMIT_REQUEST_FIELD_SIZE, LIMIT_REQUEST_FIELDS)
+PROCESS = Process("the production server of both HTTP services, `infra/gunicorn.conf.py`", SETTINGS)

@@ -32,7 +32,11 @@ from .principals import (
     key_digest,
     new_key,
 )
-from .webhooks import allowed_networks, url_refusal
+from .settings import Process
+from .webhooks import ALLOW_NETWORKS, allowed_networks, url_refusal
+
+#: What this command reads of its environment (docs/settings.md).
+PROCESS = Process("`python -m torres_service.keys`", (TENANTS_FILE, ALLOW_NETWORKS))
 
 
 def load(path: str) -> Registry:

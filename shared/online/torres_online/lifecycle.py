@@ -14,17 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
 
 import torres_rules as tr
 
 from . import events as ev
-from .chain import LoggedEvent, format_time
 
-#: The AI levels a seat may be given, at creation or when the AI takes over a seat that timed out: the game service
-#: accepts these, the AI workers play them (torres_ai.config says how).
-AI_LEVELS = ("easy", "medium", "hard")
+#: The AI levels a seat may be given, at creation or when the AI takes over a seat that timed out, and what a player
+#: meets at each by default (docs/ai.md): the game service accepts these, the AI workers play them (their
+#: configuration says with which bot), the clients offer them.
+AI_LEVELS = {
+    "easy": "random legal moves",
+    "medium": "plans each turn greedily",
+    "hard": "Monte-Carlo search over turn plans",
+}
 #: Actions after which nothing before them may be undone: they reveal hidden information (a card drawn and
 #: looked at, a card from a hand shown) or take back nothing (keep_card follows a draw).
 CLOSES_UNDO = frozenset({"buy_card", "keep_card", "play_card"})
@@ -85,8 +89,26 @@ class Settings:
         return cls.from_request(data.get("clock"), data.get("timeout"), data.get("undo"))
 
 
+def format_time(moment: datetime) -> str:
+    """Timestamps enter the log (and its hash) as UTC ISO text with microseconds, which both backends round-trip."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
 def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class LoggedEvent(Protocol):
+    """What the fold reads of an event (a stored event, a record's event)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+    @property
+    def created_at(self) -> str: ...
 
 
 @dataclass(frozen=True)
