@@ -631,10 +631,12 @@ def test_a_claim_waiting_on_a_row_skips_it_when_its_failure_set_the_next_attempt
                 racer = threading.Thread(target=lambda: claims.append(store.claim_webhooks(
                     "two", limit=10, per_endpoint=5, busy={}, served={}, lease=30, clock=lambda: now)))
                 racer.start()
-                wait_until(lambda: first.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                    " AND wait_event_type = 'Lock' AND query LIKE '%%webhook_outbox%%'").fetchone() == (1,),
-                    10, "the second claim waiting on the row", interval=0.05)
+                # seen from a session of its own: within first's transaction pg_stat_activity keeps its first look
+                with psycopg.connect(url, autocommit=True) as watcher:
+                    wait_until(lambda: watcher.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        " AND wait_event_type = 'Lock' AND query LIKE '%webhook_outbox%'").fetchone() == (1,),
+                        10, "the second claim waiting on the row", interval=0.05)
                 first.execute("UPDATE webhook_outbox SET attempts = attempts + 1, last_status = 500,"
                               " next_attempt_at = %s WHERE tenant = %s", (now + timedelta(seconds=60), tenant))
             racer.join(timeout=10)
