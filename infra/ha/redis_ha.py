@@ -4,7 +4,8 @@ What production runs for the Celery broker and the matchmaker's store, scaled do
 URL, ``redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/torres`` (torres_service.redis_urls), and find
 the master Sentinel names. Sentinels declare the master down after ``DOWN_AFTER_MS`` without an answer and, two of
 three agreeing, promote the replica. Every process runs in a session of its own under a temporary directory and is
-SIGKILLed at :meth:`RedisHa.stop` (or by isolation.sweep, when its owner died first). ``python infra/ha/redis_ha.py`` starts one, prints the URL, stops it at Ctrl-C.
+SIGKILLed at :meth:`RedisHa.stop` (or by isolation.sweep, when its owner died first). ``python
+infra/ha/redis_ha.py`` starts one, prints the URL, stops it at Ctrl-C.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The game service through real PostgreSQL failovers (Patroni, synchronous_mode, HAProxy: infra/ha/pg_ha.py).
 
 Each test breaks the primary in one way -- SIGKILL of the node, a hang (SIGSTOP) until Patroni fails over, a planned
-switchover, a network partition (iptables rules in the cluster's own network namespace) -- while the service (the Flask app, its pool, its listener) is in use, and checks what a client sees:
-503 ``store_unavailable`` with ``Retry-After`` and a problem body, never a 500, never a wait past the documented
-bound; the pool back on the new primary at once; a retry with the same ``command_id`` applied exactly once; a
-long-poll waiter woken by an action taken on the new primary.
+switchover, a network partition (iptables rules in the cluster's own network namespace) -- while the service (the
+Flask app, its pool, its listener) is in use, and checks what a client sees: 503 ``store_unavailable`` with
+``Retry-After`` and a problem body, never a 500, never a wait past the documented bound; the pool back on the new
+primary at once; a retry with the same ``command_id`` applied exactly once; a long-poll waiter woken by an action
+taken on the new primary.
 """
 
 from __future__ import annotations
