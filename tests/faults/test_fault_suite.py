@@ -82,8 +82,8 @@ def read_checkpoints(urls: list[str], keys: list[Verifier], record: Record, stop
     while not stop.wait(0.5):
         try:
             text, checkpoint = monitor.fetch_checkpoint(random.choice(urls), keys)
-        except monitor.MonitorError:
-            continue  # refused meanwhile (503) or no checkpoint yet
+        except (monitor.MonitorError, monitor.Unreachable):
+            continue  # refused meanwhile (503, a replica restarting) or no checkpoint yet
         with record.lock:
             record.checkpoints.setdefault(checkpoint.size, text)
 
