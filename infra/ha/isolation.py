@@ -6,7 +6,8 @@
   namespace: :meth:`pg_ha.PgHa.partition`) never touches this machine's network. The namespace has no name: the
   kernel removes it, with its rules, once the last process in it has ended.
 * :func:`claim` and :func:`sweep`: each stand-in's temporary directory names the process that made it (pid and
-  start time), and each process it starts carries ``TORRES_HA_BASE=<that directory>`` in its environment. A stand-in
+  start time), and each process it starts runs in that directory or carries ``TORRES_HA_BASE=<that directory>``
+  in its environment. A stand-in
   whose owner is gone (a test run SIGKILLed before its clean-up) is swept when the next one starts: its processes
   SIGKILLed, its directory removed. Stand-ins of owners that still run (another test run on this machine) are left
   alone.
@@ -87,14 +88,19 @@ def _owner_alive(base: Path) -> bool:
 
 
 def processes_of(base: Path) -> list[int]:
-    """Every process whose environment names ``base`` as its stand-in."""
+    """Every process of the stand-in in ``base``: its environment names ``base``, or it runs in ``base`` or below
+    (Redis and PostgreSQL write their process titles over the memory /proc shows the environment from, but they
+    run where the stand-in started them: its directory, a data directory in it)."""
     marker = f"{ENV}={base}".encode()
     found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if marker in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            cwd = os.readlink(entry / "cwd")
+            if cwd == str(base) or cwd.startswith(f"{base}/") or \
+                    marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
     return found
 
 
