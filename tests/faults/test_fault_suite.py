@@ -198,7 +198,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[pg_ha.PgHa, redis_ha.RedisHa, Cluste
         pytest.skip(f"HA stand-ins not reachable: missing {', '.join(missing)}")
     with isolation.network_namespace():  # everything below, and the test's threads, see this namespace only
         pg, rds = pg_ha.PgHa(synchronous=SYNCHRONOUS), redis_ha.RedisHa()
-        signer = Signer.generate("faults.torres.invalid/log")
+        signer = Signer.generate("faults.torres.invalid/log")  # the checkpoints' (records have their own key)
         receiver = load.Receiver()
         cluster: Cluster | None = None
         try:
@@ -206,7 +206,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[pg_ha.PgHa, redis_ha.RedisHa, Cluste
             rds.start()
             cluster = Cluster(pg.url, rds.url, f"{rds.url}?db=1", tmp_path / "run", game_replicas=2, ai_workers=1,
                               matchers=1, web_concurrency=1, extra_env={
-                                  "TORRES_SIGNING_KEY": signer.skey(), "TORRES_AI_MEDIUM": "random",
+                                  "TORRES_LOG_SIGNING_KEY": signer.skey(), "TORRES_AI_MEDIUM": "random",
                                   "TORRES_AI_HARD": "random", "TORRES_WEBHOOK_URL": receiver.url,
                                   "TORRES_WEBHOOK_SECRET": WEBHOOK_SECRET,
                                   "TORRES_WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8",
