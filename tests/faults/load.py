@@ -60,6 +60,7 @@ class Record:
     """What the clients saw: every call, acknowledged action, game, watcher, seated player and checkpoint."""
 
     calls: list[Call] = field(default_factory=list)
+    delays: list[tuple[float, float]] = field(default_factory=list)  # refused at least once: first try, answer
     acked: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> command id -> version answered
     games: set[str] = field(default_factory=set)
     watches: list[Watch] = field(default_factory=list)
@@ -81,7 +82,8 @@ class Client:
 
     def request(self, method: str, path: str, *, retry_5xx: bool = False, **kw: Any) -> httpx.Response:
         """``retry_5xx``: any 5xx is retried too (the matchmaker's answers while its Redis fails over)."""
-        deadline = time.monotonic() + RETRY_FOR
+        first = time.monotonic()
+        deadline = first + RETRY_FOR
         while True:
             started = time.monotonic()
             try:
@@ -94,6 +96,9 @@ class Client:
                 self.record.calls.append(Call(started, time.monotonic(), ok,
                                               response.status_code if response is not None else 0))
             if ok and response is not None:
+                if started > first:
+                    with self.record.lock:
+                        self.record.delays.append((first, time.monotonic()))
                 return response
             assert response is None or response.status_code == 503 or retry_5xx, (
                 method, path, response.status_code, response.text[:300])

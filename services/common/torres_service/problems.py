@@ -190,6 +190,16 @@ class Unavailable(BasePlugin):
                 responses["503"] = self.response
 
 
+def document_unavailable(api: Api, name: str, description: str) -> None:
+    """The response component ``name``: a 503 with problem details and ``Retry-After`` (seconds), for the
+    :class:`Unavailable` plugin to put on operations."""
+    response: dict[str, Any] = {"description": description, "schema": api.ERROR_SCHEMA}
+    prepare_response(response, api.spec, PROBLEM_JSON)
+    response["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
+                                           "schema": {"type": "integer", "minimum": 0}}}
+    api.spec.components.response(name, response)
+
+
 class OperationIds(BasePlugin):
     """Every operation's ``operationId`` is its view's name in camelCase (``list_games`` → ``listGames``): the
     name the generated SDKs give the call, rather than one spelt from the path and method. Each view serves one

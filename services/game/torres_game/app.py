@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from typing import Any
 
 import psycopg
 from flask import Flask, Response
-from flask_smorest.utils import prepare_response
 
 import torres_rules as tr
 from torres_service.cors import allow_cross_origin
@@ -18,7 +16,7 @@ from torres_service.limits import InputLimits
 from torres_service.logs import ROUTINE_PATHS, configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
-from torres_service.problems import Unavailable, problem_api, service_problem
+from torres_service.problems import Unavailable, document_unavailable, problem_api, service_problem
 from torres_service.ratelimit_identity import redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
 from torres_service.schemas import DocumentedBody
@@ -71,7 +69,10 @@ def create_app(
                       path_ids={"game_id": GAME_ID},
                       store_input_errors=(psycopg.DataError, sqlite3.DataError),
                       plugins=(Unavailable(STORE_UNAVAILABLE_RESPONSE, ("/v1/",)),))
-    document_store_unavailable(api)
+    document_unavailable(api, STORE_UNAVAILABLE_RESPONSE, (
+        "problem details, `store_unavailable`: the database could not serve the request (a failover, a restart). "
+        "Nothing the caller did: retry after `Retry-After` seconds, an action with the same `command_id` (it is "
+        "applied exactly once, whether or not the refused attempt was)"))
     app.register_error_handler(psycopg.OperationalError, _store_unavailable)
     app.register_error_handler(psycopg.errors.ReadOnlySqlTransaction, _store_unavailable)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
@@ -104,21 +105,6 @@ def create_app(
 
 
 STORE_UNAVAILABLE_RESPONSE = "STORE_UNAVAILABLE"
-
-
-def document_store_unavailable(api: Any) -> None:
-    """The 503 every operation under /v1/ may answer while the database fails over (errors.StoreUnavailable), as a
-    response component the :class:`~torres_service.problems.Unavailable` plugin puts on each of them."""
-    response: dict[str, Any] = {
-        "description": (
-            "problem details, `store_unavailable`: the database could not serve the request (a failover, a "
-            "restart). Nothing the caller did: retry after `Retry-After` seconds, an action with the same "
-            "`command_id` (it is applied exactly once, whether or not the refused attempt was)"),
-        "schema": schemas.ProblemSchema}
-    prepare_response(response, api.spec, "application/problem+json")
-    response["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
-                                           "schema": {"type": "integer", "minimum": 0}}}
-    api.spec.components.response(STORE_UNAVAILABLE_RESPONSE, response)
 
 
 def _store_unavailable(error: Exception) -> Response:
