@@ -42,6 +42,7 @@ class Call:
     ended: float
     ok: bool  # answered, not 503 and not a broken connection
     status: int = 0  # 0: no answer (a broken or refused connection)
+    what: str = ""  # the server and method, for a refused one: where the refusals came from
 
 
 @dataclass
@@ -86,15 +87,17 @@ class Client:
         deadline = first + RETRY_FOR
         while True:
             started = time.monotonic()
+            http = self.rng.choice(self.clients)
             try:
-                response: httpx.Response | None = self.rng.choice(self.clients).request(method, path, **kw)
+                response: httpx.Response | None = http.request(method, path, **kw)
                 assert response is not None
                 ok = response.status_code != 503 and response.status_code < 500
             except httpx.TransportError:
                 response, ok = None, False
             with self.record.lock:
                 self.record.calls.append(Call(started, time.monotonic(), ok,
-                                              response.status_code if response is not None else 0))
+                                              response.status_code if response is not None else 0,
+                                              "" if ok else f"{http.base_url} {method} {path.split('/')[-1]}"))
             if ok and response is not None:
                 if started > first:
                     with self.record.lock:
