@@ -102,11 +102,13 @@ pg-ha: $(STAMP)
 redis-ha: $(STAMP)
 	$(BIN)/python infra/ha/redis_ha.py
 
-# The fault suite (docs/operations.md, "Failover"), as root: the focused failover tests, then the production
-# processes on the HA stand-ins under load while a nemesis breaks PostgreSQL and Redis (TORRES_FAULTS_PG,
-# TORRES_FAULTS_REDIS faults; TORRES_FAULTS_ASYNC=1: asynchronous replication, where the checker must fail).
+# The fault suite (docs/operations.md, "Failover"), as root: the production processes on the HA stand-ins, in a
+# network namespace of its own, under load while a nemesis breaks PostgreSQL (TORRES_FAULTS_PG faults, 20), Redis
+# (TORRES_FAULTS_REDIS, 5) and the game service (TORRES_FAULTS_ROLLING rolling restarts, 2); then the checker.
+# TORRES_FAULTS_ASYNC=1: asynchronous replication. The focused failover tests (tests/faults) run in `make test`.
 faults: install
-	TORRES_FAULTS=1 TORRES_FAULTS_REPORT=$${TORRES_FAULTS_REPORT:-faults-report.json} $(BIN)/pytest tests/faults -q -s
+	TORRES_FAULTS=1 TORRES_FAULTS_REPORT=$${TORRES_FAULTS_REPORT:-faults-report.json} \
+		$(BIN)/pytest tests/faults/test_fault_suite.py -q -s -p no:randomly
 
 # Every benchmark but bench/card_history_bench.py (a long AI-strength match; its command is in performance.md).
 bench: install

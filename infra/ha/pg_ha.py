@@ -17,7 +17,15 @@ What production runs, scaled down to one machine, so the services can be driven 
 
 Every process runs in a session of its own and is SIGKILLed at :meth:`PgHa.stop`, together with the postmasters
 Patroni starts (also in sessions of their own: found by their data directories, which live under this cluster's
-temporary directory). ``python infra/ha/pg_ha.py`` starts one, prints the URL, and stops it at Ctrl-C.
+temporary directory, and by the ``TORRES_HA_BASE`` each inherits: isolation.py sweeps a cluster whose owner died
+before it could stop it). ``python infra/ha/pg_ha.py`` starts one, prints the URL, and stops it at Ctrl-C.
+
+A network partition of a node (:meth:`PgHa.partition`) is made of iptables rules, so it needs the cluster started
+in a network namespace of its own (isolation.network_namespace): the rules then live and die with that namespace.
+Everything is on loopback there, so a node is told apart by its ports (PostgreSQL, REST API) and by the address it
+reaches etcd at: etcd listens on 127.0.0.1 for the tools and on one more loopback address per node
+(127.0.0.11, .12, ...), and each Patroni talks to its own address only (``use_proxies``: no discovery of etcd's
+advertised address).
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import isolation
 
 #: Patroni's timings: a leader key lives ``TTL`` seconds, Patroni loops every ``LOOP_WAIT``; a dead primary is
 #: replaced within about TTL + LOOP_WAIT (Patroni wants LOOP_WAIT + 2 x RETRY_TIMEOUT <= TTL). With 10/2/4 a hung
@@ -78,6 +88,11 @@ def missing_tools() -> list[str]:
     if os.geteuid() != 0:
         missing.append("root (the daemons run as postgres)")
     return missing
+
+
+def partition_tools_missing() -> list[str]:
+    """What :meth:`PgHa.partition` needs beyond :func:`missing_tools` (apt-get install iptables)."""
+    return [name for name in ("iptables", "nsenter") if shutil.which(name) is None]
 
 
 def _http_json(url: str, *, method: str = "GET", body: dict[str, object] | None = None,
@@ -172,7 +187,9 @@ class PgHa:
     etcd_peer_port: int = field(default_factory=free_port)
     proxy_port: int = field(default_factory=free_port)
     database: str = "torres"
+    netns: str = ""  # the network namespace it was started in
     _procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _partitions: dict[str, list[list[str]]] = field(default_factory=dict)  # node name -> its iptables rules
 
     @property
     def admin_url(self) -> str:
@@ -196,6 +213,9 @@ class PgHa:
         missing = missing_tools()
         if missing:
             raise Unavailable(f"missing: {', '.join(missing)}")
+        isolation.sweep()
+        isolation.claim(self.base)
+        self.netns = os.readlink("/proc/thread-self/ns/net")
         user = pwd.getpwnam(USER)
         os.chown(self.base, user.pw_uid, user.pw_gid)
         self.base.chmod(0o700)
@@ -232,6 +252,7 @@ class PgHa:
                 pids += sorted(_descendants({proc.pid}))
         _signal(pids, signal.SIGCONT)  # a stopped process dies only once it runs
         _signal(pids, signal.SIGKILL)
+        isolation.kill_all(self.base)  # whatever the pids above missed (a postmaster started meanwhile)
         for proc in self._procs:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
@@ -247,7 +268,8 @@ class PgHa:
 
     def _spawn(self, argv: list[str], log_name: str, *, as_user: bool = True) -> subprocess.Popen[bytes]:
         log = (self.base / log_name).open("ab")
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(self.base)}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(self.base),
+               isolation.ENV: str(self.base)}
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                 cwd=self.base, start_new_session=True, user=USER if as_user else None,
                                 group=USER if as_user else None)
@@ -257,8 +279,10 @@ class PgHa:
 
     def _start_etcd(self) -> None:
         client, peer = f"http://127.0.0.1:{self.etcd_port}", f"http://127.0.0.1:{self.etcd_peer_port}"
+        listen = ",".join([client, *(f"http://{self.etcd_address(i)}:{self.etcd_port}"
+                                     for i in range(self.nodes_count))])
         self._spawn(["etcd", "--name", "etcd0", "--data-dir", str(self.base / "etcd"), "--enable-v2=true",
-                     "--listen-client-urls", client, "--advertise-client-urls", client,
+                     "--listen-client-urls", listen, "--advertise-client-urls", client,
                      "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
                      "--initial-cluster", f"etcd0={peer}", "--initial-cluster-state", "new",
                      "--log-level", "warn"], "etcd.log")
@@ -275,7 +299,7 @@ class PgHa:
         config = {
             "scope": "torres", "namespace": "/torres/", "name": node.name,
             "restapi": {"listen": f"127.0.0.1:{node.rest_port}", "connect_address": f"127.0.0.1:{node.rest_port}"},
-            "etcd": {"host": f"127.0.0.1:{self.etcd_port}"},
+            "etcd": {"host": f"{self.etcd_address(self.nodes.index(node))}:{self.etcd_port}", "use_proxies": True},
             "bootstrap": {
                 "dcs": {
                     "ttl": TTL, "loop_wait": LOOP_WAIT, "retry_timeout": RETRY_TIMEOUT,
@@ -324,6 +348,11 @@ listen primary
 {servers}
 """)
         self._spawn(["haproxy", "-db", "-f", str(self.base / "haproxy.cfg")], "haproxy.log", as_user=False)
+
+    @staticmethod
+    def etcd_address(index: int) -> str:
+        """The loopback address node ``index`` reaches etcd at (its own, so a partition can cut it alone)."""
+        return f"127.0.0.{11 + index}"
 
     def start_node(self, node: Node) -> None:
         node.process = self._spawn(["patroni", str(node.home / "patroni.yml")], f"{node.name}.log")
@@ -434,6 +463,31 @@ listen primary
             if status != 412 or time.monotonic() > deadline:
                 raise RuntimeError(f"switchover refused: {status} {answer}")
             time.sleep(1)
+
+    def partition(self, node: Node) -> None:
+        """Cut ``node`` off the network: nothing reaches its PostgreSQL or its REST API (HAProxy, the standbys, the
+        clients) and it no longer reaches etcd, while every process of it runs on. iptables rules in the cluster's
+        network namespace, refused unless that namespace is one of its own (never this machine's network)."""
+        if not isolation.made_here(self.netns):
+            raise RuntimeError("a partition needs the cluster started in a network namespace of its own "
+                               "(isolation.network_namespace)")
+        etcd = self.etcd_address(self.nodes.index(node))
+        rules = [["-p", "tcp", "-m", "multiport", "--ports", f"{node.pg_port},{node.rest_port}"],
+                 ["-p", "tcp", "-d", etcd, "--dport", str(self.etcd_port)],
+                 ["-p", "tcp", "-s", etcd, "--sport", str(self.etcd_port)]]
+        for rule in rules:
+            self._iptables("-A", "INPUT", *rule, "-j", "DROP")
+        self._partitions[node.name] = rules
+
+    def heal(self, node: Node) -> None:
+        """Remove ``node``'s partition rules (no-op without any)."""
+        for rule in self._partitions.pop(node.name, []):
+            self._iptables("-D", "INPUT", *rule, "-j", "DROP")
+
+    def _iptables(self, *args: str) -> None:
+        etcd_proc = self._procs[0]  # etcd, started first: a process of the cluster's namespace
+        subprocess.run(["nsenter", f"--net=/proc/{etcd_proc.pid}/ns/net", "iptables", "-w", "5", *args],
+                       check=True, capture_output=True, timeout=20)
 
     def restart(self, node: Node) -> None:
         """Start a node again after :meth:`kill` (it rejoins as a standby, rewound if need be)."""

@@ -4,12 +4,14 @@ What production runs for the Celery broker and the matchmaker's store, scaled do
 URL, ``redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/torres`` (torres_service.redis_urls), and find
 the master Sentinel names. Sentinels declare the master down after ``DOWN_AFTER_MS`` without an answer and, two of
 three agreeing, promote the replica. Every process runs in a session of its own under a temporary directory and is
-SIGKILLed at :meth:`RedisHa.stop`. ``python infra/ha/redis_ha.py`` starts one, prints the URL, stops it at Ctrl-C.
+SIGKILLed at :meth:`RedisHa.stop` (or by isolation.sweep, when its owner died first). ``python
+infra/ha/redis_ha.py`` starts one, prints the URL, stops it at Ctrl-C.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import socket
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import isolation
 import redis
 
 MASTER_NAME = "torres"
@@ -60,6 +63,8 @@ class RedisHa:
         missing = missing_tools()
         if missing:
             raise RuntimeError(f"missing: {', '.join(missing)}")
+        isolation.sweep()
+        isolation.claim(self.base)
         try:
             master = self.servers[0]
             for server in self.servers:
@@ -89,7 +94,8 @@ class RedisHa:
     def _spawn(self, argv: list[str], log_name: str) -> subprocess.Popen[bytes]:
         with (self.base / log_name).open("ab") as log:
             return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    cwd=self.base, start_new_session=True)
+                                    cwd=self.base, start_new_session=True,
+                                    env={**os.environ, isolation.ENV: str(self.base)})
 
     def stop(self) -> None:
         for proc in [s.process for s in (*self.servers, *self.sentinels)]:
@@ -99,6 +105,7 @@ class RedisHa:
                     proc.kill()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
+        isolation.kill_all(self.base)
         shutil.rmtree(self.base, ignore_errors=True)
 
     @staticmethod

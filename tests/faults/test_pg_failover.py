@@ -1,20 +1,24 @@
 """The game service through real PostgreSQL failovers (Patroni, synchronous_mode, HAProxy: infra/ha/pg_ha.py).
 
 Each test breaks the primary in one way -- SIGKILL of the node, a hang (SIGSTOP) until Patroni fails over, a planned
-switchover -- while the service (the Flask app, its pool, its listener) is in use, and checks what a client sees:
-503 ``store_unavailable`` with ``Retry-After`` and a problem body, never a 500, never a wait past the documented
-bound; the pool back on the new primary at once; a retry with the same ``command_id`` applied exactly once; a
-long-poll waiter woken by an action taken on the new primary.
+switchover, a network partition (iptables rules in the cluster's own network namespace) -- while the service (the
+Flask app, its pool, its listener) is in use, and checks what a client sees: 503 ``store_unavailable`` with
+``Retry-After`` and a problem body, never a 500, never a wait past the documented bound; the pool back on the new
+primary at once; a retry with the same ``command_id`` applied exactly once; a long-poll waiter woken by an action
+taken on the new primary.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import isolation
 import pg_ha
 import pytest
 from flask import Flask
@@ -162,6 +166,43 @@ def test_a_request_caught_by_a_hung_primary_answers_503_within_the_bound_and_its
     player.move()
     player.check_log()
     assert player.acknowledged.count(command_id) == 1
+
+
+def test_a_partitioned_primary_is_replaced_and_a_request_caught_by_it_answers_503_within_the_bound(
+        app: Flask, pg_ha_cluster: pg_ha.PgHa) -> None:
+    player = Player(app.test_client())
+    player.move()
+    old = pg_ha_cluster.wait_for_leader()
+    pg_ha_cluster.partition(old)  # its processes run on; nothing reaches it and it no longer reaches etcd
+    try:
+        player.answers.clear()
+        command_id = player.move()  # caught by the partition, retried with its command id on the new primary
+        assert any(status == 503 for status, *_ in player.answers), "no request was caught by the partition"
+        new = pg_ha_cluster.wait_for_leader(other_than=old)
+        assert new is not old
+        player.move()
+    finally:
+        pg_ha_cluster.heal(old)
+    player.check_answers()
+    pg_ha_cluster.wait_healthy(120)  # the old primary rejoins as a standby once it is reachable again
+    assert pg_ha_cluster.leader() is not old
+    player.move()
+    player.check_log()
+    assert player.acknowledged.count(command_id) == 1
+
+
+def test_a_partition_is_refused_outside_a_namespace_of_the_clusters_own(tmp_path: Path) -> None:
+    """Anywhere else (this machine's network, or a namespace shared with others) the rules would cut more than
+    the cluster."""
+    outside = os.readlink("/proc/thread-self/ns/net")  # the test's own namespace (this module's: it made it)
+    with isolation.network_namespace() as made:
+        assert isolation.made_here(made) and made != outside
+    isolation.MADE.discard(made)  # as if another process had made it
+    for netns in (made, ""):
+        cluster = pg_ha.PgHa(netns=netns, base=tmp_path)
+        cluster.nodes.append(pg_ha.Node("pg0", 1, 2, tmp_path))
+        with pytest.raises(RuntimeError, match="network namespace of its own"):
+            cluster.partition(cluster.nodes[0])
 
 
 def test_writers_ride_through_a_switchover_each_action_applied_once(

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import redis
 import redis_ha
 
@@ -51,8 +52,11 @@ def test_the_matchmakers_store_reaches_the_new_master_after_a_failover(redis_ha_
     assert redis.Redis(port=new.port, db=1).get("mm:probe-after") == b"after"  # the database the URL names
 
 
-def test_the_celery_broker_publishes_to_the_new_master_after_a_failover(redis_ha_cluster: redis_ha.RedisHa) -> None:
-    settings = Settings(broker_url=redis_ha_cluster.url)
+def test_the_celery_broker_publishes_to_the_new_master_after_a_failover(
+        redis_ha_cluster: redis_ha.RedisHa, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as the processes have it: Celery itself reads CELERY_BROKER_URL, and must not take this URL from there as is
+    monkeypatch.setenv("CELERY_BROKER_URL", redis_ha_cluster.url)
+    settings = Settings.from_env()
     app = make_app(settings)
     queue = f"faults-{time.monotonic_ns()}"
     reader = redis_urls.client(redis_ha_cluster.url, socket_timeout=1)

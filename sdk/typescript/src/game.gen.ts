@@ -1111,6 +1111,17 @@ export interface components {
         };
     };
     responses: {
+        /** @description problem details, `store_unavailable`: the database could not serve the request (a failover, a restart). Nothing the caller did: retry after `Retry-After` seconds, an action with the same `command_id` (it is applied exactly once, whether or not the refused attempt was) */
+        STORE_UNAVAILABLE: {
+            headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Request Entity Too Large */
         REQUEST_ENTITY_TOO_LARGE: {
             headers: {
@@ -1266,6 +1277,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     createGame: {
@@ -1332,6 +1344,7 @@ export interface operations {
             413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getGame: {
@@ -1384,6 +1397,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getView: {
@@ -1439,6 +1453,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getLegalActions: {
@@ -1494,6 +1509,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     listEvents: {
@@ -1557,6 +1573,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getState: {
@@ -1611,6 +1628,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getRecord: {
@@ -1666,6 +1684,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     verifyGame: {
@@ -1718,6 +1737,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     submitAction: {
@@ -1802,6 +1822,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     waitForChange: {
@@ -2034,6 +2055,7 @@ export interface operations {
             413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     abandonGame: {
@@ -2109,6 +2131,7 @@ export interface operations {
             413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     undo: {
@@ -2184,6 +2207,7 @@ export interface operations {
             413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     createSpectatorToken: {
@@ -2250,6 +2274,7 @@ export interface operations {
             413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     reissueSeatToken: {
@@ -2312,6 +2337,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     revokeSeatToken: {
@@ -2374,6 +2400,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     createStreamTicket: {
@@ -2426,6 +2453,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     listNotifications: {
@@ -2477,6 +2505,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     listWebhookDeliveries: {
@@ -2528,6 +2557,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     gameSocket: {
@@ -2650,6 +2680,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getInclusionProof: {
@@ -2694,6 +2725,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getConsistencyProof: {
@@ -2737,6 +2769,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getAuditKeys: {

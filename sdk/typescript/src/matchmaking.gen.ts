@@ -375,6 +375,17 @@ export interface components {
         };
     };
     responses: {
+        /** @description problem details, `store_unavailable`: the matchmaker's Redis could not serve the request (a Sentinel failover). Retry after `Retry-After` seconds */
+        STORE_UNAVAILABLE: {
+            headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Request Entity Too Large */
         REQUEST_ENTITY_TOO_LARGE: {
             headers: {
@@ -511,6 +522,7 @@ export interface operations {
             413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
             415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getTicket: {
@@ -562,6 +574,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     cancelTicket: {
@@ -622,6 +635,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     waitTicket: {
@@ -677,6 +691,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     createStreamTicket: {
@@ -728,6 +743,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     streamTicketStatus: {
@@ -791,6 +807,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     listQueues: {
@@ -830,6 +847,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getLeaderboard: {
@@ -881,6 +899,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     getPlayerRating: {
@@ -932,6 +951,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TOO_MANY_REQUESTS"];
+            503: components["responses"]["STORE_UNAVAILABLE"];
         };
     };
     metrics: {

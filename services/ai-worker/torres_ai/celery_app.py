@@ -43,6 +43,10 @@ def make_app(settings: Settings) -> Celery:
     broker, sentinel_options = celery_broker(settings.broker_url or DEFAULT_BROKER)
     app = Celery("torres_ai", broker=broker, include=["torres_ai.tasks"])
     app.conf.update(
+        # Celery takes CELERY_BROKER_URL from the environment over the broker given here, and the environment holds
+        # the URL as written (a redis+sentinel:// one Kombu cannot parse); its read and write URLs win over both.
+        broker_read_url=broker,
+        broker_write_url=broker,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_ignore_result=True,

@@ -16,7 +16,7 @@ from torres_service.limits import InputLimits
 from torres_service.logs import ROUTINE_PATHS, configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
-from torres_service.problems import problem_api, service_problem
+from torres_service.problems import Unavailable, document_unavailable, problem_api, service_problem
 from torres_service.ratelimit_identity import redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
 from torres_service.schemas import DocumentedBody
@@ -67,7 +67,12 @@ def create_app(
     api = problem_api(app, title="Torres game service", description="Event-sourced Torres games.",
                       limits=InputLimits.from_env(max_body_bytes=64 * 1024), problem_schema=schemas.ProblemSchema,
                       path_ids={"game_id": GAME_ID},
-                      store_input_errors=(psycopg.DataError, sqlite3.DataError))
+                      store_input_errors=(psycopg.DataError, sqlite3.DataError),
+                      plugins=(Unavailable(STORE_UNAVAILABLE_RESPONSE, ("/v1/",)),))
+    document_unavailable(api, STORE_UNAVAILABLE_RESPONSE, (
+        "problem details, `store_unavailable`: the database could not serve the request (a failover, a restart). "
+        "Nothing the caller did: retry after `Retry-After` seconds, an action with the same `command_id` (it is "
+        "applied exactly once, whether or not the refused attempt was)"))
     app.register_error_handler(psycopg.OperationalError, _store_unavailable)
     app.register_error_handler(psycopg.errors.ReadOnlySqlTransaction, _store_unavailable)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
@@ -97,6 +102,9 @@ def create_app(
                         json_logs=config.json_logs)
     service.start()
     return app
+
+
+STORE_UNAVAILABLE_RESPONSE = "STORE_UNAVAILABLE"
 
 
 def _store_unavailable(error: Exception) -> Response:

@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 from flask import Flask
 
 from torres_service.cors import allow_cross_origin
@@ -17,12 +18,19 @@ from torres_service.logs import configure_logging, request_logging
 from torres_service.metrics import blp as metrics_blp
 from torres_service.metrics import instrument
 from torres_service.principals import PLAYER_TOKEN_SECRET, TENANTS_FILE, TENANTS_RELOAD, Registries
-from torres_service.problems import problem_api, unexpected_problem
+from torres_service.problems import (
+    Unavailable,
+    document_unavailable,
+    problem_api,
+    service_problem,
+    unexpected_problem,
+)
 from torres_service.ratelimit_identity import VerifiedPlayers, redis_storage_uri
 from torres_service.ratelimits import install as install_rate_limits
 
 from .config import Config
 from .consumer import RatingConsumer
+from .errors import StoreUnavailable
 from .game_client import GameCreator, GameServiceClient
 from .http import schemas
 from .http.auth import SECURITY_SCHEMES
@@ -102,7 +110,11 @@ def create_app(config: Config | None = None, *, services: Services | None = None
     app.extensions["torres_matchmaking"] = services
     api = problem_api(app, title="Torres matchmaking", description="Tickets, atomic pairing and ratings.",
                       limits=InputLimits.from_env(max_body_bytes=16 * 1024), problem_schema=schemas.ProblemSchema,
-                      path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID})
+                      path_ids={"ticket_id": TICKET_ID, "player_id": PLAYER_ID},
+                      plugins=(Unavailable(STORE_UNAVAILABLE_RESPONSE, ("/v1/",)),))
+    document_unavailable(api, STORE_UNAVAILABLE_RESPONSE, (
+        "problem details, `store_unavailable`: the matchmaker's Redis could not serve the request (a Sentinel "
+        "failover). Retry after `Retry-After` seconds"))
     for name, scheme in SECURITY_SCHEMES.items():
         api.spec.components.security_scheme(name, scheme)
     for blueprint in (ops_blp, tickets_blp, metrics_blp, *([dev_blp] if config.dev_issuer else [])):
@@ -112,6 +124,8 @@ def create_app(config: Config | None = None, *, services: Services | None = None
         # so it is not offered (schemathesis' positive_data_acceptance holds the document to that).
         api.spec.components.schemas["CreateTicket"]["properties"].pop("callback_url", None)
     app.register_error_handler(Exception, _unexpected)
+    for error in (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError):
+        app.register_error_handler(error, _store_unavailable)
     request_logging(app, log)
     instrument(app, "matchmaking", collectors=[WaitingTickets(services.store)])
     allow_cross_origin(app)
@@ -122,6 +136,16 @@ def create_app(config: Config | None = None, *, services: Services | None = None
                         storage_uri=redis_storage_uri(config.redis_url, cluster=config.redis_cluster),
                         json_logs=config.json_logs)
     return app
+
+
+STORE_UNAVAILABLE_RESPONSE = "STORE_UNAVAILABLE"
+
+
+def _store_unavailable(error: Exception) -> Any:
+    """A request the Redis store could not serve (its master lost, a connection broken by the failover, a write
+    that reached a demoted master): 503 with ``Retry-After``, never a 500."""
+    log.warning("store unavailable", extra={"error": type(error).__name__})
+    return service_problem(StoreUnavailable())
 
 
 def _unexpected(error: Exception) -> Any:

@@ -65,6 +65,15 @@ class NotReady(ServiceError):
     status, code, title = 503, "not_ready", "The service is not ready"
 
 
+class StoreUnavailable(ServiceError):
+    """The matchmaker's Redis could not serve the request: its master was lost and Sentinel is promoting a replica
+    (2-3 s), or a connection broke with it. A 503, not a 500: the same request again after ``Retry-After`` reaches
+    the new master (a ticket created twice is refused 409 ``live_ticket_exists``, naming the first)."""
+
+    status, code, title = 503, "store_unavailable", "The matchmaker's store is unavailable; retry"
+    headers = (("Retry-After", "1"),)
+
+
 class ServiceUnavailable(ServiceError):
     status, code, title = 503, "unavailable", "Try again"
 

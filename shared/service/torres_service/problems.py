@@ -172,6 +172,34 @@ class RateLimits(BasePlugin):
             _document(operation, 429)
 
 
+class Unavailable(BasePlugin):
+    """Documents the 503 the operations under ``prefixes`` answer while a store they need is unreachable (a
+    database failover, say): the response component ``response`` says which and what a client does about it. An
+    operation that documents a 503 of its own already (a cap on open streams) keeps that one."""
+
+    def __init__(self, response: str, prefixes: tuple[str, ...]) -> None:
+        self.response, self.prefixes = response, prefixes
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        if path is None or not path.startswith(self.prefixes):
+            return
+        for operation in (operations or {}).values():
+            responses = operation.setdefault("responses", {})
+            if 503 not in responses and "503" not in responses:
+                responses["503"] = self.response
+
+
+def document_unavailable(api: Api, name: str, description: str) -> None:
+    """The response component ``name``: a 503 with problem details and ``Retry-After`` (seconds), for the
+    :class:`Unavailable` plugin to put on operations."""
+    response: dict[str, Any] = {"description": description, "schema": api.ERROR_SCHEMA}
+    prepare_response(response, api.spec, PROBLEM_JSON)
+    response["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
+                                           "schema": {"type": "integer", "minimum": 0}}}
+    api.spec.components.response(name, response)
+
+
 class OperationIds(BasePlugin):
     """Every operation's ``operationId`` is its view's name in camelCase (``list_games`` → ``listGames``): the
     name the generated SDKs give the call, rather than one spelt from the path and method. Each view serves one
@@ -240,7 +268,8 @@ def _remembered(ensure_sync: Callable[[Callable[..., Any]], Callable[..., Any]]
 
 def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits,
                 problem_schema: type[ProblemSchema] = ProblemSchema, path_ids: Mapping[str, Kind] | None = None,
-                store_input_errors: tuple[type[Exception], ...] = ()) -> ProblemApi:
+                store_input_errors: tuple[type[Exception], ...] = (),
+                plugins: tuple[BasePlugin, ...] = ()) -> ProblemApi:
     """The HTTP front every service shares: OpenAPI 3 at ``/openapi.json``, the input guard, and every error,
     its own or HTTP's, answered as problem details.
 
@@ -250,7 +279,8 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     extras), documented for every shared error response. ``path_ids`` names the path parameters that are
     identifiers: each is checked whole before the view runs (400 ``malformed_id``) and documented with its
     pattern. ``store_input_errors`` are the store's exceptions for values it cannot hold, answered 400
-    ``invalid_input`` (:func:`refused_by_store`).
+    ``invalid_input`` (:func:`refused_by_store`). ``plugins``: the service's own apispec plugins
+    (:class:`Unavailable`).
     """
     # An empty path segment ("/v1/tickets//stream") is no resource: without this, werkzeug merges the slashes and
     # answers 308 to another route ("/v1/tickets/stream", as if "stream" were an id). Rules bind the map's value
@@ -269,7 +299,7 @@ def problem_api(app: Flask, *, title: str, description: str, limits: InputLimits
     api_class = type("ServiceApi", (ProblemApi,), {"ERROR_SCHEMA": problem_schema})
     api = api_class(app, spec_kwargs={"info": {"description": description},
                                        "extra_plugins": [PathIdentifiers(kinds), BodyLimits(), RateLimits(),
-                                                         OpenOperations(), OperationIds()]})
+                                                         OpenOperations(), OperationIds(), *plugins]})
     api.ma_plugin.converter.add_attribute_function(_openapi_extras)
     app.register_error_handler(ServiceError, service_problem)
     for error in (UnicodeEncodeError, *store_input_errors):
