@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .cosignature import Cosigner
 from .monitor import Credentials, Log, MonitorError, Unreachable, compare, monitor
 from .note import NoteError, Signer, Verifier
 from .verify import verify_text
@@ -38,6 +39,27 @@ def _key(text: str) -> list[Verifier]:
         return [Verifier.from_vkey(line) for line in lines]
     except NoteError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _witness(args: argparse.Namespace) -> int:
+    """Runs the witness until SIGTERM; its key comes from the environment only (TORRES_WITNESS_KEY), never
+    from an argument that ``ps`` shows."""
+    from .witness import Witness, WitnessState, serve
+
+    skey = os.environ.get("TORRES_WITNESS_KEY", "")
+    try:
+        cosigner = Cosigner.from_skey(skey)
+    except NoteError as exc:
+        print(f"torres-audit witness: TORRES_WITNESS_KEY: {exc} (make one with keygen --witness NAME)",
+              file=sys.stderr)
+        return 2
+    logs: dict[str, list[Verifier]] = {}
+    for key in _keys(args.log):
+        logs.setdefault(key.name, []).append(key)
+    witness = Witness(cosigner, logs, WitnessState(args.state))
+    print(f"witness {cosigner.key().vkey()} on http://{args.host}:{args.port} for {', '.join(logs)}", flush=True)
+    serve(witness, args.host, args.port, args.threads)
+    return 0
 
 
 def _keys(given: list[list[Verifier]]) -> list[Verifier]:
@@ -62,6 +84,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     keygen = commands.add_parser("keygen", help="make an Ed25519 signing key: its skey (keep secret: "
                                                 "TORRES_SIGNING_KEY) and its vkey (publish it for auditors)")
     keygen.add_argument("name", help="the key's name, e.g. games.example.org/2026 (no spaces, no '+')")
+    keygen.add_argument("--witness", action="store_true",
+                        help="a witness's cosigning key (c2sp.org/tlog-cosignature, type 0x04) for "
+                             "TORRES_WITNESS_KEY instead of a note signing key")
+    witness = commands.add_parser("witness", help="run a transparency-log witness (c2sp.org/tlog-witness): "
+                                                  "cosigns a log's checkpoints that extend the last one it cosigned")
+    witness.add_argument("--state", type=Path, required=True, metavar="FILE",
+                         help="its SQLite state file (created on first run): the last checkpoint cosigned per log")
+    witness.add_argument("--log", type=_key, action="append", default=[], required=True, metavar="VKEY",
+                         help="a log to witness: its vkey (the key's name is the log's origin), or a file of "
+                              "them; repeat for several logs, or for one log's keys during a rotation")
+    witness.add_argument("--host", default="127.0.0.1")
+    witness.add_argument("--port", type=int, default=8600)
+    witness.add_argument("--threads", type=int, default=4)
     watch = commands.add_parser("monitor", help="check the log's checkpoint is consistent with the one kept in "
                                                 "--state, then keep it (exit 1 on any inconsistency)")
     watch.add_argument("--state", type=Path, required=True, metavar="FILE",
@@ -97,12 +132,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "keygen":
         try:
+            if args.witness:
+                cosigner = Cosigner.generate(args.name)
+                print(f"skey {cosigner.skey()}\nvkey {cosigner.key().vkey()}")
+                return 0
             signer = Signer.generate(args.name)
         except NoteError as exc:
             print(f"torres-audit: {exc}", file=sys.stderr)
             return 2
         print(f"skey {signer.skey()}\nvkey {signer.verifier().vkey()}")
         return 0
+    if args.command == "witness":
+        return _witness(args)
 
     try:
         data = sys.stdin.buffer.read() if str(args.record) == "-" else args.record.read_bytes()
