@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .cosignature import Cosigner
+from .cosignature import Cosigner, WitnessKey, WitnessPolicy
 from .monitor import Credentials, Log, MonitorError, Unreachable, compare, monitor
 from .note import NoteError, Signer, Verifier
 from .verify import verify_text
@@ -62,6 +62,34 @@ def _witness(args: argparse.Namespace) -> int:
     return 0
 
 
+def _witness_key(text: str) -> list[WitnessKey]:
+    """A witness's vkey (type 0x04), or a file holding one or more, one a line."""
+    path = Path(text)
+    lines = [text]
+    if "+" not in text and path.is_file():
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        return [WitnessKey.from_vkey(line) for line in lines]
+    except NoteError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _witness_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--witness", type=_witness_key, action="append", default=[], metavar="VKEY",
+                         help="a witness you trust (its cosignature vkey, or a file of them); repeat for each")
+    command.add_argument("--quorum", type=int, metavar="K",
+                         help="how many of the --witness keys must have cosigned the checkpoint (default: a "
+                              "majority of them; 0 with no --witness)")
+
+
+def _policy(args: argparse.Namespace) -> WitnessPolicy:
+    witnesses = tuple(key for keys in args.witness for key in keys)
+    quorum = args.quorum if args.quorum is not None else (len(witnesses) // 2 + 1 if witnesses else 0)
+    if not 0 <= quorum <= len(witnesses):
+        raise SystemExit(f"torres-audit: --quorum {quorum} of {len(witnesses)} trusted witnesses")
+    return WitnessPolicy(witnesses, quorum)
+
+
 def _keys(given: list[list[Verifier]]) -> list[Verifier]:
     return [key for keys in given for key in keys]
 
@@ -81,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--url", help="the game service whose log to fetch proofs from when the --checkpoint is of "
                                       "another tree size than the record's proof, e.g. https://games.example.org")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    _witness_options(verify)
     keygen = commands.add_parser("keygen", help="make an Ed25519 signing key: its skey (keep secret: "
                                                 "TORRES_SIGNING_KEY) and its vkey (publish it for auditors)")
     keygen.add_argument("name", help="the key's name, e.g. games.example.org/2026 (no spaces, no '+')")
@@ -111,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="the portal's key, to read its private games' records (env TORRES_API_KEY)")
     watch.add_argument("--admin-key", default=os.environ.get("TORRES_ADMIN_KEY") or None,
                        help="the operator's key, which reads every game (env TORRES_ADMIN_KEY)")
+    _witness_options(watch)
     both = commands.add_parser("compare", help="compare the checkpoints two monitors kept (split view)")
     both.add_argument("first", type=Path)
     both.add_argument("second", type=Path)
@@ -120,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("monitor", "compare"):
         try:
             lines = (monitor(args.url, args.state, _keys(args.key), args.record,
-                             Credentials(api_key=args.api_key, admin_key=args.admin_key))
+                             Credentials(api_key=args.api_key, admin_key=args.admin_key), _policy(args))
                      if args.command == "monitor" else compare(args.first, args.second, _keys(args.key), args.url))
         except MonitorError as exc:
             print(f"torres-audit {args.command}: INCONSISTENT: {exc}", file=sys.stderr)
@@ -156,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     report = verify_text(data, keys=_keys(args.key), checkpoint=checkpoint,
-                         log=Log(args.url.rstrip("/")) if args.url else None)
+                         log=Log(args.url.rstrip("/")) if args.url else None, witnesses=_policy(args))
     sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if args.json else report.text())
     return 0 if report.ok else 1
 

@@ -35,6 +35,7 @@ from .note import EM_DASH, NoteError, _b64, _check_name, parse_note
 
 __all__ = [
     "COSIGNATURE_V1",
+    "NO_WITNESSES",
     "Cosignature",
     "Cosigner",
     "QuorumError",
@@ -214,3 +215,7 @@ class WitnessPolicy:
         return (f"cosigned by {len(found)} of {len(self.witnesses)} trusted witnesses ({self.quorum} needed): "
                 f"{', '.join(c.witness.name for c in found) or 'none'}"
                 + (f"; missing: {', '.join(missing)}" if missing else ""))
+
+
+#: The policy of a verifier given no witnesses: the log's signature alone.
+NO_WITNESSES = WitnessPolicy()
