@@ -76,7 +76,8 @@ def test_a_browser_that_saw_the_log_before_a_rollback_shows_the_inconsistent_his
     assert visit(page, stack, gid) == "inconsistent"
     assert page.get_attribute("#log-history", "role") == "alert"
     assert page.inner_text("#log-history-title") == "✘ Inconsistent history signed by the service"
-    assert f"the log was rolled back: this browser kept its checkpoint of size {size}" in page.inner_text("#log-history")
+    rolled_back = f"the log was rolled back: this browser kept its checkpoint of size {size}"
+    assert rolled_back in page.inner_text("#log-history")
     assert downloaded(page, "#log-history-kept", tmp_path) == kept
     assert downloaded(page, "#log-history-latest", tmp_path) == older
     # The kept checkpoint is the evidence: it is not replaced by the rolled-back one.

@@ -1,8 +1,11 @@
 """``python -m torres_audit verify record.json [--checkpoint cp.txt [--url URL]] [--key VKEY ...] [--json]``
 and ``python -m torres_audit keygen NAME`` (a signing key for TORRES_SIGNING_KEY and the vkey to publish),
 ``python -m torres_audit monitor --state FILE --url URL --key VKEY [--record R.json ...] [--api-key K]
-[--admin-key K]`` (checks the log's new checkpoint against the kept one) and ``python -m torres_audit compare A B
---key VKEY [--url URL]`` (two monitors' checkpoints: split-view detection).
+[--admin-key K]`` (checks the log's new checkpoint against the kept one), ``python -m torres_audit compare A B
+--key VKEY [--url URL]`` (two monitors' checkpoints: split-view detection) and ``python -m torres_audit witness
+--state FILE --log VKEY`` (a c2sp.org/tlog-witness; ``keygen --witness NAME`` makes its key). ``verify`` and
+``monitor`` take ``--witness VKEY ... [--quorum K]``: the checkpoint must be cosigned by K of those witnesses
+(docs/audit.md section 14).
 
 Verifies a game record offline and prints what was checked; exits 0 when the record verifies, 1 when it is
 refused (the report names the first problem and its version), 2 when the command itself cannot run (no such
