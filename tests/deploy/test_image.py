@@ -387,10 +387,15 @@ def play_through_the_stack(stack: Stack, portal: dict[str, Any], portal_key: str
             assert client.get(f"/v1/games/{game_id}/verify").json()["ok"] is True
             record = client.get(f"/v1/games/{game_id}/record", headers={"X-API-Key": portal_key})
             assert record.status_code == 200, record.text
+            while record.json()["inclusion"] is None:  # the sequencer service (the log key's only holder) logs it
+                assert time.monotonic() < deadline, f"game {game_id} never logged:\n{stack.tail('sequencer')}"
+                time.sleep(0.3)
+                record = client.get(f"/v1/games/{game_id}/record", headers={"X-API-Key": portal_key})
             offline = stack.root.run(["python", "-m", "torres_audit", "verify", "-", "--json", "--key", vkeys[0],
                                       "--key", vkeys[1]], input=record.content)
             assert offline.returncode == 0, offline.stdout.decode() + offline.stderr.decode()
             assert json.loads(offline.stdout)["ok"] is True
+            assert {c["name"]: c["status"] for c in json.loads(offline.stdout)["checks"]}["inclusion"] == "ok"
 
         # The webhooks of both games reached the portal, signed with its secret, game.ended once each.
         ended: dict[str, int] = {}
