@@ -56,6 +56,7 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class an
      "ratio notice after the commit", [POSTGRES]),
     ("translog_bench.py", ["--rounds", "1", "--games", "2", "--actions", "1", "--leaves", "10",
                            "--proof-leaves", "100"], "ratio log on / off", [POSTGRES]),
+    ("witness_bench.py", ["--rounds", "2", "--games", "2", "--actions", "1"], "median ratio on/off", [POSTGRES]),
     ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),
     ("ai_bench.py", ["latency", "--human-games", "1", "--background", "1", "--samples", "1", "--level", "easy"],
      "median ratio", [POSTGRES, REDIS]),

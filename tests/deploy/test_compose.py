@@ -37,16 +37,16 @@ def test_the_schema_does_reject_a_mistake() -> None:
 
 def test_the_whole_stack_is_there() -> None:
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "game", "ai-worker", "ai-sweeper", "webhooks",
-                             "matchmaking", "matcher", "ratings"}
+    assert set(services) == {"postgres", "redis", "migrate", "game", "sequencer", "ai-worker", "ai-sweeper",
+                             "webhooks", "matchmaking", "matcher", "ratings"}
     assert services["game"]["deploy"]["replicas"] == 2
     assert services["ai-worker"]["deploy"]["replicas"] >= 2
     assert services["migrate"]["restart"] == "no"
-    for name in ("game", "ai-worker", "ai-sweeper", "webhooks"):
+    for name in ("game", "sequencer", "ai-worker", "ai-sweeper", "webhooks"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
     for name, service in services.items():
-        if name not in ("migrate", "ai-sweeper"):
+        if name not in ("migrate", "ai-sweeper", "sequencer"):
             assert "test" in service["healthcheck"], name
         if name not in ("postgres", "redis"):
             assert service["read_only"] is True and service["image"] == "torres:local"
@@ -55,13 +55,17 @@ def test_the_whole_stack_is_there() -> None:
 def test_secrets_come_from_an_uncommitted_env_file() -> None:
     services = compose()["services"]
     for name, service in services.items():
-        if name != "redis":
+        if name == "sequencer":  # and the log's signing key, which no other service reads (key custody)
+            assert service["env_file"] == [{"path": "../.env", "required": True},
+                                           {"path": "../log-key.env", "required": True}]
+        elif name != "redis":
             assert service["env_file"] == [{"path": "../.env", "required": True}], name
         for value in (service.get("environment") or {}).values():
             assert "KEY" not in str(value) and "PASSWORD" not in str(value)
     tracked = subprocess.run(["git", "ls-files", ".env"], cwd=ROOT, capture_output=True, text=True).stdout
     assert tracked == ""
-    assert ".env" in (ROOT / ".gitignore").read_text().split()
+    assert {".env", "log-key.env"} <= set((ROOT / ".gitignore").read_text().split())
+    assert services["game"]["environment"]["TORRES_LOG_INTERVAL"] == "0"  # the web replicas sign nothing
     example = (ROOT / ".env.example").read_text()
     for key in ("POSTGRES_PASSWORD=", "DATABASE_URL=", "TORRES_API_KEY=", "TORRES_ADMIN_KEY="):
         assert key in example

@@ -48,7 +48,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.timeout(2400)]
 
 IMAGE = "torres:local"
 #: Started in this order (compose's depends_on); `migrate` runs to completion first.
-PROCESSES = ("game", "webhooks", "ai-worker", "ai-sweeper", "matchmaking", "matcher", "ratings")
+PROCESSES = ("game", "sequencer", "webhooks", "ai-worker", "ai-sweeper", "matchmaking", "matcher", "ratings")
 USER = (10001, 10001)
 #: The portal's endpoint is this test's, on loopback, which webhooks refuse by default (outside addresses only).
 LOOPBACK_HOOKS = {"TORRES_WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8"}
@@ -308,7 +308,9 @@ def test_the_compose_stack_started_from_the_image_plays_games_end_to_end(
     admin_key = secrets.token_urlsafe(32)
     (project / ".env").write_text(
         f"DATABASE_URL=postgresql://unused\nTORRES_ADMIN_KEY={admin_key}\n"
-        f"TORRES_SIGNING_KEY={record_skey}\nTORRES_LOG_SIGNING_KEY={log_skey}\n")
+        f"TORRES_SIGNING_KEY={record_skey}\nTORRES_LOG_KEY={log_vkey}\n")
+    # Key custody: the log's signing key is the sequencer's alone (infra/compose.yaml reads it for no one else).
+    (project / "log-key.env").write_text(f"TORRES_LOG_SIGNING_KEY={log_skey}\n")
 
     private_redis.start()
     with throwaway_database("torres_image_test") as database_url:
@@ -385,10 +387,15 @@ def play_through_the_stack(stack: Stack, portal: dict[str, Any], portal_key: str
             assert client.get(f"/v1/games/{game_id}/verify").json()["ok"] is True
             record = client.get(f"/v1/games/{game_id}/record", headers={"X-API-Key": portal_key})
             assert record.status_code == 200, record.text
+            while record.json()["inclusion"] is None:  # the sequencer service (the log key's only holder) logs it
+                assert time.monotonic() < deadline, f"game {game_id} never logged:\n{stack.tail('sequencer')}"
+                time.sleep(0.3)
+                record = client.get(f"/v1/games/{game_id}/record", headers={"X-API-Key": portal_key})
             offline = stack.root.run(["python", "-m", "torres_audit", "verify", "-", "--json", "--key", vkeys[0],
                                       "--key", vkeys[1]], input=record.content)
             assert offline.returncode == 0, offline.stdout.decode() + offline.stderr.decode()
             assert json.loads(offline.stdout)["ok"] is True
+            assert {c["name"]: c["status"] for c in json.loads(offline.stdout)["checks"]}["inclusion"] == "ok"
 
         # The webhooks of both games reached the portal, signed with its secret, game.ended once each.
         ended: dict[str, int] = {}

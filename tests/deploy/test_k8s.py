@@ -226,3 +226,22 @@ def test_the_log_monitor_runs_as_an_outside_observer(rendered: Objects) -> None:
     assert volumes[keys["name"]]["configMap"]["name"] == "torres-audit-key"
     assert "torres-audit-key" not in by_kind(objects, "ConfigMap")  # the operator's pinned keys, not ours
     assert "audit-monitor" in by_kind(objects, "NetworkPolicy")
+
+
+def test_the_log_key_is_the_sequencers_alone(rendered: Objects) -> None:
+    """Key custody (docs/audit.md): only the sequencer Deployment reads the Secret with the log's signing key; the
+    game pods run no sequencer thread and serve the log with its public key."""
+    _, objects = rendered
+    readers = set()
+    for kind in ("Deployment", "StatefulSet", "Job", "CronJob"):
+        for name, obj in by_kind(objects, kind).items():
+            spec = obj["spec"]["jobTemplate"]["spec"] if kind == "CronJob" else obj["spec"]
+            for container in spec["template"]["spec"]["containers"]:
+                refs = {ref.get("secretRef", {}).get("name") for ref in container.get("envFrom", [])}
+                if "torres-log-key" in refs:
+                    readers.add(name)
+    assert readers == {"sequencer"}
+    (sequencer,) = by_kind(objects, "Deployment")["sequencer"]["spec"]["template"]["spec"]["containers"]
+    assert sequencer["command"] == ["python", "-m", "torres_game", "sequence"]
+    (game,) = [c for c in by_kind(objects, "Deployment")["game"]["spec"]["template"]["spec"]["containers"]]
+    assert {"name": "TORRES_LOG_INTERVAL", "value": "0"} in game["env"]

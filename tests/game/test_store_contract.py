@@ -412,6 +412,26 @@ class TestTransparencyLogContract:
             with pytest.raises(errors, match="append-only"):
                 raw(store, sql)
 
+    def test_cosignatures_are_kept_once_per_witness_and_never_rewritten(self, store: EventStore) -> None:
+        log = TransparencyLog(store, Signer.generate("test.invalid/log"))
+        self._end(store)
+        log.integrate_all()
+        size = log.checkpoint().tree_size
+        self._end(store)
+        log.integrate_all()
+        latest = log.checkpoint().tree_size
+        store.add_log_cosignatures(size, {"w1": "— w1 AAAA\n", "w2": "— w2 BBBB\n"})
+        store.add_log_cosignatures(size, {"w1": "— w1 CCCC\n"})  # a second answer: the first line stays
+        store.add_log_cosignatures(latest, {"w1": "— w1 DDDD\n"})
+        assert store.log_cosignatures(size) == {"w1": "— w1 AAAA\n", "w2": "— w2 BBBB\n"}
+        assert store.log_witnessed_size("w1") == latest and store.log_witnessed_size("w3") == 0
+        assert store.log_cosigned_size(["w1", "w2"], 2) == size
+        assert store.log_cosigned_size(["w1", "w2"], 1) == latest
+        assert store.log_cosigned_size(["w2"], 2) is None
+        for sql in ("UPDATE log_cosignatures SET line = 'x'", "DELETE FROM log_cosignatures"):
+            with pytest.raises((psycopg.Error, sqlite3.Error), match="append-only"):
+                raw(store, sql)
+
     def test_concurrent_sequencers_integrate_every_leaf_exactly_once(self, store: EventStore) -> None:
         import threading
 

@@ -22,6 +22,8 @@ import pytest
 from serving import served
 from stack.launcher import local_stack
 
+from torres_audit.note import Signer
+
 CHROMIUM = os.environ.get("TORRES_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -80,11 +82,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory, chromium_path: str, portal: 
     """`make run` itself (embedded SQLite, in-process AI and matchmaking store), on free ports; the portal's
     origin may frame its `/play/`."""
     keys = {"TORRES_API_KEY": "web-test-service-key", "TORRES_ADMIN_KEY": "web-test-admin-key",
-            "TORRES_FRAME_ANCESTORS": portal}
+            "TORRES_FRAME_ANCESTORS": portal,
+            # A log key the tests know, so that they can sign what an operator holding it could (a forked tree).
+            "TORRES_LOG_SIGNING_KEY": Signer.generate("web-test.invalid/log").skey()}
     with local_stack(tmp_path_factory.mktemp("web-stack"), TORRES_AI_DELAY="0", **keys) as running:
         play_url = re.search(r"web client\s+(\S+)", running["banner"])
         assert play_url, f"make run did not print the web client's address:\n{running['banner']}"
-        yield {**running, "play": play_url.group(1), "admin": keys["TORRES_ADMIN_KEY"]}
+        yield {**running, "play": play_url.group(1), "admin": keys["TORRES_ADMIN_KEY"],
+               "log_skey": keys["TORRES_LOG_SIGNING_KEY"]}
 
 
 @pytest.fixture(scope="session")

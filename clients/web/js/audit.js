@@ -493,8 +493,52 @@ async function fetchText(api, path, creds = {}) {
   return response.text();
 }
 
+/** Where a browser keeps the latest checkpoint it verified, per service and log. */
+export const KEPT_PREFIX = 'torres-audit-checkpoint';
+
+const describeCp = (cp) => `size ${cp.size} root ${btoa(String.fromCharCode(...cp.root))}`;
+
+/**
+ * Every browser a monitor (docs/audit.md, "The browser's kept checkpoint"): keep the latest checkpoint this browser
+ * verified for this service in its storage, and check each later one against it: the same root at the same size,
+ * or the log's consistency proof from the kept tree to the new one (RFC 9162 2.1.4.2). A rollback, a fork or a
+ * proof that fails is an inconsistent history signed by the service: the kept checkpoint is left as it is (it is
+ * the evidence) and both are returned for download. Returns {state: 'first' | 'consistent' | 'inconsistent' |
+ * 'unavailable', detail, kept, latest}.
+ */
+export async function watchLog(service, checkpointText, logKeys, consistency, storage = window.localStorage) {
+  if (!checkpointText) return { state: 'unavailable', detail: 'the log serves no checkpoint yet: nothing to keep' };
+  const trusted = [];
+  for (const text of logKeys) trusted.push(await parseVkey(text));
+  const { cp: latest } = await openCheckpoint(checkpointText, trusted);
+  const slot = `${KEPT_PREFIX}:${service}:${latest.origin}`;
+  const keptText = storage.getItem(slot);
+  if (keptText === null) {
+    storage.setItem(slot, checkpointText);
+    return { state: 'first', detail: `first visit: this browser now keeps the log's checkpoint (${describeCp(latest)}) and will check that every later one extends it`, latest: checkpointText };
+  }
+  const kept = parseCheckpoint(parseNote(keptText).text);
+  const inconsistent = (why) => ({ state: 'inconsistent', kept: keptText, latest: checkpointText, keptSize: kept.size, latestSize: latest.size,
+    detail: `${why}. Both checkpoints carry the service's own signature: the service has shown an inconsistent history. Keep both files as evidence.` });
+  if (latest.size < kept.size) {
+    return inconsistent(`the log was rolled back: this browser kept its checkpoint of ${describeCp(kept)} on an earlier visit, the service now serves ${describeCp(latest)}`);
+  }
+  if (latest.size === kept.size) {
+    if (!same(latest.root, kept.root)) return inconsistent(`the log forked: two different roots for tree size ${kept.size}, the one this browser kept (${describeCp(kept)}) and the one served now (${describeCp(latest)})`);
+    return { state: 'consistent', detail: `the log's checkpoint is the one this browser kept on an earlier visit (${describeCp(kept)})`, latest: checkpointText };
+  }
+  try {
+    const answer = await consistency(kept.size, latest.size);
+    await verifyConsistency(kept.size, latest.size, answer.proof.map((p, i) => b64decode(p, `the consistency proof's node ${i}`)), kept.root, latest.root);
+  } catch (err) {
+    return inconsistent(`the log forked: its checkpoint of ${describeCp(latest)} does not extend the one this browser kept (${describeCp(kept)}): ${err.message}`);
+  }
+  storage.setItem(slot, checkpointText);
+  return { state: 'consistent', detail: `the log's checkpoint (size ${latest.size}) extends the one this browser kept on an earlier visit (size ${kept.size}): consistency proof checked`, latest: checkpointText };
+}
+
 /** Fetch the game's record (with the reader's credentials), the log's latest checkpoint and its published keys,
- * and audit the record in this browser. */
+ * audit the record in this browser, and check the checkpoint against the one this browser kept. */
 export async function auditGame(api, gameId, creds) {
   const recordText = await fetchText(api, `/v1/games/${encodeURIComponent(gameId)}/record`, creds);
   const [checkpoint, keys] = await Promise.all([
@@ -503,9 +547,35 @@ export async function auditGame(api, gameId, creds) {
   ]);
   const consistency = async (first, second) => JSON.parse(
     await fetchText(api, `/v1/audit/proof/consistency?first=${first}&second=${second}`));
-  return auditRecord(recordText, {
-    checkpoint, logKeys: keys.split('\n').filter(Boolean), keySource: `this server's ${KEY_URL}`, consistency,
+  const logKeys = keys.split('\n').filter(Boolean);
+  const report = await auditRecord(recordText, {
+    checkpoint, logKeys, keySource: `this server's ${KEY_URL}`, consistency,
   });
+  const service = new URL(api.base || '/', location.href).origin;
+  const history = await watchLog(service, checkpoint, logKeys, consistency)
+    .catch((err) => ({ state: 'unavailable', detail: `the log's checkpoint could not be checked: ${err.message}` }));
+  return { ...report, history };
+}
+
+function download(id, text, name, label) {
+  return h('a', { id, href: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}`, download: name }, label);
+}
+
+/** The kept-checkpoint check (data-state: first, consistent, inconsistent, unavailable). */
+function historyBox(history) {
+  if (!history) return null;
+  if (history.state !== 'inconsistent') {
+    return h('p', { id: 'log-history', 'data-state': history.state, class: history.state === 'consistent' ? 'badge-ok' : 'muted' },
+      `${history.state === 'consistent' ? '✔ ' : ''}The log's history: ${history.detail}.`);
+  }
+  return h('section', { id: 'log-history', 'data-state': 'inconsistent', role: 'alert', 'aria-labelledby': 'log-history-title' },
+    h('h4', { id: 'log-history-title', class: 'badge-bad' }, '✘ Inconsistent history signed by the service'),
+    h('p', {}, history.detail),
+    h('ul', {},
+      h('li', {}, download('log-history-kept', history.kept, `checkpoint-kept-size-${history.keptSize}.txt`,
+        `Download the checkpoint this browser kept (size ${history.keptSize})`)),
+      h('li', {}, download('log-history-latest', history.latest, `checkpoint-served-size-${history.latestSize}.txt`,
+        `Download the checkpoint the service serves now (size ${history.latestSize})`))));
 }
 
 /** Text whose `quoted` parts become <code> elements. */
@@ -537,7 +607,7 @@ export function renderAudit(box, result, error = null) {
   const list = h('ul', { class: 'audit-checks', id: 'browser-audit-checks' }, ...result.checks.map((c) => h('li',
     { 'data-check': c.name, 'data-status': c.status, class: c.status === FAIL ? 'badge-bad' : '' },
     `${MARK[c.status] || ''} ${c.name}: `, ...words(c.detail))));
-  box.replaceChildren(heading, verdict, list,
+  box.replaceChildren(heading, verdict, list, ...[historyBox(result.history)].filter(Boolean),
     h('p', { class: 'muted', id: 'browser-audit-not-checked' }, ...words(result.not_checked)),
     h('p', { class: 'muted', id: 'browser-audit-keys' }, ...words(`The log's key was fetched from this same server (${KEY_URL}): `
       + 'that proves less than a key you pinned yourself from the operator\'s published runbook '

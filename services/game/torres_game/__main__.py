@@ -89,9 +89,17 @@ def sequence(config: Config) -> int:
         return 2
     store = open_store(config.database_url, migrations_dir=config.migrations_dir, pool_min=1, pool_max=2)
     log = TransparencyLog(store, Signer.from_skey(skey), batch=config.log_batch,
-                          published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
+                          published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys),
+                          witnesses=config.log_witnesses, witness_quorum=config.log_witness_quorum,
+                          witness_timeout=config.log_witness_timeout)
+
+    def close() -> None:
+        if log.witnesses is not None:
+            log.witnesses.close()
+        store.close()
+
     return _until_stopped(f"log sequencer for {log.origin}", store.backend, log.run, config.log_interval or 0.25,
-                          store.close)
+                          close)
 
 
 def deliver_webhooks(config: Config) -> int:

@@ -162,6 +162,22 @@ class Config:
     log_published_keys: tuple[str, ...] = field(default=(), metadata=setting(
         "TORRES_LOG_PUBLISHED_KEYS", "older vkeys still published at `/.well-known/torres-audit-key` during a "
         "rotation"))
+    # Key custody: the skey above lives in the sequencer process only; every other process is given the log's
+    # public key instead, serves checkpoints and proofs, and cannot sign (docs/audit.md, "Key custody").
+    log_key: str = field(default="", metadata=setting(
+        "TORRES_LOG_KEY", "the log's vkey, for processes that serve the log without its signing key (the web "
+        "processes when `python -m torres_game sequence` runs apart)"))
+    # Witnesses (c2sp.org/tlog-witness): the sequencer asks each for a cosignature of every new checkpoint, and
+    # the latest checkpoint served is the latest a quorum of them cosigned.
+    log_witnesses: tuple[str, ...] = field(default=(), metadata=setting(
+        "TORRES_LOG_WITNESSES", "the witnesses, `<witness vkey>@<URL>` each, comma-separated; empty: none, the "
+        "log's own signature alone"))
+    log_witness_quorum: int = field(default=0, metadata=setting(
+        "TORRES_LOG_WITNESS_QUORUM", "cosignatures a checkpoint needs before it is served; `0`: a majority of "
+        "`TORRES_LOG_WITNESSES`"))
+    log_witness_timeout: float = field(default=2.0, metadata=setting(
+        "TORRES_LOG_WITNESS_TIMEOUT", "seconds the sequencer waits for the witnesses' answers to one checkpoint; a "
+        "witness that fails is asked again after a back-off doubling from this up to a minute"))
     log_interval: float = field(default=0.25, metadata=setting(
         "TORRES_LOG_INTERVAL", "seconds between sequencer runs in each process; `0`: none (run `python -m "
         "torres_game sequence`)"))

@@ -66,15 +66,22 @@ class GameService:
         self.signer = Signer.from_skey(config.signing_key) if config.signing_key else Signer.generate(DEV_SIGNER_NAME)
         # The log signs with a key of its own (docs/audit.md section 9: a verifier refuses a checkpoint signed by
         # the key that signed the head); without TORRES_LOG_SIGNING_KEY, one of this process only.
-        log_signer = (Signer.from_skey(config.log_signing_key) if config.log_signing_key
-                      else Signer.generate(DEV_LOG_SIGNER_NAME))
-        if log_signer.verifier() == self.signer.verifier():
+        log_key: Signer | Verifier
+        if config.log_signing_key:
+            log_key = Signer.from_skey(config.log_signing_key)
+        elif config.log_key:
+            log_key = Verifier.from_vkey(config.log_key)  # a web process: it serves the log, it cannot sign
+        else:
+            log_key = Signer.generate(DEV_LOG_SIGNER_NAME)
+        if isinstance(log_key, Signer) and log_key.verifier() == self.signer.verifier():
             raise ValueError("TORRES_LOG_SIGNING_KEY is TORRES_SIGNING_KEY: the transparency log needs a key of its "
                              "own (python -m torres_audit keygen <name>), or every record's inclusion is refused")
         #: Whether the log's checkpoints would be signed by a key this process generated (no key configured).
-        self.ephemeral_log_key = not config.log_signing_key
-        self.translog = TransparencyLog(store, log_signer, batch=config.log_batch,
-                                        published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys))
+        self.ephemeral_log_key = not config.log_signing_key and not config.log_key
+        self.translog = TransparencyLog(store, log_key, batch=config.log_batch,
+                                        published=tuple(Verifier.from_vkey(k) for k in config.log_published_keys),
+                                        witnesses=config.log_witnesses, witness_quorum=config.log_witness_quorum,
+                                        witness_timeout=config.log_witness_timeout)
         listen_url = getattr(store, "url", None) if listen and store.backend == "postgres" else None
         self._hub_key = hub_key(store) + ("" if listen else ":quiet")  # not a listening service's
         self.hub: WakeHub = hub_for(self._hub_key, max_open=config.max_streams, listen_url=listen_url)
@@ -107,7 +114,7 @@ class GameService:
             log.error("transparency log: no TORRES_LOG_SIGNING_KEY on a shared PostgreSQL "
                       "database; this process runs no sequencer (finished games stay queued until one with a "
                       "configured key, or `python -m torres_game sequence`, integrates them)")
-        elif self.config.log_interval > 0:
+        elif self.config.log_interval > 0 and self.translog.signer is not None:
             self._sequencer = threading.Thread(target=self.translog.run, args=(self._stop, self.config.log_interval),
                                                name="torres-sequencer", daemon=True)
             self._sequencer.start()
@@ -133,6 +140,8 @@ class GameService:
             worker.close()
             self.writer.webhook_worker, self._webhook_thread = None, None
         self.driver.close()
+        if self.translog.witnesses is not None:
+            self.translog.witnesses.close()
         self.hub.unwatch(self.seat_tokens.forget)
         release_hub(self._hub_key)
         self.store.close()

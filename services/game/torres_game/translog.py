@@ -21,6 +21,7 @@ import base64
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -31,10 +32,11 @@ from torres_audit.record import head_text, inclusion_json
 
 from .errors import NotFound
 from .store.base import EventStore, LogCheckpoint, LogIntegration, LogLeaf, PendingLeaf
+from .witnessing import Witnesses, parse_witnesses
 
 log = logging.getLogger("torres_game.translog")
 
-__all__ = ["ProofUnavailable", "TransparencyLog"]
+__all__ = ["LogKeyAbsent", "ProofUnavailable", "TransparencyLog"]
 
 
 class ProofUnavailable(NotFound):
@@ -58,18 +60,31 @@ def leaf_of(leaf: PendingLeaf | LogLeaf) -> bytes:
     return head_text(leaf.game_id, leaf.version, leaf.head_hash, "over").encode()
 
 
-class TransparencyLog:
-    """The log over one event store, signing checkpoints with ``signer`` (whose name is the log's origin)."""
+class LogKeyAbsent(RuntimeError):
+    """This process holds no log signing key: it serves the log, it cannot sign for it (docs/audit.md, "Key
+    custody": the key lives in the sequencer process only)."""
 
-    def __init__(self, store: EventStore, signer: Signer, *, published: tuple[Verifier, ...] = (),
-                 batch: int = 1000) -> None:
+
+class TransparencyLog:
+    """The log over one event store. ``key``: the log's public key, whose name is the log's origin; ``signer``:
+    its private half, given to the sequencer process only (a web process gets the public key and then serves
+    checkpoints and proofs but cannot sign one). ``witnesses``: ``<vkey>@<URL>`` of the witnesses the sequencer
+    asks, ``witness_quorum`` of whose cosignatures a checkpoint needs before it is served (0: a majority; no
+    witnesses: the log's signature alone)."""
+
+    def __init__(self, store: EventStore, key: Verifier | Signer, *, published: tuple[Verifier, ...] = (),
+                 batch: int = 1000, witnesses: Sequence[str] = (), witness_quorum: int = 0,
+                 witness_timeout: float = 2.0) -> None:
         self.store = store
-        self.signer = signer
-        self.origin = signer.name
+        self.signer = key if isinstance(key, Signer) else None
+        public = key.verifier() if isinstance(key, Signer) else key
+        self.origin = public.name
         #: Every log key to publish at the well-known URL: the current one first, then older ones still in use
         #: during a rotation (checkpoints signed before it keep verifying).
-        self.keys = (signer.verifier(), *(k for k in published if k != signer.verifier()))
+        self.keys = (public, *(k for k in published if k != public))
         self.batch = batch
+        self.witnesses = (Witnesses(store, parse_witnesses(witnesses), quorum=witness_quorum, timeout=witness_timeout,
+                                    proof=self.consistency_nodes) if witnesses else None)
         self.last_stats: SequencerStats | None = None
 
     # -- sequencing ---------------------------------------------------------------------------------------
@@ -79,6 +94,8 @@ class TransparencyLog:
         new_frontier, nodes = merkle.append_leaves(size, frontier, hashes)
         new_size = size + len(pending)
         root = merkle.fold(new_frontier)
+        if self.signer is None:
+            raise LogKeyAbsent("this process holds no TORRES_LOG_SIGNING_KEY: only the sequencer signs checkpoints")
         note = Checkpoint(self.origin, new_size, root).sign(self.signer)
         now = datetime.now(UTC)
         oldest = min((leaf.queued_at for leaf in pending), default=now)
@@ -90,7 +107,19 @@ class TransparencyLog:
     def integrate(self) -> LogCheckpoint | None:
         """One batch: the checkpoint it signed, or None (nothing queued, or another sequencer is at work)."""
         self.last_stats = None
+        if self.signer is None:
+            raise LogKeyAbsent("this process holds no TORRES_LOG_SIGNING_KEY: only the sequencer signs checkpoints")
         return self.store.integrate_log(self._build, limit=self.batch)
+
+    def witness(self) -> int | None:
+        """Ask the witnesses to cosign the latest checkpoint (bounded by their timeout); returns how many
+        cosignatures it has, None without witnesses or checkpoint."""
+        if self.witnesses is None:
+            return None
+        latest = self.store.log_checkpoint()
+        if latest is None:
+            return None
+        return self.witnesses.request(latest)
 
     def integrate_all(self) -> int:
         """Batches until the queue is empty (or another sequencer holds it); returns the leaves integrated."""
@@ -112,6 +141,7 @@ class TransparencyLog:
                     busy = stats.leaves >= self.batch
                     log.info("log leaves integrated", extra={"leaves": stats.leaves, "tree_size": stats.tree_size,
                                                              "max_delay": round(stats.max_delay, 3)})
+                self.witness()
             except Exception:
                 if self.store.closed:
                     return
@@ -122,11 +152,21 @@ class TransparencyLog:
     # -- reading ------------------------------------------------------------------------------------------
 
     def checkpoint(self, tree_size: int | None = None) -> LogCheckpoint:
+        """The checkpoint of ``tree_size``, or the latest one served, with the witnesses' cosignature lines
+        appended. With witnesses configured the latest one served is the latest cosigned by their quorum: a
+        checkpoint the witnesses have not seen is no better, to a client that requires them, than none."""
+        if tree_size is None and self.witnesses is not None and self.witnesses.quorum:
+            size = self.store.log_cosigned_size(self.witnesses.vkeys, self.witnesses.quorum)
+            if size is None:
+                raise ProofUnavailable(f"no checkpoint is cosigned by {self.witnesses.quorum} of the log's "
+                                       f"{len(self.witnesses.peers)} witnesses yet")
+            tree_size = size
         found = self.store.log_checkpoint(tree_size)
         if found is None:
             raise ProofUnavailable("the log has no checkpoint yet" if tree_size is None
                                    else f"the log signed no checkpoint of tree size {tree_size}")
-        return found
+        lines = self.store.log_cosignatures(found.tree_size)
+        return LogCheckpoint(found.tree_size, found.root, found.note + "".join(lines.values())) if lines else found
 
     def _subtree(self, size: int) -> merkle.SubtreeHash:
         """MTH of any range a proof within a tree of ``size`` asks for, from the stored complete subtrees (one
@@ -162,6 +202,11 @@ class TransparencyLog:
                 "leaf_hash": leaf.leaf_hash.hex(),
                 "proof": [base64.b64encode(node).decode() for node in proof]}
 
+    def consistency_nodes(self, first: int, second: int) -> list[bytes]:
+        """PROOF(first, D[second]) from the stored subtrees, for any size the log signed (the witnesses' view
+        may lag behind the one served)."""
+        return merkle.consistency_path(first, second, self._subtree(second))
+
     def consistency(self, first: int, second: int | None = None) -> dict[str, Any]:
         size = self._size(second)
         if not 0 < first <= size:
@@ -177,7 +222,12 @@ class TransparencyLog:
         leaf = self.store.log_leaf(game_id=game_id)
         if leaf is None:
             return None
-        checkpoint = self.checkpoint()
+        try:
+            checkpoint = self.checkpoint()
+        except ProofUnavailable:
+            return None  # integrated, not yet cosigned by the witnesses' quorum
+        if leaf.leaf_index >= checkpoint.tree_size:
+            return None
         proof = merkle.inclusion_path(leaf.leaf_index, checkpoint.tree_size, self._subtree(checkpoint.tree_size))
         signed_by = next((key for key in self.keys if _signed_by(checkpoint.note, key)), self.keys[0])
         return inclusion_json(log_key=signed_by.vkey(), leaf_index=leaf.leaf_index,

@@ -1,8 +1,11 @@
 """``python -m torres_audit verify record.json [--checkpoint cp.txt [--url URL]] [--key VKEY ...] [--json]``
 and ``python -m torres_audit keygen NAME`` (a signing key for TORRES_SIGNING_KEY and the vkey to publish),
 ``python -m torres_audit monitor --state FILE --url URL --key VKEY [--record R.json ...] [--api-key K]
-[--admin-key K]`` (checks the log's new checkpoint against the kept one) and ``python -m torres_audit compare A B
---key VKEY [--url URL]`` (two monitors' checkpoints: split-view detection).
+[--admin-key K]`` (checks the log's new checkpoint against the kept one), ``python -m torres_audit compare A B
+--key VKEY [--url URL]`` (two monitors' checkpoints: split-view detection) and ``python -m torres_audit witness
+--state FILE --log VKEY`` (a c2sp.org/tlog-witness; ``keygen --witness NAME`` makes its key). ``verify`` and
+``monitor`` take ``--witness VKEY ... [--quorum K]``: the checkpoint must be cosigned by K of those witnesses
+(docs/audit.md section 14).
 
 Verifies a game record offline and prints what was checked; exits 0 when the record verifies, 1 when it is
 refused (the report names the first problem and its version), 2 when the command itself cannot run (no such
@@ -20,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .cosignature import Cosigner, WitnessKey, WitnessPolicy
 from .monitor import Credentials, Log, MonitorError, Unreachable, compare, monitor
 from .note import NoteError, Signer, Verifier
 from .verify import verify_text
@@ -38,6 +42,55 @@ def _key(text: str) -> list[Verifier]:
         return [Verifier.from_vkey(line) for line in lines]
     except NoteError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _witness(args: argparse.Namespace) -> int:
+    """Runs the witness until SIGTERM; its key comes from the environment only (TORRES_WITNESS_KEY), never
+    from an argument that ``ps`` shows."""
+    from .witness import Witness, WitnessState, serve
+
+    skey = os.environ.get("TORRES_WITNESS_KEY", "")
+    try:
+        cosigner = Cosigner.from_skey(skey)
+    except NoteError as exc:
+        print(f"torres-audit witness: TORRES_WITNESS_KEY: {exc} (make one with keygen --witness NAME)",
+              file=sys.stderr)
+        return 2
+    logs: dict[str, list[Verifier]] = {}
+    for key in _keys(args.log):
+        logs.setdefault(key.name, []).append(key)
+    witness = Witness(cosigner, logs, WitnessState(args.state))
+    print(f"witness {cosigner.key().vkey()} on http://{args.host}:{args.port} for {', '.join(logs)}", flush=True)
+    serve(witness, args.host, args.port, args.threads)
+    return 0
+
+
+def _witness_key(text: str) -> list[WitnessKey]:
+    """A witness's vkey (type 0x04), or a file holding one or more, one a line."""
+    path = Path(text)
+    lines = [text]
+    if "+" not in text and path.is_file():
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        return [WitnessKey.from_vkey(line) for line in lines]
+    except NoteError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _witness_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--witness", type=_witness_key, action="append", default=[], metavar="VKEY",
+                         help="a witness you trust (its cosignature vkey, or a file of them); repeat for each")
+    command.add_argument("--quorum", type=int, metavar="K",
+                         help="how many of the --witness keys must have cosigned the checkpoint (default: a "
+                              "majority of them; 0 with no --witness)")
+
+
+def _policy(args: argparse.Namespace) -> WitnessPolicy:
+    witnesses = tuple(key for keys in args.witness for key in keys)
+    quorum = args.quorum if args.quorum is not None else (len(witnesses) // 2 + 1 if witnesses else 0)
+    if not 0 <= quorum <= len(witnesses):
+        raise SystemExit(f"torres-audit: --quorum {quorum} of {len(witnesses)} trusted witnesses")
+    return WitnessPolicy(witnesses, quorum)
 
 
 def _keys(given: list[list[Verifier]]) -> list[Verifier]:
@@ -59,9 +112,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--url", help="the game service whose log to fetch proofs from when the --checkpoint is of "
                                       "another tree size than the record's proof, e.g. https://games.example.org")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    _witness_options(verify)
     keygen = commands.add_parser("keygen", help="make an Ed25519 signing key: its skey (keep secret: "
                                                 "TORRES_SIGNING_KEY) and its vkey (publish it for auditors)")
     keygen.add_argument("name", help="the key's name, e.g. games.example.org/2026 (no spaces, no '+')")
+    keygen.add_argument("--witness", action="store_true",
+                        help="a witness's cosigning key (c2sp.org/tlog-cosignature, type 0x04) for "
+                             "TORRES_WITNESS_KEY instead of a note signing key")
+    witness = commands.add_parser("witness", help="run a transparency-log witness (c2sp.org/tlog-witness): "
+                                                  "cosigns a log's checkpoints that extend the last one it cosigned")
+    witness.add_argument("--state", type=Path, required=True, metavar="FILE",
+                         help="its SQLite state file (created on first run): the last checkpoint cosigned per log")
+    witness.add_argument("--log", type=_key, action="append", default=[], required=True, metavar="VKEY",
+                         help="a log to witness: its vkey (the key's name is the log's origin), or a file of "
+                              "them; repeat for several logs, or for one log's keys during a rotation")
+    witness.add_argument("--host", default="127.0.0.1")
+    witness.add_argument("--port", type=int, default=8600)
+    witness.add_argument("--threads", type=int, default=4)
     watch = commands.add_parser("monitor", help="check the log's checkpoint is consistent with the one kept in "
                                                 "--state, then keep it (exit 1 on any inconsistency)")
     watch.add_argument("--state", type=Path, required=True, metavar="FILE",
@@ -76,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="the portal's key, to read its private games' records (env TORRES_API_KEY)")
     watch.add_argument("--admin-key", default=os.environ.get("TORRES_ADMIN_KEY") or None,
                        help="the operator's key, which reads every game (env TORRES_ADMIN_KEY)")
+    _witness_options(watch)
     both = commands.add_parser("compare", help="compare the checkpoints two monitors kept (split view)")
     both.add_argument("first", type=Path)
     both.add_argument("second", type=Path)
@@ -85,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("monitor", "compare"):
         try:
             lines = (monitor(args.url, args.state, _keys(args.key), args.record,
-                             Credentials(api_key=args.api_key, admin_key=args.admin_key))
+                             Credentials(api_key=args.api_key, admin_key=args.admin_key), _policy(args))
                      if args.command == "monitor" else compare(args.first, args.second, _keys(args.key), args.url))
         except MonitorError as exc:
             print(f"torres-audit {args.command}: INCONSISTENT: {exc}", file=sys.stderr)
@@ -97,12 +165,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "keygen":
         try:
+            if args.witness:
+                cosigner = Cosigner.generate(args.name)
+                print(f"skey {cosigner.skey()}\nvkey {cosigner.key().vkey()}")
+                return 0
             signer = Signer.generate(args.name)
         except NoteError as exc:
             print(f"torres-audit: {exc}", file=sys.stderr)
             return 2
         print(f"skey {signer.skey()}\nvkey {signer.verifier().vkey()}")
         return 0
+    if args.command == "witness":
+        return _witness(args)
 
     try:
         data = sys.stdin.buffer.read() if str(args.record) == "-" else args.record.read_bytes()
@@ -115,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     report = verify_text(data, keys=_keys(args.key), checkpoint=checkpoint,
-                         log=Log(args.url.rstrip("/")) if args.url else None)
+                         log=Log(args.url.rstrip("/")) if args.url else None, witnesses=_policy(args))
     sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n" if args.json else report.text())
     return 0 if report.ok else 1
 

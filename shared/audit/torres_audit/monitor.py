@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import merkle
+from .cosignature import NO_WITNESSES, Cosignature, WitnessPolicy
 from .note import Checkpoint, NoteError, Verifier, open_checkpoint
 from .record import RecordError, loads, parse
 
@@ -159,6 +160,15 @@ def fetch_checkpoint(url: str, keys: Sequence[Verifier]) -> tuple[str, Checkpoin
     return text, _open(text, keys, f"the checkpoint served by {where}")
 
 
+def witnessed(text: str, checkpoint: Checkpoint, witnesses: WitnessPolicy, what: str) -> list[Cosignature]:
+    """The trusted cosignatures on a checkpoint; raises :class:`MonitorError` naming the missing witnesses when
+    fewer than their quorum cosigned it."""
+    try:
+        return witnesses.check(text)
+    except NoteError as exc:
+        raise MonitorError(f"{what} ({_describe(checkpoint)}) is not witnessed: {exc}") from exc
+
+
 def check_consistent(url: str, old: Checkpoint, new: Checkpoint, who: str = "the checkpoint kept") -> None:
     """Raise :class:`MonitorError` unless the log proves ``new`` extends ``old`` (fetching the proof from
     ``url`` when the sizes differ)."""
@@ -244,13 +254,17 @@ def _write_state(path: Path, text: str) -> None:
 
 
 def monitor(url: str, state: Path, keys: Sequence[Verifier], records: Sequence[Path] = (),
-            credentials: Credentials = Credentials()) -> list[str]:
-    """One monitoring run; returns the report's lines, raises :class:`MonitorError` or :class:`Unreachable`."""
+            credentials: Credentials = Credentials(), witnesses: WitnessPolicy = NO_WITNESSES) -> list[str]:
+    """One monitoring run; returns the report's lines, raises :class:`MonitorError` or :class:`Unreachable`.
+    ``witnesses``: the checkpoint must carry cosignatures from their quorum (the report names those missing)."""
     url = url.rstrip("/")
     if not keys:
         raise Unreachable("a monitor needs the log's key (--key): a key fetched from the log itself proves nothing")
     text, current = fetch_checkpoint(url, keys)
+    cosigned = witnessed(text, current, witnesses, f"the checkpoint served by {url}")
     lines = [f"checkpoint of {current.origin}: {_describe(current)}, signature verified"]
+    if witnesses.witnesses:
+        lines.append(witnesses.describe(cosigned))
     if state.exists():
         try:
             kept_text = state.read_text(encoding="utf-8")

@@ -19,6 +19,7 @@ from torres_online.events import GAME_CREATED, GAME_ENDED, seed_commitment
 
 from . import merkle
 from .chain import Problem, check_chain, same
+from .cosignature import NO_WITNESSES, Cosignature, WitnessPolicy
 from .monitor import Log, MonitorError, Unreachable
 from .note import Checkpoint, NoteError, Verifier, open_checkpoint, open_note
 from .record import FORMAT, Record, RecordError, RecordEvent, loads, parse
@@ -218,13 +219,19 @@ def _at_given_size(record: Record, cp: Checkpoint, given: Checkpoint, log: Log) 
 
 
 def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str | None, report: Report,
-                     head_keys: Sequence[Verifier] = (), log: Log | None = None) -> None:
+                     head_keys: Sequence[Verifier] = (), log: Log | None = None,
+                     witnesses: WitnessPolicy = NO_WITNESSES) -> None:
     """Section 9. ``head_keys``: the keys that signed the head, none of which may sign for the log: a log's key
-    is its own, else whoever holds the service's key could make a one-leaf "log" of any head it signs."""
+    is its own, else whoever holds the service's key could make a one-leaf "log" of any head it signs.
+    ``witnesses``: the k-of-n cosignatures the record's checkpoint (and the one given) must carry."""
     version = record.head_version
     inclusion = record.inclusion
     if inclusion is None:
-        if checkpoint is not None:
+        if witnesses.quorum and record.status == "over":
+            report.fail("inclusion", Problem(version, f"{witnesses.quorum} witnesses' cosignatures are required, "
+                                                      "but the record holds no inclusion proof (its checkpoint is "
+                                                      "not cosigned yet)"))
+        elif checkpoint is not None:
             report.fail("inclusion", Problem(version, "a checkpoint was given, but the record holds no inclusion "
                                                       "proof to check against it"))
         else:
@@ -251,6 +258,15 @@ def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str |
     except NoteError as exc:
         report.fail("inclusion", Problem(version, f"the checkpoint does not verify: {exc}"))
         return
+    cosigned: list[Cosignature] = []
+    for which, text in (("the record's checkpoint", inclusion.checkpoint), ("the checkpoint given", checkpoint)):
+        try:
+            found = witnesses.check(text) if text is not None else []
+        except NoteError as exc:
+            report.fail("inclusion", Problem(version, f"{which} is not witnessed: {exc}"))
+            return
+        cosigned = cosigned or found
+    witnessed = f"; {witnesses.describe(cosigned)}" if witnesses.witnesses else ""
     if inclusion.tree_size != cp.size:
         report.fail("inclusion", Problem(version, f"the proof is for tree size {inclusion.tree_size}, its "
                                                   f"checkpoint is of size {cp.size}"))
@@ -271,27 +287,28 @@ def _check_inclusion(record: Record, keys: Sequence[Verifier], checkpoint: str |
         except (MonitorError, Unreachable) as exc:
             report.fail("inclusion", Problem(version, f"no proof for the checkpoint given: {exc}"))
             return
-        report.add("inclusion", OK if keys else WARN, detail)
+        report.add("inclusion", OK if keys else WARN, detail + witnessed)
         return
     pinned = "pinned with --key" if keys else "the log key the record names itself: pin it with --key"
     source = " and the checkpoint given" if checkpoint is not None else ""
     report.add("inclusion", OK if keys else WARN,
                f"the head is leaf {inclusion.leaf_index} of {cp.origin} at tree size {cp.size}{source}, "
-               f"signed by {', '.join(v.name for v in signed)} ({pinned})")
+               f"signed by {', '.join(v.name for v in signed)} ({pinned}){witnessed}")
 
 
 def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | None = None,
-                  log: Log | None = None) -> Report:
+                  log: Log | None = None, witnesses: WitnessPolicy = NO_WITNESSES) -> Report:
     """Verify a record document (parsed JSON, or its text). ``keys``: the keys the auditor trusts for the head
     signature and the log's checkpoints (without them the record's own keys are used, and the report warns);
     ``checkpoint``: a signed checkpoint obtained independently of the record, which the proof must match;
-    ``log``: where to fetch the proofs when that checkpoint is of another tree size than the record's proof.
+    ``log``: where to fetch the proofs when that checkpoint is of another tree size than the record's proof;
+    ``witnesses``: the witnesses the auditor trusts and how many of them must have cosigned the checkpoints.
 
     Every input gets a report (docs/audit.md, section 10). The checks refuse what they foresee with the precise
     reason; an input that still makes one of them fail unforeseen is refused as not verified (check
     ``internal``), never passed and never a traceback: an auditor's tool is fed whatever an operator hands out."""
     try:
-        return _verify(doc, keys, checkpoint, log)
+        return _verify(doc, keys, checkpoint, log, witnesses)
     except Exception as exc:  # the last resort named above; the tests fuzz that it is never reached
         game_id = doc.get("game_id") if isinstance(doc, dict) and isinstance(doc.get("game_id"), str) else None
         report = Report(game_id, "torres-audit: a record the verifier could not check to the end")
@@ -300,7 +317,8 @@ def verify_record(doc: Any, *, keys: Sequence[Verifier] = (), checkpoint: str | 
         return report
 
 
-def _verify(doc: Any, keys: Sequence[Verifier], checkpoint: str | None, log: Log | None) -> Report:
+def _verify(doc: Any, keys: Sequence[Verifier], checkpoint: str | None, log: Log | None,
+            witnesses: WitnessPolicy) -> Report:
     try:
         record = parse(doc)
     except RecordError as exc:
@@ -345,12 +363,12 @@ def _verify(doc: Any, keys: Sequence[Verifier], checkpoint: str | None, log: Log
     elif record.status != "over":
         report.add("replay", SKIP, "possible once the game ends and its seed is revealed")
     _check_result(record, report)
-    _check_inclusion(record, keys, checkpoint, report, head_keys, log)
+    _check_inclusion(record, keys, checkpoint, report, head_keys, log, witnesses)
     return report
 
 
 def verify_text(data: str | bytes, *, keys: Sequence[Verifier] = (), checkpoint: str | None = None,
-                log: Log | None = None) -> Report:
+                log: Log | None = None, witnesses: WitnessPolicy = NO_WITNESSES) -> Report:
     """:func:`verify_record` of a record file's bytes; text that is not JSON as a record allows it (repeated
     members, NaN) is refused as a format problem like any other."""
     try:
@@ -359,4 +377,4 @@ def verify_text(data: str | bytes, *, keys: Sequence[Verifier] = (), checkpoint:
         report = Report(None, f"torres-audit: a document that is not a {FORMAT} record")
         report.fail("format", exc.problem)
         return report
-    return verify_record(doc, keys=keys, checkpoint=checkpoint, log=log)
+    return verify_record(doc, keys=keys, checkpoint=checkpoint, log=log, witnesses=witnesses)

@@ -501,6 +501,23 @@ class EventStore(Protocol):
         """How many finished games wait for the sequencer."""
         ...
 
+    def add_log_cosignatures(self, tree_size: int, lines: dict[str, str]) -> None:
+        """Keep witnesses' cosignature lines ({witness vkey: line}) of the checkpoint of ``tree_size``; a witness
+        that already cosigned that checkpoint keeps its first line."""
+        ...
+
+    def log_cosignatures(self, tree_size: int) -> dict[str, str]:
+        """{witness vkey: cosignature line} of the checkpoint of ``tree_size``."""
+        ...
+
+    def log_witnessed_size(self, witness: str) -> int:
+        """The largest tree size the witness of that vkey cosigned here (0: none)."""
+        ...
+
+    def log_cosigned_size(self, witnesses: Sequence[str], quorum: int) -> int | None:
+        """The largest tree size cosigned by at least ``quorum`` of ``witnesses`` (vkeys); None: none is."""
+        ...
+
     def migrate(self) -> list[int]:
         """Apply pending numbered migrations; returns the numbers applied now."""
         ...

@@ -578,6 +578,30 @@ class PostgresEventStore:
             row = conn.execute("SELECT count(*) FROM log_leaves WHERE leaf_index IS NULL").fetchone()
         return int(row[0]) if row else 0
 
+    def add_log_cosignatures(self, tree_size: int, lines: dict[str, str]) -> None:
+        with self.pool.connection() as conn:
+            conn.execute("INSERT INTO log_cosignatures (tree_size, witness, line)"
+                         " SELECT %s, w, l FROM unnest(%s::text[], %s::text[]) AS u(w, l) ON CONFLICT DO NOTHING",
+                         (tree_size, list(lines), list(lines.values())))
+
+    def log_cosignatures(self, tree_size: int) -> dict[str, str]:
+        with self.pool.connection() as conn:
+            rows = conn.execute("SELECT witness, line FROM log_cosignatures WHERE tree_size = %s ORDER BY witness",
+                                (tree_size,)).fetchall()
+        return {witness: line for witness, line in rows}
+
+    def log_witnessed_size(self, witness: str) -> int:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT max(tree_size) FROM log_cosignatures WHERE witness = %s", (witness,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def log_cosigned_size(self, witnesses: Sequence[str], quorum: int) -> int | None:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT tree_size FROM log_cosignatures WHERE witness = ANY(%s) GROUP BY tree_size"
+                               " HAVING count(*) >= %s ORDER BY tree_size DESC LIMIT 1",
+                               (list(witnesses), quorum)).fetchone()
+        return int(row[0]) if row else None
+
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self.pool.connection() as conn:
             conn.execute(

@@ -466,6 +466,26 @@ class SqliteEventStore:
         with self._conn() as conn:
             return self._log_nodes(conn, keys)
 
+    def add_log_cosignatures(self, tree_size: int, lines: dict[str, str]) -> None:
+        with self._write() as conn:
+            conn.executemany("INSERT INTO log_cosignatures (tree_size, witness, line) VALUES (?, ?, ?)"
+                             " ON CONFLICT DO NOTHING", [(tree_size, w, line) for w, line in lines.items()])
+
+    def log_cosignatures(self, tree_size: int) -> dict[str, str]:
+        rows = self._query("SELECT witness, line FROM log_cosignatures WHERE tree_size = ? ORDER BY witness",
+                           (tree_size,)).fetchall()
+        return {witness: line for witness, line in rows}
+
+    def log_witnessed_size(self, witness: str) -> int:
+        row = self._query("SELECT max(tree_size) FROM log_cosignatures WHERE witness = ?", (witness,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def log_cosigned_size(self, witnesses: Sequence[str], quorum: int) -> int | None:
+        marks = ", ".join("?" for _ in witnesses) or "NULL"
+        row = self._query(f"SELECT tree_size FROM log_cosignatures WHERE witness IN ({marks}) GROUP BY tree_size"
+                          " HAVING count(*) >= ? ORDER BY tree_size DESC LIMIT 1", (*witnesses, quorum)).fetchone()
+        return int(row[0]) if row else None
+
     def log_leaf(self, *, game_id: str | None = None, leaf_hash: bytes | None = None) -> LogLeaf | None:
         if game_id is not None:
             row = self._query(f"SELECT {_LEAF_COLS} FROM log_leaves WHERE game_id = ? AND leaf_index IS NOT NULL",
