@@ -51,8 +51,9 @@ import isolation
 
 #: Patroni's timings: a leader key lives ``TTL`` seconds, Patroni loops every ``LOOP_WAIT``; a dead primary is
 #: replaced within about TTL + LOOP_WAIT (Patroni wants LOOP_WAIT + 2 x RETRY_TIMEOUT <= TTL). With 10/2/4 a hung
-#: or killed primary cost up to 15.6 and 16.6 s of refused requests through HAProxy (docs/operations.md).
-TTL, LOOP_WAIT, RETRY_TIMEOUT = 8, 1, 3
+#: or killed primary cost up to 15.6 and 16.6 s of refused requests through HAProxy, with 8/1/3 a hung or
+#: partitioned one up to 16.6 s on a loaded machine (docs/operations.md).
+TTL, LOOP_WAIT, RETRY_TIMEOUT = 6, 1, 2
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
 USER = "postgres"
 
