@@ -14,10 +14,9 @@ import contextlib
 import os
 import re
 import uuid
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import pytest
 
@@ -27,47 +26,17 @@ if TYPE_CHECKING:  # imported where used: tests/test_skip_summary.py runs this f
 #: The wording of every skip for a missing server or tool (the summary and TORRES_REQUIRE_SERVICES match it).
 MISSING = "not reachable"
 
-#: The shared Redis databases the tests use, by variable, with their defaults (README.md, "make test").
-REDIS_DATABASES = (("TEST_REDIS_URL", "redis://127.0.0.1:6379/13"), ("TEST_MM_REDIS_URL", "redis://127.0.0.1:6379/14"))
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("TORRES_REQUIRE_SERVICES") == "1" and report.skipped and MISSING in str(report.longrepr):
+        report.outcome = "failed"
+
 #: Set to the xdist worker's name once that worker's Redis URLs are in the environment: a pytest run a test starts
 #: in a subprocess inherits them and must not move them again.
 REDIS_WORKER = "TORRES_TEST_REDIS_WORKER"
-
-
-def _with_database(url: str, shift: int) -> tuple[str, str, int]:
-    """``url`` with its database number lowered by ``shift``, the server it names, and that number."""
-    parts = urlsplit(url)
-    query = parse_qs(parts.query)
-    if "db" in query:  # redis://host?db=3, unix:///run/redis.sock?db=3
-        db = int(query["db"][0]) - shift
-        parts = parts._replace(query=urlencode({**query, "db": [str(db)]}, doseq=True))
-    else:  # redis://host:6379/3, or no number: database 0
-        db = int(parts.path.strip("/") or 0) - shift
-        parts = parts._replace(path=f"/{db}")
-    return urlunsplit(parts), f"{parts.scheme}://{parts.netloc}{parts.path if parts.scheme == 'unix' else ''}", db
-
-
-def worker_redis_urls(environ: Mapping[str, str], worker: int, workers: int) -> dict[str, str]:
-    """The Redis URLs of xdist worker number ``worker`` (of ``workers``): each variable's database (the developer's
-    or the default) lowered by 2 per worker, so that worker 0 has 13 and 14 and worker 3 has 7 and 8, and no
-    worker flushes another's. Raises ValueError, naming the variables, where the numbers would run below 0 or two
-    workers would share one."""
-    taken: dict[tuple[str, int], str] = {}
-    mine: dict[str, str] = {}
-    for n in range(workers):
-        for variable, default in REDIS_DATABASES:
-            url, server, db = _with_database(environ.get(variable, default), 2 * n)
-            owner = f"{variable} of worker {n}"
-            if db < 0 or (server, db) in taken:
-                raise ValueError(
-                    f"{workers} test workers need {2 * workers} Redis databases, 2 below each other per worker from "
-                    f"TEST_REDIS_URL and TEST_MM_REDIS_URL: {owner} would be database {db}"
-                    + (f", as {taken[server, db]}" if (server, db) in taken else "")
-                    + ". Start them higher (redis://127.0.0.1:6379/13 and /14 give 7 workers) or use fewer workers.")
-            taken[server, db] = owner
-            if n == worker:
-                mine[variable] = url
-    return mine
 
 
 def _use_the_workers_redis() -> None:
@@ -77,6 +46,8 @@ def _use_the_workers_redis() -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker or os.environ.get(REDIS_WORKER) == worker:
         return
+    from redis_databases import worker_redis_urls
+
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     os.environ.update(worker_redis_urls(os.environ, int(worker.removeprefix("gw")), workers))
     os.environ[REDIS_WORKER] = worker
@@ -84,42 +55,40 @@ def _use_the_workers_redis() -> None:
 
 _use_the_workers_redis()
 
-#: Tests that share one costly thing a session or module fixture starts, by the start of their path: each such set
-#: runs on one xdist worker (`--dist loadgroup`), so that it is started once, not once per worker, and first, so
-#: that the longest sets are not left to the end of the run. The web tests share `make run`'s stack and one
-#: Chromium; the image tests one `make image` (buildah, as root); the fault tests their Patroni cluster and
-#: Sentinels; the benchmarks' runs measure, so they run one at a time.
+#: Tests that share one costly thing a session or module fixture starts, by the start of their path: under
+#: `--dist loadscope` each such set is one scope, run on one xdist worker, so that it is started once, not once per
+#: worker; and the sets come first, in this order, so that the longest are not left to the end of the run. The web
+#: tests share `make run`'s stack and one Chromium; the image tests one `make image` (buildah, as root); the fault
+#: tests their Patroni cluster and Sentinels; the benchmarks' runs measure, so they run one at a time.
 SHARED = ("tests/deploy/test_image.py", "tests/web/", "tests/faults/", "tests/test_benchmarks.py")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks
+def _shared_set(nodeid: str) -> str | None:
+    return next((shared for shared in SHARED if nodeid.startswith(shared)), None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadscope` as xdist has it (a module's tests on one worker, its module fixtures started once), with
+    each SHARED set as one scope. (xdist's `loadgroup` marks name a test's group in its node id, which pytest 9
+    no longer lets a plugin change.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedSetScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return _shared_set(nodeid) or super()._split_scope(nodeid)
+
+    return SharedSetScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup`, each test's group: its SHARED set, or else its module (a module's fixtures are
-    then started once, as with `--dist loadscope`). The SHARED sets are put first, in that order; the order of the
-    tests within a group is kept."""
-    if getattr(config.option, "dist", "no") != "loadgroup":
-        return
-    rank = {shared: n for n, shared in enumerate(SHARED)}
-    groups: dict[str, str] = {}
-    for item in items:
-        path = item.path.relative_to(config.rootpath).as_posix() if item.path.is_relative_to(config.rootpath) \
-            else str(item.path)
-        mark = item.get_closest_marker("xdist_group")
-        if mark is None:
-            name = next((shared for shared in SHARED if path.startswith(shared)), path)
-            item.add_marker(pytest.mark.xdist_group(name))
-        else:
-            name = str(mark.kwargs.get("name", mark.args[0] if mark.args else "default"))
-        groups[item.nodeid] = name
-    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(SHARED)))
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
-    outcome = yield
-    report = outcome.get_result()
-    if os.environ.get("TORRES_REQUIRE_SERVICES") == "1" and report.skipped and MISSING in str(report.longrepr):
-        report.outcome = "failed"
+    """On an xdist worker, the SHARED sets first (every worker collects the same order; the scheduler hands out
+    scopes in it, with `--no-loadscope-reorder`)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {shared: n for n, shared in enumerate(SHARED)}
+        items.sort(key=lambda item: rank.get(_shared_set(item.nodeid) or "", len(SHARED)))
 
 
 #: How to make each missing thing reachable, by the start of its skip text (lower case; first match wins).
