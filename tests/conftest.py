@@ -59,8 +59,11 @@ _use_the_workers_redis()
 #: `--dist loadscope` each such set is one scope, run on one xdist worker, so that it is started once, not once per
 #: worker; and the sets come first, in this order, so that the longest are not left to the end of the run. The web
 #: tests share `make run`'s stack and one Chromium; the image tests one `make image` (buildah, as root); the fault
-#: tests their Patroni cluster and Sentinels; the benchmarks' runs measure, so they run one at a time.
-SHARED = ("tests/deploy/test_image.py", "tests/web/", "tests/faults/", "tests/test_benchmarks.py")
+#: tests their Patroni cluster and Sentinels.
+SHARED = ("tests/deploy/test_image.py", "tests/web/", "tests/faults/")
+#: Modules whose tests share nothing, each a long run of its own: each test is a scope, so that they spread over
+#: the workers (one worker would run the benchmarks' smoke runs one after another for longer than the rest).
+SPLIT = ("tests/test_benchmarks.py",)
 
 
 def _shared_set(nodeid: str) -> str | None:
@@ -70,25 +73,32 @@ def _shared_set(nodeid: str) -> str | None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """`--dist loadscope` as xdist has it (a module's tests on one worker, its module fixtures started once), with
-    each SHARED set as one scope. (xdist's `loadgroup` marks name a test's group in its node id, which pytest 9
-    no longer lets a plugin change.)"""
+    each SHARED set as one scope and each test of a SPLIT module a scope of its own. (xdist's `loadgroup` marks
+    name a test's group in its node id, which pytest 9 no longer lets a plugin change.)"""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class SharedSetScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(SPLIT):
+                return nodeid
             return _shared_set(nodeid) or super()._split_scope(nodeid)
 
     return SharedSetScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On an xdist worker, the SHARED sets first (every worker collects the same order; the scheduler hands out
-    scopes in it, with `--no-loadscope-reorder`)."""
+    """On an xdist worker, the SHARED sets first, then the SPLIT modules (every worker collects the same order; the
+    scheduler hands out scopes in it, with `--no-loadscope-reorder`)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         rank = {shared: n for n, shared in enumerate(SHARED)}
-        items.sort(key=lambda item: rank.get(_shared_set(item.nodeid) or "", len(SHARED)))
+
+        def place(item: pytest.Item) -> int:
+            shared = _shared_set(item.nodeid)
+            return rank[shared] if shared else len(SHARED) if item.nodeid.startswith(SPLIT) else len(SHARED) + 1
+
+        items.sort(key=place)
 
 
 #: How to make each missing thing reachable, by the start of its skip text (lower case; first match wins).
