@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,10 +89,27 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return SharedSetScheduling(config, log)
 
 
+#: On an xdist worker, how many collected tests share this test's node id, where more than one.
+SHARES_ITS_ID = pytest.StashKey[int]()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if SHARES_ITS_ID in item.stash:
+        pytest.fail(f"{item.stash[SHARES_ITS_ID]} tests have the node id {item.nodeid}: pytest-xdist runs only one "
+                    "of them. Give them ids of their own (a parameter), or run their module without -n.")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On an xdist worker, the SHARED sets first, then the SPLIT modules (every worker collects the same order; the
-    scheduler hands out scopes in it, with `--no-loadscope-reorder`)."""
+    scheduler hands out scopes in it, with `--no-loadscope-reorder`). Tests that share a node id fail (the one
+    of them xdist runs): xdist hands out tests by node id, so it would drop the others without a word
+    (schemathesis' tests, one per API operation, share their function's id under pytest 9 unless a parameter
+    follows the operation's: tests/matchmaking/test_edge.py's gate_app)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
+        counts = Counter(item.nodeid for item in items)
+        for item in items:
+            if counts[item.nodeid] > 1:
+                item.stash[SHARES_ITS_ID] = counts[item.nodeid]
         rank = {shared: n for n, shared in enumerate(SHARED)}
 
         def place(item: pytest.Item) -> int:
