@@ -65,10 +65,16 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict shared/torres_rules
 	MYPYPATH=shared $(BIN)/mypy --strict shared/online/torres_online shared/audit/torres_audit
 
-# Everything on the compiled rules engine (where it could be built), then the rules suite again on the pure one.
+# Everything on the compiled rules engine (where it could be built), then the rules suite again on the pure one,
+# each on PYTEST_WORKERS pytest-xdist workers: most tests wait on servers they start, so more workers than cores
+# pay. A module's tests share a worker (--dist loadscope), and so does each set of tests that shares one costly
+# fixture (tests/conftest.py, SHARED); each worker has Redis databases of its own, 2 below the last worker's from
+# TEST_REDIS_URL's and TEST_MM_REDIS_URL's (13 and 14: up to 7 workers). PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= 4
+XDIST := -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
 pytest: install $(CHECKOV_STAMP) sdk-tools
-	$(BIN)/pytest
-	TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q
+	$(BIN)/pytest $(XDIST)
+	TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q $(XDIST)
 
 test: lint pytest
 
@@ -131,14 +137,19 @@ bench: install
 # Three hashed locks at one set of pins: requirements.lock (development: the runtime and every tool; make install),
 # requirements-runtime.lock (what the image and every deployed process install) and requirements-build.lock (the
 # image's build stage: mypyc and setuptools), the last two constrained to the first. The project's own components
-# (-e lines, with their annotations) are left out: they are installed from the checkout or as wheels.
+# (-e lines, with their annotations) are left out: they are installed from the checkout or as wheels. Each lock is
+# compiled onto itself (-o), so uv keeps every pin it holds and resolves only what the .in files add or change
+# (`uv pip compile --upgrade-package NAME` moves one on purpose).
 LOCK := $(BIN)/uv pip compile -q --generate-hashes --no-emit-index-url --no-header --python-version 3.11
+NO_EDITABLES := awk '/^-e /{s=1; next} s && /^    \#/{next} {s=0; print}'
 lock: $(STAMP)
-	$(LOCK) requirements.in | awk '/^-e /{s=1; next} s && /^    #/{next} {s=0; print}' > requirements.lock
-	$(LOCK) requirements-runtime.in -c requirements.lock \
-		| awk '/^-e /{s=1; next} s && /^    #/{next} {s=0; print}' > requirements-runtime.lock
-	$(LOCK) requirements-build.in -c requirements.lock > requirements-build.lock
-	$(LOCK) infra/tools/checkov.in > infra/tools/checkov.lock
+	$(LOCK) requirements.in -o requirements.lock
+	$(NO_EDITABLES) requirements.lock > requirements.lock.new && mv requirements.lock.new requirements.lock
+	$(LOCK) requirements-runtime.in -c requirements.lock -o requirements-runtime.lock
+	$(NO_EDITABLES) requirements-runtime.lock > requirements-runtime.lock.new
+	mv requirements-runtime.lock.new requirements-runtime.lock
+	$(LOCK) requirements-build.in -c requirements.lock -o requirements-build.lock
+	$(LOCK) infra/tools/checkov.in -o infra/tools/checkov.lock
 
 clean:
 	rm -rf $(VENV) .tools sdk/typescript/node_modules .pytest_cache .ruff_cache .mypy_cache .hypothesis data shared/build shared/torres_rules/_compiled

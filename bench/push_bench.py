@@ -186,13 +186,13 @@ class Stream:
 
 
 async def long_poll(port: int, game_id: str, stats: dict[str, int], opened: asyncio.Event,
-                    stop: asyncio.Event) -> None:
+                    stop: asyncio.Event, poll_timeout: float) -> None:
     """A client that always has a long-poll open: sends it again as soon as one returns."""
     conn = Conn(port)
     try:
         await conn.open()
         while not stop.is_set():
-            conn.send("GET", f"/v1/games/{game_id}/wait?version=1&timeout=60")
+            conn.send("GET", f"/v1/games/{game_id}/wait?version=1&timeout={poll_timeout:g}")
             stats["sent"] += 1
             opened.set()
             status, _ = await conn.response()
@@ -285,8 +285,8 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         poll_opened = [asyncio.Event() for _ in range(args.polls)]
         poll_tasks: list[asyncio.Task[None]] = []
         # Ramp up in batches, as players arrive (a burst of thousands of simultaneous connects only measures the
-        # kernel's accept queue); streams first, then long-polls, so that no long-poll reaches its 60 s timeout
-        # before the idle windows below are over.
+        # kernel's accept queue); streams first, then long-polls, so that no long-poll reaches its timeout
+        # (--poll-timeout) before the idle windows below are over.
         for first in range(0, args.sse, args.ramp):
             batch = streams[first:first + args.ramp]
             for s in batch:
@@ -295,7 +295,8 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         for first in range(0, args.polls, args.ramp):
             for i in range(first, min(first + args.ramp, args.polls)):
                 poll_tasks.append(asyncio.create_task(long_poll(
-                    port_a, idle_games[i % len(idle_games)].game_id, poll_stats, poll_opened[i], stop_polls)))
+                    port_a, idle_games[i % len(idle_games)].game_id, poll_stats, poll_opened[i], stop_polls,
+                    args.poll_timeout)))
             await asyncio.gather(*(e.wait() for e in poll_opened[first:first + args.ramp]))
         await asyncio.sleep(2)  # let the last requests reach their workers
         failed = [s.failed for s in streams if s.failed]
@@ -313,17 +314,17 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         report("bench client CPU to open them (one asyncio process)", resource.getrusage(resource.RUSAGE_SELF).ru_utime,
                "s")
 
-        # 2. idle: what do they cost the database and the CPU? A long-poll that reaches its 60 s timeout is answered
-        # and sent again, which costs one query (the games row), and PostgreSQL backends report their statistics
-        # up to 10 s late (PGSTAT_IDLE_INTERVAL). The long-polls were opened over `ramp` seconds, so they come back
-        # in waves of that length every 60 s: the window starts `settle` s after a wave has ended and ends before
-        # the next, so that neither a wave nor its late statistics fall inside it. Re-sent polls inside it are
-        # still counted and set apart.
+        # 2. idle: what do they cost the database and the CPU? A long-poll that reaches its timeout is answered and
+        # sent again, which costs one query (the games row), and PostgreSQL backends report their statistics up to
+        # 10 s late (PGSTAT_IDLE_INTERVAL). The long-polls were opened over `ramp` seconds, so they come back in
+        # waves of that length every --poll-timeout seconds: the window starts `settle` s after a wave has ended and
+        # ends before the next, so that neither a wave nor its late statistics fall inside it. Re-sent polls inside
+        # it are still counted and set apart.
         pids = process_tree(a.pid)
         ramp = time.perf_counter() - started
-        quiet = 60.0 - ramp - args.settle - 1.0
+        quiet = args.poll_timeout - ramp - args.settle - 1.0
         window = min(args.window, quiet) if quiet >= 5 else args.window
-        await asyncio.sleep(max(0.0, started + 60.0 + ramp + args.settle - time.perf_counter()))
+        await asyncio.sleep(max(0.0, started + args.poll_timeout + ramp + args.settle - time.perf_counter()))
         returned0 = poll_stats["returned"]
         xact0, cpu0, t0 = db_transactions(name), cpu_seconds(pids), time.perf_counter()
         await asyncio.sleep(window)
@@ -332,7 +333,7 @@ async def bench(args: argparse.Namespace, url: str, name: str) -> None:
         per_s = (xact1 - xact0) / (t1 - t0)
         report("database transactions/s while all of them are open (pg_stat_database)", per_s, "xact/s",
                f"(baseline {baseline:.2f})")
-        report("  of which long-polls answered at their 60 s timeout and sent again", reissued / (t1 - t0), "xact/s",
+        report("  of which long-polls answered at their timeout and sent again", reissued / (t1 - t0), "xact/s",
                "(1 query each)")
         report("  the rest: caused by idle waiters", per_s - reissued / (t1 - t0) - baseline, "xact/s", "(target ~ 0)")
         report("replica A CPU while all of them are open (heartbeats, re-sent polls)", (cpu1 - cpu0) / (t1 - t0) * 100,
@@ -433,6 +434,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200, help="idle games the streams and polls watch")
     parser.add_argument("--probes", type=int, default=100, help="wake-up probes per replica pairing")
     parser.add_argument("--window", type=float, default=20.0, help="seconds of each measurement window")
+    parser.add_argument("--poll-timeout", type=float, default=60.0,
+                        help="seconds each long-poll asks the service to wait; the idle window starts after "
+                             "their first wave of answers (a smoke run: a few seconds)")
     parser.add_argument("--ramp", type=int, default=250, help="connections opened per batch (of each kind)")
     parser.add_argument("--settle", type=float, default=12.0,
                         help="seconds to wait before each database window (statistics are flushed late)")

@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,89 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     report = outcome.get_result()
     if os.environ.get("TORRES_REQUIRE_SERVICES") == "1" and report.skipped and MISSING in str(report.longrepr):
         report.outcome = "failed"
+
+#: Set to the xdist worker's name once that worker's Redis URLs are in the environment: a pytest run a test starts
+#: in a subprocess inherits them and must not move them again.
+REDIS_WORKER = "TORRES_TEST_REDIS_WORKER"
+
+
+def _use_the_workers_redis() -> None:
+    """Under pytest-xdist, point this worker's TEST_REDIS_URL and TEST_MM_REDIS_URL at databases of its own:
+    the matchmaking tests flush theirs. Done when this file is imported, before any test module or conftest reads
+    the variables."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or os.environ.get(REDIS_WORKER) == worker:
+        return
+    from redis_databases import worker_redis_urls
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    os.environ.update(worker_redis_urls(os.environ, int(worker.removeprefix("gw")), workers))
+    os.environ[REDIS_WORKER] = worker
+
+
+_use_the_workers_redis()
+
+#: Tests that share one costly thing a session or module fixture starts, by the start of their path: under
+#: `--dist loadscope` each such set is one scope, run on one xdist worker, so that it is started once, not once per
+#: worker; and the sets come first, in this order, so that the longest are not left to the end of the run. The web
+#: tests share `make run`'s stack and one Chromium; the image tests one `make image` (buildah, as root); the fault
+#: tests their Patroni cluster and Sentinels.
+SHARED = ("tests/deploy/test_image.py", "tests/web/", "tests/faults/")
+#: Modules whose tests share nothing, each a long run of its own: each test is a scope, so that they spread over
+#: the workers (one worker would run the benchmarks' smoke runs one after another for longer than the rest).
+SPLIT = ("tests/test_benchmarks.py",)
+
+
+def _shared_set(nodeid: str) -> str | None:
+    return next((shared for shared in SHARED if nodeid.startswith(shared)), None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadscope` as xdist has it (a module's tests on one worker, its module fixtures started once), with
+    each SHARED set as one scope and each test of a SPLIT module a scope of its own. (xdist's `loadgroup` marks
+    name a test's group in its node id, which pytest 9 no longer lets a plugin change.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedSetScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(SPLIT):
+                return nodeid
+            return _shared_set(nodeid) or super()._split_scope(nodeid)
+
+    return SharedSetScheduling(config, log)
+
+
+#: On an xdist worker, how many collected tests share this test's node id, where more than one.
+SHARES_ITS_ID = pytest.StashKey[int]()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if SHARES_ITS_ID in item.stash:
+        pytest.fail(f"{item.stash[SHARES_ITS_ID]} tests have the node id {item.nodeid}: pytest-xdist runs only one "
+                    "of them. Give them ids of their own (a parameter), or run their module without -n.")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the SHARED sets first, then the SPLIT modules (every worker collects the same order; the
+    scheduler hands out scopes in it, with `--no-loadscope-reorder`). Tests that share a node id fail (the one
+    of them xdist runs): xdist hands out tests by node id, so it would drop the others without a word
+    (schemathesis' tests, one per API operation, share their function's id under pytest 9 unless a parameter
+    follows the operation's: tests/matchmaking/test_edge.py's gate_app)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        counts = Counter(item.nodeid for item in items)
+        for item in items:
+            if counts[item.nodeid] > 1:
+                item.stash[SHARES_ITS_ID] = counts[item.nodeid]
+        rank = {shared: n for n, shared in enumerate(SHARED)}
+
+        def place(item: pytest.Item) -> int:
+            shared = _shared_set(item.nodeid)
+            return rank[shared] if shared else len(SHARED) if item.nodeid.startswith(SPLIT) else len(SHARED) + 1
+
+        items.sort(key=place)
 
 
 #: How to make each missing thing reachable, by the start of its skip text (lower case; first match wins).

@@ -39,7 +39,7 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class an
      "median tickets matched/s", [REDIS]),
     ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
     ("push_bench.py", ["--sse", "20", "--polls", "20", "--games", "4", "--probes", "3", "--window", "1",
-                       "--settle", "0"], "append -> SSE event p50", [POSTGRES]),
+                       "--poll-timeout", "3", "--settle", "0"], "append -> SSE event p50", [POSTGRES]),
     ("game_bench.py", ["--only", "http", "--games", "2", "--compare-worker-classes", "1", "--slice-seconds", "1"],
      "ratio gevent / gthread, median of the pairs", [POSTGRES]),
     ("game_bench.py", ["--only", "http", "--games", "2", "--compare-limits", "1", "--slice-seconds", "1"],

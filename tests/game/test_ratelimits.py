@@ -15,8 +15,6 @@ import itertools
 import json
 import os
 import random
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +27,7 @@ from polling import wait_until
 
 from .conftest import ADMIN, bearer, create_game
 from .servers import HttpClient, HttpResponse, Server, gunicorn
+from .tenant_helpers import cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -147,8 +146,8 @@ def test_a_tenants_burst_leaves_other_tenants_alone(tmp_path: Path) -> None:
     tenants = tmp_path / "tenants.json"
     keys: dict[str, str] = {}
     for name in ("acme", "globex"):
-        run_keys(tenants, "add-tenant", name)
-        keys[name] = run_keys(tenants, "add-key", name, "--scopes", "games,admin")["key"]
+        cli(tenants, "add-tenant", name)
+        keys[name] = cli(tenants, "add-key", name, "--scopes", "games,admin")["key"]
     env = {**LIMITED, "TORRES_TENANTS_FILE": str(tenants)}
     with gunicorn(f"sqlite:///{tmp_path / 'tenants.sqlite3'}", extra_env=env) as server:
         portal = From(server)
@@ -157,12 +156,6 @@ def test_a_tenants_burst_leaves_other_tenants_alone(tmp_path: Path) -> None:
         assert 429 not in acme
         assert_rate_limited(portal.get("/v1/games", {"X-API-Key": keys["acme"]}), "tenant")
         assert portal.get("/v1/games", {"X-API-Key": keys["globex"]}).status_code != 429
-
-
-def run_keys(path: Path, *args: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-m", "torres_service.keys", "--file", str(path), *args],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
 
 
 # -- where the count is kept ------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The matchmaker as an attacker sees it, on the real Redis server and a tenants file written by the real
-CLI (``python -m torres_service.keys``).
+"""The matchmaker as an attacker sees it, on the real Redis server and a tenants file written by the real keys
+CLI (``torres_service.keys``, run in this process).
 
 A ticket is its player's: another player's token, another tenant's, a forged, expired, wrong-audience,
 wrong-issuer or unsigned one gets nothing — 404 "no such ticket" for a valid token of somebody else, 401 for a
@@ -36,6 +36,7 @@ from torres_matchmaking.config import Config
 from torres_matchmaking.game_client import GameServiceClient
 from torres_matchmaking.matcher import Matcher
 from torres_matchmaking.store import Keys
+from torres_service import keys
 from torres_service.principals import PlayerTokens, issue_player_token
 
 from .conftest import REDIS_URL, GameServer, answers, set_rating
@@ -44,9 +45,9 @@ TICKET = {"player_counts": [2], "max_wait_seconds": None}
 
 
 def keys_cli(path: Path, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "torres_service.keys", "--file", str(path), *args],
-                          capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(done.stdout)
+    """One keys CLI command on the tenants file, in this process (a process each made the module's set-up a
+    dozen interpreter starts): what it prints."""
+    return keys.run(keys.parser().parse_args(["--file", str(path), *args]))
 
 
 class Portal:

@@ -43,8 +43,11 @@ schema = schemathesis.openapi.from_dict(_document())  # see the game gate for wh
 SECURITY_HEADERS = edge.security_headers(_document())
 
 
-@pytest.fixture
+@pytest.fixture(params=["redis"])
 def gate_app(config: Config) -> Iterator[Flask]:
+    """The matchmaker on the test Redis, with a live ticket. The one parameter names the store in each test's id,
+    after the operation's: schemathesis' tests of one function otherwise share one node id under pytest 9, and
+    pytest-xdist, which hands out tests by node id, would run only one of them (tests/conftest.py refuses that)."""
     config = config.with_(dev_issuer=True)
     app = create_app(config, services=Services.build(config))
     app.config["GATE_TICKET"] = _live_ticket(app)

@@ -141,15 +141,17 @@ def test_creation_slower_than_the_matchers_timeout(store: Redis, config: Config,
 def test_game_service_hangs_longer_than_the_claim_timeout(store: Redis, config: Config, proxy: FaultyProxy,
                                                           game_server: GameServer, redis_client: redis.Redis,
                                                           matchers: list[subprocess.Popen[bytes]]) -> None:
-    """Two matchers; the game service hangs for 5 s, far past the 1 s claim timeout, then recovers. Groups are
-    taken over while their first creation is still in flight, and all attempts converge on one game each."""
+    """Two matchers; the game service hangs, far past the 1 s claim timeout, until a group has been taken over
+    while its first creation is still in flight (however long two matchers on a loaded machine take to get
+    there), then recovers; all attempts converge on one game each."""
     proxy.hold_requests.set()
     for _ in range(2):
         matchers.append(start_matcher(proxy.url, MM_CLAIM_TIMEOUT="1", GAME_SERVICE_TIMEOUT="30"))
     players = [f"hang-{i}" for i in range(8)]
     tickets, ids = queue(store, config, players)
     wait_until(proxy.arrived.is_set, 30, "a creation request")
-    time.sleep(5)
+    wait_until(lambda: max(Counter(proxy.creation_keys).values()) >= 2, 60,
+             "a second attempt at a group while its first hangs")
     taken_over = Counter(proxy.creation_keys)
     proxy.release()
     wait_until(all_matched(tickets, ids), 60, "the recovery")

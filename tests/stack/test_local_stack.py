@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -16,9 +15,11 @@ from torres_terminal.__main__ import play
 from torres_terminal.games import RemoteGame
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[dict[str, str]]:
-    with local_stack(tmp_path / "data") as running:
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """One `make run` for the module: one test plays a game, the other queues a player of its own; neither reads
+    what the other left."""
+    with local_stack(tmp_path_factory.mktemp("stack") / "data") as running:
         yield running
 
 
