@@ -11,13 +11,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from game.conftest import MIGRATIONS, make_config
 from game.online_helpers import Clock
 from game.servers import ROOT
+from polling import wait_until
 
 from torres_audit.note import Signer, open_checkpoint
 from torres_game.app import create_app
@@ -49,13 +50,6 @@ def sequencer(url: str, skey: str, published: str = "") -> Iterator[subprocess.P
         process.wait(20)
 
 
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_a_web_process_without_the_log_key_cannot_sign_and_the_sequencer_can(
         request: pytest.FixtureRequest, tmp_path: Path, backend: str) -> None:
@@ -79,7 +73,7 @@ def test_a_web_process_without_the_log_key_cannot_sign_and_the_sequencer_can(
             LOG.verifier().vkey()
 
         with sequencer(url, LOG.skey()):
-            wait_for(lambda: svc.store.log_pending() == 0, "the sequencer's integration")
+            wait_until(lambda: svc.store.log_pending() == 0, 30, "the sequencer's integration", interval=0.05)
         note = web.test_client().get("/v1/audit/checkpoint").get_data(as_text=True)
         checkpoint, signed = open_checkpoint(note, [LOG.verifier()])
         assert checkpoint.size >= 1 and signed == [LOG.verifier()]
@@ -104,7 +98,7 @@ def test_rotation_with_an_overlap_and_a_record_signed_by_a_retired_key(tmp_path:
     service(old).clock.now = clock
     first = play(service(old), old.test_client(), clock, SHORT, seed=710)
     with sequencer(url, LOG.skey()):
-        wait_for(lambda: service(old).store.log_pending() == 0, "the old key's integration")
+        wait_until(lambda: service(old).store.log_pending() == 0, 30, "the old key's integration", interval=0.05)
     kept = tmp_path / "before.json"
     kept.write_bytes(old.test_client().get(f"/v1/games/{first}/record").data)
     size_before = service(old).store.log_checkpoint().tree_size  # type: ignore[union-attr]
@@ -118,7 +112,7 @@ def test_rotation_with_an_overlap_and_a_record_signed_by_a_retired_key(tmp_path:
             [new_log.verifier().vkey(), LOG.verifier().vkey()]
         second = play(service(new), new.test_client(), clock, SHORT, seed=711)
         with sequencer(url, new_log.skey(), published=LOG.verifier().vkey()):
-            wait_for(lambda: service(new).store.log_pending() == 0, "the new key's integration")
+            wait_until(lambda: service(new).store.log_pending() == 0, 30, "the new key's integration", interval=0.05)
         latest = new.test_client().get("/v1/audit/checkpoint").get_data(as_text=True)
         assert open_checkpoint(latest, [new_log.verifier()])[0].size == size_before + 1
         older = new.test_client().get(f"/v1/audit/checkpoint?tree_size={size_before}").get_data(as_text=True)
