@@ -414,6 +414,14 @@ def checkout_of(rev: str) -> Iterator[Path]:
         yield Path(folder)
 
 
+def packages_of(old: Path) -> str:
+    """A PYTHONPATH for ``old``'s game service and the libraries it imports, in whichever layout that revision
+    has (the service kit and the audit library under ``services/`` or under ``shared/``), so that another
+    revision's code never meets this checkout's libraries; the rules engine stays this environment's."""
+    places = ("services/game", "services/common", "services/audit", "shared/service", "shared/audit", "shared/online")
+    return os.pathsep.join(str(old / place) for place in places if (old / place).is_dir())
+
+
 def against(old: Path, url: str, storage: str, tenants_file: str, *, plain: bool = False,
             shared: str = "address,tenant,player") -> tuple[dict[str, str], dict[str, str]]:
     """The environments of ``--against``'s two servers. A, this checkout as a portal's deployment runs it: the
@@ -427,9 +435,9 @@ def against(old: Path, url: str, storage: str, tenants_file: str, *, plain: bool
     With ``plain``, A runs at its defaults too (the single key, loopback exempt from the limits): the two
     checkouts' own costs with the same settings, for a change that is not about the trust boundary."""
     on, _ = limits_on_and_off(storage, shared)
-    code = os.pathsep.join(str(old / "services" / part) for part in ("game", "common"))
     return ({} if plain else {**on, "TORRES_TENANTS_FILE": tenants_file},
-            {"PYTHONPATH": code, "DATABASE_URL": url, "TORRES_MIGRATIONS_DIR": str(old / "infra" / "migrations")})
+            {"PYTHONPATH": packages_of(old), "DATABASE_URL": url,
+             "TORRES_MIGRATIONS_DIR": str(old / "infra" / "migrations")})
 
 
 def tenants_document(folder: str) -> str:

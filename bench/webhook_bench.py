@@ -107,11 +107,13 @@ def receive(port: int, out: Path, secret: str) -> int:
 
 
 @contextlib.contextmanager
-def receiver(out: Path, script: Path = Path(__file__)) -> Iterator[tuple[str, int]]:
-    """The receiver process (``script``'s: this one, or another revision's copy of it): yields its URL and pid."""
+def receiver(out: Path, script: Path = Path(__file__), env: dict[str, str] | None = None
+             ) -> Iterator[tuple[str, int]]:
+    """The receiver process (``script``'s: this one, or another revision's copy of it, with that revision's
+    libraries in ``env``): yields its URL and pid."""
     port = free_port()
     process = subprocess.Popen([sys.executable, str(script), "--receive", str(port), "--out", str(out)],
-                               stdout=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
         yield f"http://127.0.0.1:{port}/hooks", process.pid

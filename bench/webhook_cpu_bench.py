@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import webhook_bench
-from game_bench import MIGRATIONS, ROOT, cpu_seconds, new_bench_game, throwaway_database
+from game_bench import MIGRATIONS, ROOT, checkout_of, cpu_seconds, new_bench_game, packages_of, throwaway_database
 from webhook_bench import SECRET
 
 SUMMARY = {"stage": "turn", "phase": 1, "round": 1, "to_move": 0, "scores": [0, 0], "winner": None}
@@ -174,13 +174,10 @@ def delivery(rows: int, rounds: int, folder: Path) -> None:
 def receiver(against: str, rows: int, rounds: int, folder: Path) -> None:
     from torres_service.webhooks import Poster
 
-    old = folder / "bench"
-    old.mkdir()
-    for name in ("webhook_bench.py", "game_bench.py"):
-        (old / name).write_text(git_show(against, f"bench/{name}"))
     body = json.dumps(payload("g.1.turn.started"), separators=(",", ":")).encode()
-    with webhook_bench.receiver(folder / "received-this.txt") as this, \
-            webhook_bench.receiver(folder / "received-them.txt", old / "webhook_bench.py") as them:
+    with checkout_of(against) as old, webhook_bench.receiver(folder / "received-this.txt") as this, \
+            webhook_bench.receiver(folder / "received-them.txt", old / "bench" / "webhook_bench.py",
+                                   {**os.environ, "PYTHONPATH": packages_of(old)}) as them:
         def posts(url: str, pid: int) -> Callable[[], float]:
             def run() -> float:
                 poster = Poster(5.0, connections=8)
