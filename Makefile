@@ -69,9 +69,9 @@ lint: $(STAMP)
 # each on PYTEST_WORKERS pytest-xdist workers: most tests wait on servers they start, so more workers than cores
 # pay. A module's tests share a worker (--dist loadscope), and so does each set of tests that shares one costly
 # fixture (tests/conftest.py, SHARED); each worker has Redis databases of its own, 2 below the last worker's from
-# TEST_REDIS_URL's and TEST_MM_REDIS_URL's (13 and 14: up to 7 workers). PYTEST_WORKERS=0: one process.
-PYTEST_WORKERS ?= 4
-XDIST := -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
+# TEST_REDIS_URL's and TEST_MM_REDIS_URL's (13 and 14: up to 7 workers). PYTEST_WORKERS=0: one process; unset,
+# as many as the test PostgreSQL's max_connections carries, at most 4 (tests/workers.py).
+XDIST = -n $$($(BIN)/python tests/workers.py) --dist loadscope --no-loadscope-reorder
 pytest: install $(CHECKOV_STAMP) sdk-tools
 	$(BIN)/pytest $(XDIST)
 	TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q $(XDIST)
