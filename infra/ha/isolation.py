@@ -3,7 +3,7 @@
 * :func:`network_namespace`: the calling thread moves into a network namespace of its own (only ``lo``, up) until
   the block ends; every thread and process it starts meanwhile stays in it. The stand-ins started inside one, and
   the clients that talk to them, reach nothing but each other, and a partition (iptables rules inside that
-  namespace: :meth:`pg_ha.PgHa.partition`) never touches this machine's network. The namespace has no name: the
+  namespace: :func:`iptables`, :meth:`pg_ha.PgHa.partition`) never touches this machine's network. The namespace has no name: the
   kernel removes it, with its rules, once the last process in it has ended.
 * :func:`claim` and :func:`sweep`: each stand-in's temporary directory names the process that made it (pid and
   start time), and each process it starts runs in that directory or carries ``TORRES_HA_BASE=<that directory>``
@@ -66,6 +66,16 @@ def network_namespace() -> Iterator[str]:
                 raise OSError(err, f"setns back to the host's network namespace: {os.strerror(err)}")
     finally:
         os.close(host)
+
+
+def iptables(netns: str, pid: int, *args: str) -> None:
+    """Run ``iptables *args`` in the network namespace of process ``pid`` (a stand-in's), refused unless that
+    namespace is ``netns`` and one this process made: a rule never reaches this machine's own network."""
+    if not made_here(netns) or os.readlink(f"/proc/{pid}/ns/net") != netns:
+        raise RuntimeError("iptables rules need the stand-in started in a network namespace of its own "
+                           "(isolation.network_namespace)")
+    subprocess.run(["nsenter", f"--net=/proc/{pid}/ns/net", "iptables", "-w", "5", *args],
+                   check=True, capture_output=True, timeout=20)
 
 
 def _start_time(pid: int) -> str | None:

@@ -486,9 +486,7 @@ listen primary
             self._iptables("-D", "INPUT", *rule, "-j", "DROP")
 
     def _iptables(self, *args: str) -> None:
-        etcd_proc = self._procs[0]  # etcd, started first: a process of the cluster's namespace
-        subprocess.run(["nsenter", f"--net=/proc/{etcd_proc.pid}/ns/net", "iptables", "-w", "5", *args],
-                       check=True, capture_output=True, timeout=20)
+        isolation.iptables(self.netns, self._procs[0].pid, *args)  # etcd, started first: in the cluster's namespace
 
     def restart(self, node: Node) -> None:
         """Start a node again after :meth:`kill` (it rejoins as a standby, rewound if need be)."""

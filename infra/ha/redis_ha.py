@@ -1,11 +1,12 @@
-"""A Redis with failover on one machine (``make redis-ha``): a master, a replica and three Sentinels, on loopback.
+"""A Redis with failover on one machine (``make redis-ha``): a master, two replicas and three Sentinels, on loopback.
 
 What production runs for the Celery broker and the matchmaker's store, scaled down: the services name it with one
 URL, ``redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/torres`` (torres_service.redis_urls), and find
 the master Sentinel names. Sentinels declare the master down after ``DOWN_AFTER_MS`` without an answer and, two of
-three agreeing, promote the replica. Every process runs in a session of its own under a temporary directory and is
-SIGKILLed at :meth:`RedisHa.stop` (or by isolation.sweep, when its owner died first). ``python
-infra/ha/redis_ha.py`` starts one, prints the URL, stops it at Ctrl-C.
+three agreeing, promote the replica with the most data. Two replicas, so that with one server lost a write still
+has a replica to wait for (``MM_REDIS_WAIT_REPLICAS=1``, torres_matchmaking.store). Every process runs in a session
+of its own under a temporary directory and is SIGKILLed at :meth:`RedisHa.stop` (or by isolation.sweep, when its
+owner died first). ``python infra/ha/redis_ha.py`` starts one, prints the URL, stops it at Ctrl-C.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ class RedisHa:
     """``start()``, then :attr:`url` names the master through the sentinels; ``stop()`` ends everything."""
 
     base: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="torres-redis-ha-")))
-    servers: list[Server] = field(default_factory=lambda: [Server(free_port()), Server(free_port())])
+    servers: list[Server] = field(default_factory=lambda: [Server(free_port()) for _ in range(3)])
     sentinels: list[Server] = field(default_factory=lambda: [Server(free_port()) for _ in range(3)])
+    netns: str = ""  # the network namespace it was started in
+    _stalls: list[list[str]] = field(default_factory=list)  # iptables rules of :meth:`stall_replication`
 
     @property
     def url(self) -> str:
@@ -65,6 +68,7 @@ class RedisHa:
             raise RuntimeError(f"missing: {', '.join(missing)}")
         isolation.sweep()
         isolation.claim(self.base)
+        self.netns = os.readlink("/proc/thread-self/ns/net")
         try:
             master = self.servers[0]
             for server in self.servers:
@@ -98,6 +102,8 @@ class RedisHa:
                                     env={**os.environ, isolation.ENV: str(self.base)})
 
     def stop(self) -> None:
+        with contextlib.suppress(Exception):  # the rules go with the namespace anyway
+            self.resume_replication()
         for proc in [s.process for s in (*self.servers, *self.sentinels)]:
             if proc is not None and proc.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -134,16 +140,19 @@ class RedisHa:
         raise LookupError("no live master known to the sentinels")
 
     def wait_healthy(self, timeout: float = 60.0) -> None:
-        """Until a live master has a connected replica and every sentinel knows both and the other sentinels."""
+        """Until every live server but the master is its replica, in sync, and every sentinel knows them all and the
+        other sentinels."""
         def healthy() -> bool:
             master = self.master()
+            replicas = sum(s.process is not None and s.process.poll() is None for s in self.servers) - 1
             replication = self.client(master).info("replication")
-            if not any(isinstance(v, dict) and v.get("state") == "online" for v in replication.values()):
+            online = sum(isinstance(v, dict) and v.get("state") == "online" for v in replication.values())
+            if online < replicas:
                 return False  # a replica still in its first sync would lose everything in a failover
             for sentinel in self.sentinels:
                 state = self.client(sentinel).sentinel_master(MASTER_NAME)
                 if int(state["port"]) != master.port or state.get("num-other-sentinels", 0) < 2 or \
-                        state.get("num-slaves", 0) < 1:
+                        state.get("num-slaves", 0) < replicas:
                     return False
             return True
 
@@ -155,15 +164,35 @@ class RedisHa:
         assert old.process is not None
         old.process.kill()
         old.process.wait(timeout=10)
-        deadline = time.monotonic() + 60
+        return self.wait_for_master(other_than=old)
+
+    def wait_for_master(self, other_than: Server, timeout: float = 60.0) -> Server:
+        """The master the sentinels name once it is another server than ``other_than``."""
+        deadline = time.monotonic() + timeout
         while True:
             with contextlib.suppress(LookupError):
                 new = self.master()
-                if new is not old:
+                if new is not other_than:
                     return new
             if time.monotonic() > deadline:
                 raise TimeoutError("the sentinels did not fail over")
             time.sleep(0.1)
+
+    def stall_replication(self) -> None:
+        """Drop every packet the master sends its replicas while everything runs on (a replication link that
+        stalls: writes reach the master alone, and the kernel holds them in its send buffer). iptables rules in the
+        stand-in's own network namespace (isolation.iptables), removed by :meth:`resume_replication`."""
+        master = self.master()
+        assert master.process is not None
+        for replica in self.client(master).client_list(_type="replica"):
+            rule = ["-p", "tcp", "--sport", str(master.port), "--dport", replica["addr"].rsplit(":", 1)[1]]
+            isolation.iptables(self.netns, master.process.pid, "-A", "OUTPUT", *rule, "-j", "DROP")
+            self._stalls.append(rule)
+
+    def resume_replication(self) -> None:
+        pid = next(s.process.pid for s in self.sentinels if s.process is not None)
+        while self._stalls:
+            isolation.iptables(self.netns, pid, "-D", "OUTPUT", *self._stalls.pop(), "-j", "DROP")
 
     def restart(self, server: Server) -> None:
         """Start a killed server again, as a replica of the current master (the sentinels would reconfigure it)."""
@@ -185,6 +214,7 @@ def main() -> None:
     with running() as cluster:
         print(f"CELERY_BROKER_URL={cluster.url}", flush=True)
         print(f"MM_REDIS_URL={cluster.url}?db=1", flush=True)
+        print("MM_REDIS_WAIT_REPLICAS=1", flush=True)
         print(f"# logs in {cluster.base}; Ctrl-C stops everything", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
 

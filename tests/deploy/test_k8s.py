@@ -131,6 +131,9 @@ def test_databases_run_in_the_cluster_only_in_dev(rendered: Objects) -> None:
     assert stateful == ({"postgres", "redis"} if overlay == "dev" else set())
     assert all(o["metadata"].get("namespace") == f"torres-{overlay}" for o in objects if o["kind"] != "Namespace")
     assert not by_kind(objects, "Secret"), "secret values are never committed"
+    config = next(o for name, o in by_kind(objects, "ConfigMap").items() if name.startswith("torres-config"))
+    # production's Redis is a master with two replicas under Sentinel: a ticket counts once a replica holds it
+    assert config["data"].get("MM_REDIS_WAIT_REPLICAS") == ("1" if overlay == "prod" else None)
     for deployment in by_kind(objects, "Deployment").values():
         refs = deployment["spec"]["template"]["spec"]["containers"][0]["envFrom"]
         assert {"secretRef": {"name": "torres-secrets"}} in refs

@@ -54,17 +54,19 @@ def pg_ha_cluster(pg_cluster: pg_ha.PgHa) -> Iterator[pg_ha.PgHa]:
 
 @pytest.fixture(scope="module")
 def redis_cluster() -> Iterator[redis_ha.RedisHa]:
-    """A Redis master, its replica and three Sentinels: ``redis_cluster.url`` is the ``redis+sentinel://`` URL."""
+    """A Redis master, two replicas and three Sentinels in a network namespace of the module's own (as the PostgreSQL
+    cluster): ``redis_cluster.url`` is the ``redis+sentinel://`` URL."""
     missing = redis_ha.missing_tools()
     if missing:
         pytest.skip(f"Redis Sentinel stand-in not reachable: missing {', '.join(missing)} "
                     "(apt-get install -y redis-server redis-sentinel)")
-    cluster = redis_ha.RedisHa()
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.stop()
+    with isolation.network_namespace():
+        cluster = redis_ha.RedisHa()
+        try:
+            cluster.start()
+            yield cluster
+        finally:
+            cluster.stop()
 
 
 @pytest.fixture

@@ -66,7 +66,7 @@ def test_a_killed_runs_stand_in_and_namespace_are_swept_and_a_live_ones_are_not(
         started = json.loads(child.stdout.readline())
         base, netns = Path(started["base"]), started["netns"]
         processes = isolation.processes_of(base)
-        assert len(processes) == 5 and netns in namespaces_in_use()
+        assert len(processes) == 6 and netns  # 3 servers, 3 sentinels in namespaces_in_use()
 
         assert base not in isolation.sweep()  # its owner runs
         assert isolation.processes_of(base) == processes and base.exists()

@@ -235,7 +235,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[pg_ha.PgHa, redis_ha.RedisHa, Cluste
                                   "TORRES_LOG_SIGNING_KEY": signer.skey(), "TORRES_AI_MEDIUM": "random",
                                   "TORRES_AI_HARD": "random", "TORRES_WEBHOOK_URL": receiver.url,
                                   "TORRES_WEBHOOK_SECRET": WEBHOOK_SECRET,
-                                  "TORRES_WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8",
+                                  "TORRES_WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "MM_REDIS_WAIT_REPLICAS": "1",
                                   isolation.ENV: str(pg.base)})  # swept with the cluster if this run is killed
             cluster.start()
             yield pg, rds, cluster, signer, receiver

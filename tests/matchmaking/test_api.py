@@ -205,3 +205,20 @@ def test_a_create_that_crashed_half_way_does_not_block_its_player(services: Serv
     assert store.client.get(store.keys.player("default", "halfway")) == fresh["ticket_id"]
     assert store.scripts.run("activate", keys, repr(clock.now), crashed, TicketService.PENDING_STALE) == 0
     assert not store.client.hexists(store.keys.queued(pool), crashed)  # the late half never queues
+
+
+def test_a_write_no_replica_acknowledged_is_answered_503_and_not_as_done(
+        backend: tuple[str, bool, Any], game_server: GameServer) -> None:
+    """``MM_REDIS_WAIT_REPLICAS``: a ticket counts once that many replicas hold it. These servers have none, so the
+    create is refused as a lost connection would be (its client retries), on one Redis and on a cluster alike; a
+    failover with replicas is tests/faults/test_redis_failover.py."""
+    redis_url, cluster, _ = backend
+    config = Config(redis_url=redis_url, redis_cluster=cluster, game_service_url=game_server.url,
+                    game_service_api_key=API_KEY, log_level="WARNING", api_key=API_KEY,
+                    player_token_secret=PLAYER_SECRET, redis_wait_replicas=1, redis_wait_timeout=0.05)
+    client = Players(create_app(config, services=Services.build(config)).test_client())
+    refused = client.post("/v1/tickets", json=GOOD, player="alice")
+    _problem(refused, 503, "store_unavailable")
+    assert refused.headers["Retry-After"] == "1"
+    # nothing was queued, and a read does not wait for replicas (it changed nothing)
+    assert client.get("/v1/queues", key=API_KEY).get_json()["queues"] == {}

@@ -45,6 +45,12 @@ class Config:
         "fakeredis (one process: `serve` runs the matcher and the ratings consumer in threads)"))
     redis_cluster: bool = field(default=False, metadata=setting(
         "REDIS_CLUSTER", "`REDIS_URL` names one node of a Redis Cluster"))
+    redis_wait_replicas: int = field(default=0, metadata=setting(
+        "MM_REDIS_WAIT_REPLICAS", "replicas that must hold each write (`WAIT`) before it counts: a ticket "
+        "acknowledged then survives a Sentinel failover; 1 with Sentinel and two replicas (docs/operations.md, "
+        "Failover); 0: none waited for"))
+    redis_wait_timeout: float = field(default=1.0, metadata=setting(
+        "MM_REDIS_WAIT_TIMEOUT", "seconds a write waits for `MM_REDIS_WAIT_REPLICAS`; then 503 `store_unavailable`"))
     key_prefix: str = field(default="mm:", metadata=setting("MM_KEY_PREFIX", "the prefix of every Redis key"))
     game_service_url: str = field(default="http://127.0.0.1:8000", metadata=setting(
         "GAME_SERVICE_URL", "the game service the matcher creates games in", parse=_url))

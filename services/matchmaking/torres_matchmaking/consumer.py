@@ -59,7 +59,7 @@ class RatingConsumer:
             position = note["position"]
         end = int(page.get("next_after", position))
         if end > position:
-            self.store.scripts.run("apply_rating", self._keys(), position, end, "")
+            self.store.run("apply_rating", self._keys(), position, end, "")
         return rated, read
 
     def drain(self) -> int:
@@ -92,7 +92,7 @@ class RatingConsumer:
                 players.append((tenant_of[r.player_id], r.player_id))
         else:
             argv[2] = ""
-        result = self.store.scripts.run("apply_rating", self._keys(*players), *argv)
+        result = self.store.run("apply_rating", self._keys(*players), *argv)
         if result[0] == 0:
             log.info("ratings position moved by another consumer", extra={"stored": result[1]})
             return None

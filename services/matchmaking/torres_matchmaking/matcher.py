@@ -336,7 +336,7 @@ class Matcher:
         now = self.clock()
         out = []
         for gid in self.store.client.zrangebyscore(keys.claims(pool), "-inf", now, start=0, num=limit):
-            taken = self.store.scripts.run("takeover", [keys.claims(pool), keys.group(pool, gid)], repr(now), gid,
+            taken = self.store.run("takeover", [keys.claims(pool), keys.group(pool, gid)], repr(now), gid,
                                            repr(now + self.config.placement_window))
             if not taken:
                 continue
@@ -433,7 +433,7 @@ class Matcher:
 
     def _release(self, pool: Pool, c: Claim, state: str) -> int:
         keys = self.store.keys
-        return int(self.store.scripts.run("release", [*keys.pool_keys(pool), keys.group(pool, c.group_id),
+        return int(self.store.run("release", [*keys.pool_keys(pool), keys.group(pool, c.group_id),
                                                       *(keys.ticket(t) for t in c.ticket_ids)], c.group_id, state))
 
     # -- orphans ----------------------------------------------------------------------------

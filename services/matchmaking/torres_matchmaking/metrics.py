@@ -35,7 +35,7 @@ class WaitingTickets:
                                    labels=["edition", "master"])
         try:
             for edition, master in self.store.keys.pools():
-                _, rows = self.store.scripts.run("snapshot", self.store.keys.pool_keys((edition, master)),
+                _, rows = self.store.run("snapshot", self.store.keys.pool_keys((edition, master)),
                                                    "-inf", "+inf")
                 now = time.time()
                 rows = [r for r in rows if r is not None and float(r.split("|")[5]) > now]  # expires_at

@@ -14,6 +14,15 @@ script refuses a group whose tickets' scopes differ. The scope is a field of the
 pool's hash tag, so that the pools, their leases and their wake-up channels stay the fixed, known set a matcher
 and a listener work from, whatever tenants come and go.
 With no ``REDIS_URL`` the same scripts run on an in-process fakeredis server (Lua via lupa).
+
+Durability: Redis replicates asynchronously, so a write the master acknowledged in its last moment is missing on
+the replica Sentinel promotes. With ``MM_REDIS_WAIT_REPLICAS`` = n every write (a script that changes state, a
+stream ticket) is followed, in the same pipeline and so on the same connection, by ``WAIT n`` and counts as done
+only once n replicas hold it: Sentinel promotes the replica with the most data, so an acknowledged ticket, claim
+or placement survives the loss of the master. Fewer acknowledgements within ``MM_REDIS_WAIT_TIMEOUT`` raise
+:class:`NotReplicated`, a lost connection to its callers (503, retried; the write may or may not survive). Timers
+the matcher keeps (retry and back-off times, its heartbeat) are written without waiting: losing one delays work,
+never loses a ticket.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import quote
 
+import redis
 from redis.cluster import RedisCluster
 
 from torres_service import redis_urls
@@ -34,6 +44,8 @@ from .config import POOLS, Config
 Pool = tuple[str, bool]
 _SCRIPTS = ("enqueue", "hold_player", "activate", "claim", "takeover", "release", "confirm", "cancel", "expire",
             "apply_rating", "snapshot", "sizes", "lease")
+#: Scripts that change nothing: no ``WAIT`` after them.
+_READ_ONLY = frozenset({"snapshot", "sizes"})
 _embedded_lock = threading.Lock()
 _embedded_server: Any = None
 
@@ -195,19 +207,40 @@ class Scripts:
         return self._scripts[name](keys=list(keys), args=list(argv), client=client)
 
 
+class NotReplicated(redis.ConnectionError):
+    """The master took a write, but fewer replicas than asked acknowledged it in time: a failover now could lose
+    it. A lost connection to every caller: the request is answered 503 and retried, the matcher tries again."""
+
+
 @dataclass(frozen=True)
 class Redis:
-    """What the rest of the package needs to talk to Redis: a client, the key names, the scripts."""
+    """What the rest of the package needs to talk to Redis: a client, the key names, the scripts, and how many
+    replicas must hold a write before it counts (the module's docstring)."""
 
     client: Any
     keys: Keys
     scripts: Scripts
     cluster: bool = False
+    wait_replicas: int = 0
+    wait_timeout_ms: int = 1000
 
     @classmethod
     def open(cls, config: Config) -> Redis:
         client = connect(config)
-        return cls(client, Keys(config.key_prefix), Scripts(client), config.redis_cluster)
+        return cls(client, Keys(config.key_prefix), Scripts(client), config.redis_cluster,
+                   config.redis_wait_replicas if config.redis_url else 0, max(1, round(config.redis_wait_timeout * 1000)))
+
+    def run(self, name: str, keys: Sequence[str], *argv: Any) -> Any:
+        """One script, its result once it is replicated as asked."""
+        if name in _READ_ONLY or not self.wait_replicas:
+            return self.scripts.run(name, keys, *argv)  # one round trip (a pipeline checks its scripts first)
+        return self.batch([(name, keys, argv)])[0]
+
+    def set(self, key: str, value: str, px: int) -> None:
+        """``SET key value PX px``, done once replicated as asked."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.set(key, value, px=px)
+        self._execute(pipe, writes=True)
 
     def batch(self, calls: Sequence[tuple[str, Sequence[str], Sequence[Any]]]) -> list[Any]:
         """Run several scripts in one round trip per node (a pipeline). Each call is atomic on its own.
@@ -235,4 +268,16 @@ class Redis:
         pipe = client.pipeline(transaction=False)
         for name, keys, argv in calls:
             self.scripts.run(name, keys, *argv, client=pipe)
-        return list(pipe.execute())
+        return self._execute(pipe, writes=any(name not in _READ_ONLY for name, _, _ in calls))
+
+    def _execute(self, pipe: Any, writes: bool) -> list[Any]:
+        """The pipeline's results; after writes, with ``WAIT`` on its connection (WAIT counts the replicas holding
+        this connection's own writes, so it must follow them on the same one)."""
+        if not (writes and self.wait_replicas):
+            return list(pipe.execute())
+        pipe.wait(self.wait_replicas, self.wait_timeout_ms)
+        *results, acknowledged = pipe.execute()
+        if int(acknowledged) < self.wait_replicas:
+            raise NotReplicated(f"{acknowledged} of {self.wait_replicas} replicas acknowledged within "
+                                f"{self.wait_timeout_ms} ms")
+        return results

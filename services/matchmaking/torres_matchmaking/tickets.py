@@ -165,15 +165,15 @@ class TicketService:
         ticket_id = f"{POOLS.index(pool):x}{uuid.uuid4().hex[1:]}"
         counts = ",".join(str(n) for n in sorted(set(player_counts)))
         key_ttl = int(ttl + self.config.result_ttl) + 1
-        keys, scripts = self.store.keys, self.store.scripts
+        keys, store = self.store.keys, self.store
         ticket_keys = [*keys.pool_keys(pool), keys.ticket(ticket_id)]
-        scripts.run("enqueue", ticket_keys, ticket_id, player_id, edition, int(master), counts, repr(rating.mu),
+        store.run("enqueue", ticket_keys, ticket_id, player_id, edition, int(master), counts, repr(rating.mu),
                     repr(rating.sigma), "" if max_wait_seconds is None else repr(max_wait_seconds), repr(now),
                     repr(now + ttl), key_ttl, callback_url or "", tenant_segment(tenant), scope_of(tenant, shared_pool),
                     display_name or "")
         expected = ""
         for _ in range(5):
-            ok, *current = scripts.run("hold_player", [keys.player(tenant, player_id)], ticket_id, expected, key_ttl)
+            ok, *current = store.run("hold_player", [keys.player(tenant, player_id)], ticket_id, expected, key_ttl)
             if ok:
                 break
             existing = current[0]
@@ -183,7 +183,7 @@ class TicketService:
             expected = existing
         else:  # pragma: no cover - five creates of one player racing in a row
             raise LiveTicketExists(f"player {player_id} is creating tickets concurrently", ticket_id=expected)
-        if not scripts.run("activate", ticket_keys, repr(self.clock()), ticket_id, self.PENDING_STALE):
+        if not store.run("activate", ticket_keys, repr(self.clock()), ticket_id, self.PENDING_STALE):
             raise ServiceUnavailable("the ticket took too long to create; try again")
         metrics.TICKETS_QUEUED.inc()
         return self.get(ticket_id)
@@ -222,7 +222,7 @@ class TicketService:
         if fields["status"] == "queued" and float(fields["expires_at"]) <= now:
             pool = pool_of(ticket_id)
             assert pool is not None
-            self.store.scripts.run("expire", [*self.store.keys.pool_keys(pool), self.store.keys.ticket(ticket_id)],
+            self.store.run("expire", [*self.store.keys.pool_keys(pool), self.store.keys.ticket(ticket_id)],
                                    repr(now), self.config.result_ttl, ticket_id)
             fields = self.store.client.hgetall(self.store.keys.ticket(ticket_id)) or fields
         return public_ticket(fields, now)
@@ -263,7 +263,7 @@ class TicketService:
             pool = pool_of(ticket_id)
             assert pool is not None
             group = fields.get("group", "") if fields["status"] == "claimed" else ""
-            ok, status = self.store.scripts.run(
+            ok, status = self.store.run(
                 "cancel", [*keys.pool_keys(pool), keys.ticket(ticket_id),
                            keys.group(pool, group) if group else keys.ticket(ticket_id)],
                 repr(self.clock()), self.config.result_ttl, ticket_id, group, self.config.claim_timeout)
@@ -285,7 +285,7 @@ class TicketService:
         ids = self.store.client.zrangebyscore(keys.expiry(pool), "-inf", now, start=0, num=limit)
         if not ids:
             return 0
-        return int(self.store.scripts.run("expire", [*keys.pool_keys(pool), *(keys.ticket(t) for t in ids)],
+        return int(self.store.run("expire", [*keys.pool_keys(pool), *(keys.ticket(t) for t in ids)],
                                           repr(now), self.config.result_ttl, *ids))
 
     def queue_sizes(self, tenant: str, shared_pool: bool = False) -> dict[str, int]:
@@ -294,7 +294,7 @@ class TicketService:
         scope = scope_of(tenant, shared_pool)
         out = {}
         for edition, master in keys.pools():
-            sizes = self.store.scripts.run("sizes", keys.pool_keys((edition, master)), scope)
+            sizes = self.store.run("sizes", keys.pool_keys((edition, master)), scope)
             for n, size in zip(PLAYER_COUNTS, sizes, strict=True):
                 if size:
                     out[f"{edition}:{'master' if master else 'base'}:{n}"] = int(size)
@@ -310,7 +310,7 @@ class TicketService:
         secret = secrets.token_urlsafe(32)
         ttl = self.config.stream_ticket_ttl
         record = json.dumps({"ticket_id": ticket_id, "tenant": owner.tenant, "player_id": owner.player_id})
-        self.store.client.set(self.store.keys.stream_ticket(_digest(secret)), record, px=max(1, int(ttl * 1000)))
+        self.store.set(self.store.keys.stream_ticket(_digest(secret)), record, px=max(1, int(ttl * 1000)))
         return secret, ttl
 
     def redeem_stream_ticket(self, secret: str, ticket_id: str) -> Owner:
