@@ -3,8 +3,8 @@
 * :func:`network_namespace`: the calling thread moves into a network namespace of its own (only ``lo``, up) until
   the block ends; every thread and process it starts meanwhile stays in it. The stand-ins started inside one, and
   the clients that talk to them, reach nothing but each other, and a partition (iptables rules inside that
-  namespace: :func:`iptables`, :meth:`pg_ha.PgHa.partition`) never touches this machine's network. The namespace has no name: the
-  kernel removes it, with its rules, once the last process in it has ended.
+  namespace: :func:`iptables`, :meth:`pg_ha.PgHa.partition`) never touches this machine's network. The namespace
+  has no name: the kernel removes it, with its rules, once the last process in it has ended.
 * :func:`claim` and :func:`sweep`: each stand-in's temporary directory names the process that made it (pid and
   start time), and each process it starts runs in that directory or carries ``TORRES_HA_BASE=<that directory>``
   in its environment. A stand-in

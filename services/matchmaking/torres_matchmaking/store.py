@@ -227,8 +227,9 @@ class Redis:
     @classmethod
     def open(cls, config: Config) -> Redis:
         client = connect(config)
-        return cls(client, Keys(config.key_prefix), Scripts(client), config.redis_cluster,
-                   config.redis_wait_replicas if config.redis_url else 0, max(1, round(config.redis_wait_timeout * 1000)))
+        replicas = config.redis_wait_replicas if config.redis_url else 0  # fakeredis has no replicas
+        return cls(client, Keys(config.key_prefix), Scripts(client), config.redis_cluster, replicas,
+                   max(1, round(config.redis_wait_timeout * 1000)))
 
     def run(self, name: str, keys: Sequence[str], *argv: Any) -> Any:
         """One script, its result once it is replicated as asked."""
