@@ -142,6 +142,14 @@ class Node:
             pids.add(postmaster)
         return sorted(pids | _descendants(pids))
 
+    def wal_receivers(self) -> list[int]:
+        found = []
+        for pid in self.pids():
+            with contextlib.suppress(OSError):
+                if b"walreceiver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+        return found
+
 
 def _postmaster_pid(data_dir: Path) -> int | None:
     with contextlib.suppress(OSError, ValueError, IndexError):
@@ -441,6 +449,20 @@ listen primary
         if node.process is not None:
             node.process.wait(timeout=10)
         node.stopped = True
+
+    @contextlib.contextmanager
+    def standbys_stalled(self, primary: Node) -> Iterator[None]:
+        """Replication that lags, as over a slow network: the other nodes' WAL receivers are stopped (SIGSTOP) for
+        the block, then SIGKILLed, losing what they had received but not written (their postmasters start them
+        again, and they stream on from what they had, from whichever node is primary then). A primary killed in
+        the block has, under asynchronous replication, acknowledged commits no standby has; under synchronous
+        replication it acknowledged none of the block's commits."""
+        receivers = [pid for node in self.nodes if node is not primary for pid in node.wal_receivers()]
+        _signal(receivers, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            _signal(receivers, signal.SIGKILL)
 
     def freeze(self, node: Node) -> None:
         """SIGSTOP the whole node: a primary that hangs, its sockets open, until :meth:`thaw`."""

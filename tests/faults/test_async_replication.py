@@ -11,13 +11,9 @@ test_pg_failover.py and the fault suite expect no loss.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pg_ha
@@ -68,15 +64,6 @@ def move(client: FlaskClient, game_id: str, tokens: list[str]) -> tuple[str, int
     return command_id, answer.get_json()["version"]
 
 
-def wal_receivers(node: pg_ha.Node) -> list[int]:
-    found = []
-    for pid in node.pids():
-        with contextlib.suppress(OSError):
-            if b"walreceiver" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-    return found
-
-
 def test_a_failover_under_asynchronous_replication_loses_acknowledged_actions_and_the_checker_says_so(
         app: Flask, pg_ha_cluster: pg_ha.PgHa) -> None:
     client = app.test_client()
@@ -89,15 +76,10 @@ def test_a_failover_under_asynchronous_replication_loses_acknowledged_actions_an
     kept = dict(move(client, game_id, tokens) for _ in range(3))
     time.sleep(1.5)  # the standbys have these (asynchronous, but on loopback within milliseconds)
     old = pg_ha_cluster.wait_for_leader()
-    receivers = [pid for node in pg_ha_cluster.nodes if node is not old for pid in wal_receivers(node)]
-    assert len(receivers) == 2, "each standby streams from the primary"
-    for pid in receivers:
-        os.kill(pid, signal.SIGSTOP)
-    lost = dict(move(client, game_id, tokens) for _ in range(3))  # acknowledged by the primary alone
-    pg_ha_cluster.kill(old)
-    for pid in receivers:  # what they had not written is gone with them (their postmasters restart recovery)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    assert all(node.wal_receivers() for node in pg_ha_cluster.nodes if node is not old), "each standby streams"
+    with pg_ha_cluster.standbys_stalled(old):
+        lost = dict(move(client, game_id, tokens) for _ in range(3))  # acknowledged by the primary alone
+        pg_ha_cluster.kill(old)
     new = pg_ha_cluster.wait_for_leader(other_than=old, timeout=90)
     assert new is not old
 

@@ -2,7 +2,7 @@
 nemesis breaks the primary, the Redis master and the game service, then a checker reads everything back.
 
 Stack, all in a network namespace the suite makes (infra/ha/isolation.py: only loopback, removed with its last
-process): ``infra/ha/pg_ha.py`` (etcd, 3 Patroni nodes, HAProxy), ``infra/ha/redis_ha.py`` (master, replica, 3
+process): ``infra/ha/pg_ha.py`` (etcd, 3 Patroni nodes, HAProxy), ``infra/ha/redis_ha.py`` (master, 2 replicas, 3
 Sentinels), ``infra/local_cluster.py``'s processes on them (2 game replicas under gunicorn, a Celery AI worker, the
 sweeper, the webhook worker, the matchmaking API, a matcher, the ratings consumer) and a webhook endpoint.
 
@@ -12,7 +12,8 @@ an SSE and a WebSocket watcher and resigned after a few moves so the transparenc
 players through the matchmaker, playing the game they are put in; webhooks to the endpoint; a reader fetching the
 signed checkpoint twice a second.
 
-Nemesis: ``TORRES_FAULTS_PG`` PostgreSQL faults in turn -- SIGKILL of the primary node, a primary hung by SIGSTOP
+Nemesis: ``TORRES_FAULTS_PG`` PostgreSQL faults in turn -- SIGKILL of the primary node after its standbys lagged
+for ``REPLICATION_LAG`` seconds, a primary hung by SIGSTOP
 until Patroni fails over (then resumed), a switchover, a network partition of the primary (iptables in the
 suite's namespace) until another is promoted (then healed) -- ``TORRES_FAULTS_REDIS`` SIGKILLs of the Redis master
 and ``TORRES_FAULTS_ROLLING`` rolling restarts of every game-service process, shuffled, each once the stand-ins
@@ -24,8 +25,7 @@ every version once, in order; no player in two games; every webhook written deli
 checkpoint seen during the run consistent with the final one (RFC 9162 consistency proofs, torres_audit.monitor),
 so no signed checkpoint names a leaf that is gone. Per fault kind: the window of refused requests (p50, max seconds
 from the fault to the last refusal) and the time to full service. ``TORRES_FAULTS_ASYNC=1`` runs the same with
-asynchronous replication (docs/operations.md, "Failover"; test_async_replication.py shows the loss it allows and the
-checker naming it).
+asynchronous replication, and the checker finds the actions each lagging kill lost (docs/operations.md, "Failover").
 """
 
 from __future__ import annotations
@@ -67,6 +67,10 @@ SYNCHRONOUS = os.environ.get("TORRES_FAULTS_ASYNC") != "1"
 PLAYERS, AI_PLAYERS, MATCHED_PAIRS = int(os.environ.get("TORRES_FAULTS_PLAYERS", "3")), 1, 1
 #: The longest a client may wait for any one answer (DB_POOL_TIMEOUT 5 s, HAProxy's cut ~2 s, gunicorn's own).
 REQUEST_BOUND = 10.0
+#: Seconds the standbys lag (their WAL receivers stopped) before a primary is killed: on loopback replication is
+#: too fast for a kill to find anything unreplicated, over a real network it is not. Asynchronous replication loses
+#: what the primary acknowledged in that span; synchronous replication acknowledges none of it.
+REPLICATION_LAG = 1.0
 FAULT_KINDS = ("pg-kill", "pg-hang", "pg-switchover", "pg-partition")
 WEBHOOK_SECRET = "faults-webhook-secret"
 
@@ -96,9 +100,11 @@ def nemesis(pg: pg_ha.PgHa, rds: redis_ha.RedisHa, cluster: Cluster, faults: lis
         time.sleep(random.uniform(1, 3))
         fault = Fault(kind, time.monotonic())
         faults.append(fault)
-        if kind == "pg-kill":  # the server is lost: it stays down until another has taken over
+        if kind == "pg-kill":  # the server is lost, its standbys lagging: it stays down until another took over
             old = pg.wait_for_leader()
-            pg.kill(old)
+            with pg.standbys_stalled(old):
+                time.sleep(REPLICATION_LAG)
+                pg.kill(old)
             pg.wait_for_leader(other_than=old, timeout=60)
         elif kind == "pg-hang":
             old = pg.wait_for_leader()
