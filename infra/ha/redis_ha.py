@@ -101,7 +101,9 @@ class RedisHa:
                                     cwd=self.base, start_new_session=True,
                                     env={**os.environ, isolation.ENV: str(self.base)})
 
-    def stop(self) -> None:
+    def stop(self, keep_logs: Path | None = None) -> None:
+        """SIGKILL everything this stand-in started and remove its directory, its logs copied to ``keep_logs`` first
+        if given."""
         with contextlib.suppress(Exception):  # the rules go with the namespace anyway
             self.resume_replication()
         for proc in [s.process for s in (*self.servers, *self.sentinels)]:
@@ -112,6 +114,10 @@ class RedisHa:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
         isolation.kill_all(self.base)
+        if keep_logs is not None and self.base.exists():
+            keep_logs.mkdir(parents=True, exist_ok=True)
+            for log in self.base.glob("*.log"):
+                shutil.copy(log, keep_logs / log.name)
         shutil.rmtree(self.base, ignore_errors=True)
 
     @staticmethod

@@ -42,7 +42,13 @@ class Call:
     ended: float
     ok: bool  # answered, not 503 and not a broken connection
     status: int = 0  # 0: no answer (a broken or refused connection)
-    what: str = ""  # the server and method, for a refused one: where the refusals came from
+    what: str = ""  # the server, method and last path segment: where refusals and slow answers came from
+    long_poll: float = 0.0  # seconds the request asked the server to wait (a long-poll): not part of its bound
+
+    @property
+    def took(self) -> float:
+        """How long the server took to answer, less the wait the request asked for."""
+        return self.ended - self.started - self.long_poll
 
 
 @dataclass
@@ -81,8 +87,10 @@ class Client:
         self.record = record
         self.rng = random.Random()
 
-    def request(self, method: str, path: str, *, retry_5xx: bool = False, **kw: Any) -> httpx.Response:
-        """``retry_5xx``: any 5xx is retried too (the matchmaker's answers while its Redis fails over)."""
+    def request(self, method: str, path: str, *, retry_5xx: bool = False, long_poll: float = 0.0,
+                **kw: Any) -> httpx.Response:
+        """``retry_5xx``: any 5xx is retried too (the matchmaker's answers while its Redis fails over);
+        ``long_poll``: the seconds the request asks the server to wait."""
         first = time.monotonic()
         deadline = first + RETRY_FOR
         while True:
@@ -97,7 +105,8 @@ class Client:
             with self.record.lock:
                 self.record.calls.append(Call(started, time.monotonic(), ok,
                                               response.status_code if response is not None else 0,
-                                              "" if ok else f"{http.base_url} {method} {path.split('/')[-1]}"))
+                                              f"{http.base_url} {method} {path.split('/')[-1]}",
+                                              long_poll))
             if ok and response is not None:
                 if started > first:
                     with self.record.lock:
@@ -133,7 +142,8 @@ def play_game(client: Client, game_id: str, tokens: dict[int, str], stop: thread
             break
         seat = summary["to_move"]
         if seat not in tokens:  # the AI's turn: wait for it
-            client.request("GET", f"/v1/games/{game_id}/wait", params={"version": summary["version"], "timeout": 5})
+            client.request("GET", f"/v1/games/{game_id}/wait", params={"version": summary["version"], "timeout": 5},
+                           long_poll=5)
             continue
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         legal = client.request("GET", f"/v1/games/{game_id}/legal-actions", headers=auth).json()

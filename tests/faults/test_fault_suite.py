@@ -250,7 +250,7 @@ def stack(tmp_path: Path) -> Iterator[tuple[pg_ha.PgHa, redis_ha.RedisHa, Cluste
                 for proc in cluster.procs.values():
                     proc.kill()
             receiver.stop()
-            rds.stop()
+            rds.stop(keep_logs=tmp_path / "redis-logs")  # the servers' and sentinels', for a failed run
             pg.stop(keep_logs=tmp_path / "pg-logs")  # Patroni's and PostgreSQL's, for a failed run
 
 
@@ -303,7 +303,8 @@ def test_the_stack_survives_the_loss_of_any_one_server(
         "watchers": len(record.watches), "watcher_reconnects": sum(w.reconnects for w in record.watches),
         "players_matched": record.tickets_matched, "webhooks_delivered": len(receiver.delivered),
         "webhook_posts": receiver.posts, "checkpoints_seen": len(record.checkpoints),
-        "longest_request_s": round(max(c.ended - c.started for c in record.calls), 2),
+        "longest_request_s": round(max(c.took for c in record.calls), 2),
+        "longest_request": max(record.calls, key=lambda c: c.took).what,
         "windows": {k: {m: round(x, 2) for m, x in v.items()} for k, v in windows(record, faults).items()},
         "problems": problems[:50], "problem_count": len(problems),
         "faults": [{"kind": f.kind, "at_s": round(f.started - started, 1), "healthy_after_s":
