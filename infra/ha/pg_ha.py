@@ -395,10 +395,11 @@ listen primary
     def wait_healthy(self, timeout: float = 90.0) -> None:
         """Until every running node runs, one is primary, and (in synchronous mode) a synchronous standby exists."""
         deadline = time.monotonic() + timeout
+        members: list[dict[str, object]] = []
         while True:
             with contextlib.suppress(OSError):
                 status, body = _http_json(f"{self.nodes[0].rest}/cluster", timeout=1.0)
-                members = body.get("members", []) if status == 200 else []
+                members = body.get("members", []) if status == 200 else []  # type: ignore[assignment]
                 assert isinstance(members, list)
                 wanted = [n.name for n in self.nodes if not n.stopped]
                 timelines = {m.get("timeline") for m in members if m.get("role") in ("leader", "master", "primary")}
@@ -409,7 +410,9 @@ listen primary
                         not self.synchronous or self._sync_named(running) or len(wanted) == 1):
                     return
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the cluster did not become healthy within {timeout} s; logs in {self.base}")
+                seen = [{k: m.get(k) for k in ("name", "role", "state", "timeline", "lag")} for m in members]
+                raise TimeoutError(f"the cluster did not become healthy within {timeout} s (members: {seen}); "
+                                   f"logs in {self.base}")
             time.sleep(0.3)
 
     def _sync_named(self, running: set[str]) -> bool:
