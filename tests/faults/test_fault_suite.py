@@ -193,10 +193,14 @@ def webhooks_written(portal: Client) -> dict[str, str]:
 def check(cluster: Cluster, keys: list[Verifier], record: Record, receiver: load.Receiver) -> list[str]:
     """Every problem the run left behind, in words (empty: the run passed)."""
     urls = cluster.game_urls
-    problems: list[str] = [f"a watcher failed: {exc!r}" for exc in record.errors]
+    problems: list[str] = [f"a watcher failed: {exc!r}" for exc in record.errors] + record.surprises
     client = Client(urls, Record(), headers={"X-Admin-Key": cluster.admin_key})
     for game_id in sorted(record.games):
-        events = client.request("GET", f"/v1/games/{game_id}/events", params={"limit": 1000}).json()["events"]
+        answer = client.request("GET", f"/v1/games/{game_id}/events", params={"limit": 1000})
+        if answer.status_code == 404:  # its creation was acknowledged
+            problems.append(f"{game_id}: the game is gone, with {len(record.acked[game_id])} acknowledged actions")
+            continue
+        events = answer.json()["events"]
         problems += checker.log_problems(game_id, events, record.acked[game_id])
         problems += checker.ai_turn_problems(game_id, events)
         final = events[-1]["version"] if events else 0
