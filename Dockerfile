@@ -35,13 +35,19 @@ RUN --mount=type=secret,id=pip-cert \
     if [ -s /run/secrets/pip-cert ]; then export PIP_CERT=/run/secrets/pip-cert; fi \
     && /opt/venv/bin/pip install --no-deps --require-hashes -r requirements-runtime.lock \
     && /opt/build/bin/pip install --no-deps --require-hashes -r requirements-build.lock
+# The compiled rules engine first (profile-guided; it lands inside the package, which ships it as package data),
+# from the engine's sources and its build scripts alone: the costliest step, its layer is reused while they are
+# unchanged, whatever else in shared/ or services/ changes. --require fails the build where it cannot be compiled,
+# so an image never runs the pure engine unnoticed.
+COPY shared/build_compiled.py shared/train_compiled.py ./shared/
+COPY shared/torres_rules ./shared/torres_rules
+RUN /opt/build/bin/python shared/build_compiled.py --require
+# Then every component as a wheel (a normal install, as a portal's deploy gets it), the installers dropped from what
+# ships, and the engine build the image will run. The context holds no compiled build (.dockerignore), so these
+# copies leave the one just made in place.
 COPY shared ./shared
 COPY services ./services
-# The compiled rules engine first (profile-guided; it lands inside the package, which ships it as package data):
-# --require fails the build where it cannot be compiled, so an image never runs the pure engine unnoticed. Then every
-# component as a wheel (a normal install, as a portal's deploy gets it), the installers dropped from what ships, and the engine build the image will run.
-RUN /opt/build/bin/python shared/build_compiled.py --require \
-    && /opt/build/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
+RUN /opt/build/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
        ./shared ./shared/online ./shared/audit ./shared/service ./services/game ./services/ai-worker ./services/matchmaking \
     && /opt/venv/bin/pip install --no-deps --no-index /wheels/*.whl \
     && /opt/venv/bin/pip uninstall --yes --quiet pip setuptools \

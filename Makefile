@@ -14,11 +14,14 @@ RULES_SOURCES  := $(filter-out %/__init__.py %/_loader.py,$(wildcard shared/torr
 
 .PHONY: install test lint pytest run play play-remote migrate bench lock clean cluster policy-tools sdk sdk-tools image pg-ha redis-ha faults
 
-# The virtual environment is rebuilt whenever the lock file or a component's pyproject changes.
+# The virtual environment is rebuilt whenever the lock file or a component's pyproject changes. Its packages are
+# compiled to bytecode once, here: uv installs without it, and where PYTHONDONTWRITEBYTECODE is set no process
+# writes it, so each one would compile every module it imports from source again (one to two seconds of CPU
+# for a game service).
 $(STAMP): requirements.lock $(wildcard */pyproject.toml */*/pyproject.toml)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/uv pip install -q --python $(BIN)/python --require-hashes -r requirements.lock
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --require-hashes -r requirements.lock
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps $(COMPONENTS:%=-e ./%)
 	touch $(STAMP)
 
@@ -33,7 +36,7 @@ install: $(STAMP) $(COMPILED_RULES)
 CHECKOV_STAMP := .tools/checkov/.installed
 $(CHECKOV_STAMP): infra/tools/checkov.lock $(STAMP)
 	$(BIN)/uv venv -q --allow-existing --python $(BIN)/python .tools/checkov
-	$(BIN)/uv pip install -q --python .tools/checkov/bin/python --require-hashes -r infra/tools/checkov.lock
+	$(BIN)/uv pip install -q --compile-bytecode --python .tools/checkov/bin/python --require-hashes -r infra/tools/checkov.lock
 	touch $(CHECKOV_STAMP)
 
 policy-tools: $(CHECKOV_STAMP)
@@ -71,10 +74,14 @@ lint: $(STAMP)
 # fixture (tests/conftest.py, SHARED); each worker has Redis databases of its own, 2 below the last worker's from
 # TEST_REDIS_URL's and TEST_MM_REDIS_URL's (13 and 14: up to 7 workers). PYTEST_WORKERS=0: one process; unset,
 # as many as the test PostgreSQL's max_connections carries, at most 4 (tests/workers.py).
+# The tests write bytecode even where PYTHONDONTWRITEBYTECODE is set (it is set empty here): every xdist worker
+# collects every test module, and the services, workers and CLIs the tests start import the checkout's own
+# modules hundreds of times; without a cache each of them compiles, and pytest rewrites the asserts of, every
+# module again. The caches are __pycache__ folders beside the sources, ignored by git and the image build.
 XDIST = -n $$($(BIN)/python tests/workers.py) --dist loadscope --no-loadscope-reorder
 pytest: install $(CHECKOV_STAMP) sdk-tools
-	$(BIN)/pytest $(XDIST)
-	TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q $(XDIST)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest $(XDIST)
+	PYTHONDONTWRITEBYTECODE= TORRES_RULES_PURE=1 $(BIN)/pytest tests/rules -q $(XDIST)
 
 test: lint pytest
 

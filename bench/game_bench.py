@@ -453,7 +453,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--games", type=int, default=50, help="concurrent games (appends and HTTP)")
     parser.add_argument("--http-games", default="", help="comma list of extra HTTP concurrency levels, e.g. 4,16")
-    parser.add_argument("--duration", type=float, default=20.0, help="seconds of HTTP load")
+    parser.add_argument("--duration", type=float, help="seconds of HTTP load (default 20, with --quick 8)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--rate", type=float, default=4.0, help="appends/s per game in the paced run")
@@ -492,7 +492,7 @@ def main() -> int:
                         help="also run the HTTP load against the embedded SQLite backend")
     args = parser.parse_args()
     per_game = 40 if args.quick else 100
-    duration = 8.0 if args.quick else args.duration
+    duration = args.duration if args.duration is not None else 8.0 if args.quick else 20.0
     with throwaway_database("torres_game_bench") as url:
         store = PostgresEventStore(url, migrations_dir=MIGRATIONS)
         store.migrate()

@@ -9,7 +9,7 @@ the pure build (TORRES_RULES_PURE=1), with their ratio.
 The random player uses the engine's main API, the integer action codes (`legal_codes` + `apply_code`), or with
 `--api wire` the wire forms (`legal_actions` + `apply`).
 
-    python bench/rules_instructions.py [--games 5] [--api codes|wire]
+    python bench/rules_instructions.py [--games 5] [--configs 4p,4p-master] [--api codes|wire]
 
 Needs valgrind on PATH (it is on this project's machines); prints a note and exits 0 without it.
 """
@@ -26,10 +26,11 @@ import tempfile
 
 from engine_builds import available_builds, build_env
 
-CONFIGS = [
-    ("4p rio_grande (personal deck)", "dict(players=4, edition='rio_grande')"),
-    ("4p rio_grande master (hand)", "dict(players=4, edition='rio_grande', master=True)"),
-]
+#: {key: (name, keyword arguments of new_game)}, the keys as bench/rules_bench.py names them.
+CONFIGS = {
+    "4p": ("4p rio_grande (personal deck)", "dict(players=4, edition='rio_grande')"),
+    "4p-master": ("4p rio_grande master (hand)", "dict(players=4, edition='rio_grande', master=True)"),
+}
 
 PLAY = """
 import random, sys
@@ -66,6 +67,7 @@ def instructions(config: str, games: int, build: str, api: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--api", choices=tuple(STEP), default="codes")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
@@ -74,7 +76,8 @@ def main() -> None:
     print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted, "
           f"random player: {STEP[args.api]}")
     builds = available_builds()
-    for name, config in CONFIGS:
+    for key in args.configs.split(","):
+        name, config = CONFIGS[key]
         per_game = {build: (instructions(config, args.games, build, args.api)
                             - instructions(config, 0, build, args.api)) / args.games
                     for build in builds}

@@ -37,7 +37,7 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class an
     ("matchmaking_bench.py", ["--tickets", "60", "--runs", "1", "--embedded"], "median: all 60 matched", []),
     ("matchmaking_bench.py", ["--tickets", "300", "--runs", "1", "--matchers", "1,2", "--big", "0", "--idle", "0.5"],
      "median tickets matched/s", [REDIS]),
-    ("game_bench.py", ["--quick", "--games", "4"], "HTTP accepted actions/s", [POSTGRES]),
+    ("game_bench.py", ["--quick", "--games", "4", "--duration", "2"], "HTTP accepted actions/s", [POSTGRES]),
     ("push_bench.py", ["--sse", "20", "--polls", "20", "--games", "4", "--probes", "3", "--window", "1",
                        "--poll-timeout", "3", "--settle", "0"], "append -> SSE event p50", [POSTGRES]),
     ("game_bench.py", ["--only", "http", "--games", "2", "--compare-worker-classes", "1", "--slice-seconds", "1"],
@@ -49,7 +49,7 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class an
     ("webhook_bench.py", ["--pairs", "1", "--slice-seconds", "1", "--games", "2"],
      "ratio webhooks on / off (accepted actions/s)", [POSTGRES]),
     ("webhook_cpu_bench.py", ["--rounds", "1", "--rows", "40"], "the webhook row, this checkout", [POSTGRES]),
-    ("webhook_isolation_bench.py", ["--seconds", "10", "--kill-at", "1000", "--drain", "30"],
+    ("webhook_isolation_bench.py", ["--seconds", "4", "--kill-at", "1000", "--drain", "30"],
      "B  latency append -> arrival", [POSTGRES]),
     ("write_bench.py", ["--rounds", "1", "--writers", "1,2", "--slice-seconds", "0.5", "--processes", "2",
                         "--connections", "4", "--http-pairs", "1", "--http-games", "2", "--http-seconds", "1"],
@@ -76,10 +76,12 @@ def test_benchmark_runs(script: str, args: list[str], expected: str, servers: li
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_instruction_count_benchmark_runs() -> None:
-    run = subprocess.run([sys.executable, str(BENCH / "rules_instructions.py"), "--games", "1"],
-                         capture_output=True, text=True, timeout=300)
+    """One configuration: each is one interpreter run under callgrind per build and game count, and every run
+    there costs seconds of CPU however small the game."""
+    run = subprocess.run([sys.executable, str(BENCH / "rules_instructions.py"), "--games", "1", "--configs",
+                          "4p-master"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
-    assert run.stdout.count("M instructions per game") == 2
+    assert run.stdout.count("M instructions per game") == 1 and "4p rio_grande master (hand)" in run.stdout
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
