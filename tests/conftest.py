@@ -202,16 +202,18 @@ ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1
 
 
 @pytest.fixture(scope="session")
-def throwaway_database() -> Callable[[str], contextlib.AbstractContextManager[str]]:
-    """`with throwaway_database("prefix") as url:` -- see `_throwaway_database`."""
+def throwaway_database() -> Callable[..., contextlib.AbstractContextManager[str]]:
+    """`with throwaway_database("prefix") as url:`, `throwaway_database("prefix", template=url)` for a copy of the
+    database at ``url`` -- see `_throwaway_database`."""
     return _throwaway_database
 
 
 @contextlib.contextmanager
-def _throwaway_database(prefix: str) -> Iterator[str]:
+def _throwaway_database(prefix: str, template: str | None = None) -> Iterator[str]:
     """A uniquely named database on the real PostgreSQL server (TEST_DATABASE_URL is the admin connection),
-    dropped afterwards, so that concurrent developers and CI runs never collide. Skips when the server is
-    unreachable (a failure under TORRES_REQUIRE_SERVICES=1, see above)."""
+    dropped afterwards, so that concurrent developers and CI runs never collide; with ``template`` (a database's
+    URL) a copy of that database. Skips when the server is unreachable (a failure under TORRES_REQUIRE_SERVICES=1,
+    see above)."""
     import psycopg
 
     name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
@@ -220,7 +222,8 @@ def _throwaway_database(prefix: str) -> Iterator[str]:
     except psycopg.OperationalError as exc:  # pragma: no cover - depends on the machine
         pytest.skip(f"PostgreSQL not reachable at {_redacted(ADMIN_URL)}: {exc}")
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        copied = f' TEMPLATE "{template.rpartition("/")[2]}"' if template else ""
+        admin.execute(f'CREATE DATABASE "{name}"{copied}')
     try:
         yield f"{ADMIN_URL.rpartition('/')[0]}/{name}"
     finally:

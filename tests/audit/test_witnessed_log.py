@@ -12,13 +12,10 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
-from conftest import ADMIN_URL
 from flask import Flask
 from game.conftest import make_config
 from game.online_helpers import Clock
@@ -63,19 +60,6 @@ WITNESS_ARGS = ("--witness", W1.key().vkey(), "--witness", W2.key().vkey())
 
 
 @contextlib.contextmanager
-def copy_of(url: str) -> Iterator[str]:
-    """``CREATE DATABASE ... TEMPLATE``: the operator's copy of the whole database, dropped afterwards."""
-    name = f"{url.rpartition('/')[2]}_copy_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{url.rpartition("/")[2]}"')
-    try:
-        yield f"{url.rpartition('/')[0]}/{name}"
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@contextlib.contextmanager
 def http(app: Flask) -> Iterator[str]:
     with served(make_server("127.0.0.1", 0, app, threaded=True)) as base:
         yield base
@@ -83,7 +67,7 @@ def http(app: Flask) -> Iterator[str]:
 
 @pytest.mark.postgres
 def test_the_split_view_attack_cannot_gather_a_quorum(
-        throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]], tmp_path: Path) -> None:
+        throwaway_database: Callable[..., contextlib.AbstractContextManager[str]], tmp_path: Path) -> None:
     clock = Clock()
     with (witness_process(tmp_path / "w1.sqlite3", W1, [LOG.verifier().vkey()]) as w1,
           witness_process(tmp_path / "w2.sqlite3", W2, [LOG.verifier().vkey()]) as w2,
@@ -104,8 +88,9 @@ def test_the_split_view_attack_cannot_gather_a_quorum(
         assert ok.returncode == 0 and "cosigned by 2 of 2 trusted witnesses (2 needed)" in ok.stdout, ok.stdout
         svc.close()
 
-        with copy_of(url) as copy:
-            # The operator's second service: one game rewritten, the tree rebuilt and re-signed with the real key.
+        with throwaway_database("torres_split_view_copy", template=url) as copy:
+            # The operator's second service (a copy of the whole database): one game rewritten, the tree rebuilt
+            # and re-signed with the real key.
             write_game(copy, games[1], read_game(copy, games[2]))
             superuser(copy, *[(f"DELETE FROM {table}", ()) for table in
                               ("log_cosignatures", "log_nodes", "log_checkpoints", "log_leaves")],
