@@ -1,0 +1,305 @@
+"""Post-game analysis: where a finished game was won and lost, turn by turn, and a better turn where one was found.
+
+Pure (no Celery, no database): :func:`analyse_events` takes a finished game's log and its revealed seed and returns
+the analysis as JSON-ready data; the Celery task and the in-process driver only read the log and store the result.
+
+What it computes, per turn (a seat's run of actions from the first of its turn to its ``end_turn``):
+
+* **The curve**: every seat's expected final score share before and after the turn. The game is over, so the curve
+  may look at the full record (every hand and deck order). ``quick`` reads it off the static evaluation (each seat's
+  projected worth: score, the board as if scored now, cards, reserve; ``bots/evaluation.py``); ``deep`` plays the
+  rest of the game out several times from the full position with the rollout policy of the ``hard`` bot (a narrow
+  greedy turn plan per seat, a little noise) and averages the final scores, which also gives a win probability.
+* **A better turn**: the search of a bot level, run on the mover's *view* at the start of the turn and nothing
+  else: :func:`better_turn` takes a view, exactly as a bot does, so it cannot use what the seat did not know then
+  (the other hands, any deck order). ``quick`` is the ``medium`` level's beam search (greedy), ``deep`` the ``hard``
+  level's Monte-Carlo search over turn plans, both iteration-bound so that the result is a function of the view
+  and the seed.
+* **What the turn lost**: the played turn and the suggestion are both applied to the true position and compared
+  after the other seats' answers (the same deterministic reply policy for both, up to the mover's next turn), by
+  the margin over the best opponent. A suggestion that stops at a card draw (a plan cannot see past one) is
+  continued there by the mover's own policy with the card actually drawn: that is measurement, done on the full
+  record like the curve, not part of the advice. Turns whose loss is largest are marked, each with the better turn.
+* **Phase scorings**, explained by the engine's own breakdown (``tr.scored_between``), as the replay shows them.
+
+Every random choice is seeded from (game id, turn, :data:`ENGINE_VERSION`), so an analysis is deterministic for a
+given engine version, and a better engine gets a new version (a new analysis beside the old one, never over it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torres_rules as tr
+from torres_online import events as ev
+from torres_online import lifecycle as lc
+
+from .bots import Budget
+from .bots.base import View
+from .bots.determinize import sample_state
+from .bots.evaluation import projections
+from .bots.mcts import MctsBot
+from .bots.planner import finish, plan_turn
+
+#: Bumped whenever the analysis would compute something else from the same log (a new search, new weights): stored
+#: analyses are keyed by it, so a better engine adds analyses and never silently rewrites old ones.
+ENGINE_VERSION = "1"
+
+Action = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Depth:
+    """How hard the analysis looks: which search proposes a better turn, and how the curve is estimated."""
+
+    name: str
+    search: str  # "greedy" (the medium level's beam) or "mcts" (the hard level's search)
+    iterations: int  # mcts iterations per turn (greedy: unused)
+    rollouts: int  # curve: playouts per point (0: the static evaluation)
+    marked: int  # how many turns (at most) are marked as the ones that lost the most
+
+
+DEPTHS: dict[str, Depth] = {
+    "quick": Depth("quick", "greedy", iterations=1, rollouts=0, marked=5),
+    "deep": Depth("deep", "mcts", iterations=200, rollouts=4, marked=8),
+}
+#: A loss smaller than this (points of margin over the best opponent) is noise of the evaluation, not a mistake.
+MIN_LOSS = 1.0
+ROLLOUT_NOISE = 1.0  # the deep curve's playouts: jitter (points) that makes the playouts differ
+_NO_DEADLINE = 1e9  # iteration budgets only: wall clock must not change a deterministic result
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action of the effective game (undone actions removed): who played it, and the states around it."""
+
+    version: int
+    seat: int
+    action: Action
+    before: tr.State
+    after: tr.State
+    auto: str | None = None
+
+
+def effective_steps(events: Iterable[lc.LoggedEvent], seed: int) -> list[Step]:
+    """The actions that stand in a log, folded with the online rules (an undone action is dropped)."""
+    state: tr.State | None = None
+    life: lc.Lifecycle | None = None
+    steps: list[Step] = []
+    for event in events:
+        before = state
+        state, life = lc.step(state, life, event.type, event.payload, event.version, event.created_at,
+                              lambda created: ev.initial_state(created, seed))
+        if event.type == ev.ACTION_APPLIED and before is not None:
+            steps.append(Step(event.version, event.payload["seat"], event.payload["action"], before, state,
+                              event.payload.get("auto")))
+        elif event.type == ev.ACTION_UNDONE:
+            steps.pop()
+    return steps
+
+
+def turns_of(steps: Sequence[Step]) -> list[list[Step]]:
+    """The seats' turns (``turn`` and ``keep_card`` stages), each from its first action to its ``end_turn``; setup
+    placements and king moves are no turn (they stay in the curve, between the turns' points)."""
+    out: list[list[Step]] = []
+    current: list[Step] = []
+    for step in steps:
+        if step.before.stage not in ("turn", "keep_card"):
+            continue
+        key = (step.seat, step.before.phase, step.before.round)
+        if current and (key != (current[0].seat, current[0].before.phase, current[0].before.round)
+                        or current[-1].action["type"] == "end_turn"):
+            out.append(current)
+            current = []
+        current.append(step)
+    if current:
+        out.append(current)
+    return out
+
+
+def seed_for(game_id: str, turn: int, purpose: str) -> int:
+    """The seed of one random choice of the analysis: (game, turn, purpose, engine version), nothing else."""
+    digest = hashlib.blake2b(f"{ENGINE_VERSION}:{game_id}:{turn}:{purpose}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+# -- the better turn: the seat's view only ------------------------------------------------------------------
+
+
+def better_turn(view: View, rng: random.Random, depth: Depth) -> list[Action]:
+    """The turn the depth's search would play from ``view`` (the mover's view at the start of its turn), as wire
+    actions; it ends with ``end_turn`` or right after ``buy_card`` (what follows depends on the card drawn).
+
+    Like a bot's ``decide`` it is given a view, never a State: it cannot use another seat's hand or a deck order,
+    because it never has them. The search runs on a state sampled from the view (``determinize.sample_state``)."""
+    seat: int = view["seat"]
+    state = sample_state(view, rng)
+    if depth.search == "mcts":
+        budget = Budget(iterations=depth.iterations, seconds=_NO_DEADLINE)
+        codes = MctsBot().plan_turn(view, state, rng, budget, budget.deadline())
+    else:
+        codes = finish(plan_turn(state, seat, rng, width=3, max_expansions=60)[0], rng, seat=seat)
+    actions: list[Action] = []
+    for code in codes:
+        actions.append(tr.decode(state, code))
+        state = tr.apply_code(state, code)
+    return actions
+
+
+# -- measuring on the full record ---------------------------------------------------------------------------
+
+
+def margin(state: tr.State, seat: int) -> float:
+    """The seat's projected worth minus the best opponent's (the final scores once the game is over)."""
+    values = projections(state)
+    return values[seat] - max(v for s, v in enumerate(values) if s != seat)
+
+
+_POLICY = MctsBot()  # its rollout step is the reply policy: a narrow greedy turn plan, one-ply elsewhere
+
+
+def finish_own_turn(state: tr.State, seat: int, rng: random.Random) -> tr.State:
+    """The rest of ``seat``'s turn by its own policy (after a suggested plan stopped at a draw)."""
+    guard = 0
+    while (state.stage in ("turn", "keep_card") and state.to_move == seat and guard < 16):
+        state = _POLICY.rollout_step(state, rng)
+        guard += 1
+    return state
+
+
+def outcome(state: tr.State, seat: int, rng: random.Random) -> float:
+    """The margin of ``seat`` once every other seat has answered (until the seat's next turn, or the end)."""
+    reached = _POLICY.until_turn_of(state, seat, rng, None)
+    assert reached is not None  # no deadline
+    return margin(reached, seat)
+
+
+def shares(state: tr.State) -> list[float]:
+    """Static estimate of each seat's final score share: its projected worth over the total (negative as 0)."""
+    values = [max(0.0, v) for v in projections(state)]
+    total = sum(values)
+    return [round(v / total, 4) if total else round(1 / len(values), 4) for v in values]
+
+
+def playouts(state: tr.State, count: int, rng: random.Random) -> tuple[list[float], list[float]]:
+    """Deep curve: ``count`` playouts to the end with the noisy reply policy; mean score shares, win rates."""
+    noisy = MctsBot(rollout_noise=ROLLOUT_NOISE)
+    share_sum = [0.0] * state.players
+    wins = [0.0] * state.players
+    for _ in range(count):
+        end = state
+        guard = 0
+        while end.stage != "over" and guard < 400:
+            end = noisy.rollout_step(end, rng)
+            guard += 1
+        total = sum(end.scores) or 1
+        for seat in range(state.players):
+            share_sum[seat] += end.scores[seat] / total
+        wins[max(range(end.players), key=lambda s: end.scores[s])] += 1
+    return ([round(s / count, 4) for s in share_sum], [round(w / count, 4) for w in wins])
+
+
+@dataclass
+class _Point:
+    share: list[float]
+    win: list[float] | None
+
+
+def _point(state: tr.State, depth: Depth, rng: random.Random) -> _Point:
+    if depth.rollouts and state.stage != "over":
+        share, win = playouts(state, depth.rollouts, rng)
+        return _Point(share, win)
+    if state.stage == "over":
+        total = sum(state.scores) or 1
+        best = max(range(state.players), key=lambda s: state.scores[s])
+        return _Point([round(s / total, 4) for s in state.scores],
+                      [1.0 if s == best else 0.0 for s in range(state.players)] if depth.rollouts else None)
+    return _Point(shares(state), None)
+
+
+def _wire(actions: Sequence[Action]) -> list[dict[str, Any]]:
+    return [{"action": a, "text": tr.action_text(a)} for a in actions]
+
+
+def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
+    """The analysis of a finished game's effective actions (:func:`effective_steps`)."""
+    turns_out: list[dict[str, Any]] = []
+    points: dict[int, _Point] = {}  # version (after which) -> curve point; memo: a turn's after is often the next before
+
+    def point_at(version: int, state: tr.State, turn: int) -> _Point:
+        if version not in points:
+            points[version] = _point(state, depth, random.Random(seed_for(game_id, turn, f"curve:{version}")))
+        return points[version]
+
+    for index, turn in enumerate(turns_of(steps)):
+        first, last = turn[0], turn[-1]
+        seat = first.seat
+        start, end = first.before, last.after
+        before = point_at(first.version - 1, start, index)
+        after = point_at(last.version, end, index)
+        entry: dict[str, Any] = {
+            "turn": index, "seat": seat, "phase": start.phase, "round": start.round,
+            "from_version": first.version - 1, "to_version": last.version,
+            "actions": _wire([s.action for s in turn]),
+            "share_before": before.share, "share_after": after.share,
+            "win_before": before.win, "win_after": after.win,
+            "loss": 0.0, "better": None,
+        }
+        if first.auto is None and start.stage == "turn" and start.to_move == seat:
+            suggestion = better_turn(tr.view(start, seat), random.Random(seed_for(game_id, index, "search")), depth)
+            played = [s.action for s in turn]
+            if suggestion and suggestion != played[: len(suggestion)]:
+                entry.update(_compare(start, end, seat, suggestion, game_id, index, depth))
+        turns_out.append(entry)
+
+    ranked = sorted((t for t in turns_out if t["loss"] >= MIN_LOSS), key=lambda t: (-t["loss"], t["turn"]))
+    marked = [t["turn"] for t in ranked[: depth.marked]]
+    for entry in turns_out:
+        if entry["turn"] not in marked:
+            entry["better"] = None
+    scorings = []
+    for step in steps:
+        breakdown = tr.scored_between(step.before, step.after)
+        if breakdown is not None:
+            scorings.append({"version": step.version, **breakdown})
+    final = steps[-1].after if steps else None
+    return {
+        "engine_version": ENGINE_VERSION,
+        "depth": depth.name,
+        "players": final.players if final else 0,
+        "final_scores": list(final.scores) if final else [],
+        "turns": turns_out,
+        "marked": marked,
+        "scorings": scorings,
+    }
+
+
+def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[Action], game_id: str, index: int,
+             depth: Depth) -> dict[str, Any]:
+    """The played turn against the suggestion, both on the true position, replies by the same policy."""
+    alt = start
+    for action in suggestion:
+        alt = tr.apply(alt, action)  # legal: the legal set depends only on what the seat sees
+    alt = finish_own_turn(alt, seat, random.Random(seed_for(game_id, index, "finish")))
+    played_value = outcome(played_end, seat, random.Random(seed_for(game_id, index, "reply")))
+    alt_value = outcome(alt, seat, random.Random(seed_for(game_id, index, "reply")))
+    loss = round(alt_value - played_value, 2)
+    if loss <= 0:
+        return {"loss": 0.0}
+    alt_point = _point(alt, depth, random.Random(seed_for(game_id, index, "curve:better")))
+    return {"loss": loss, "better": {
+        "actions": _wire(suggestion),
+        "continues_after_draw": suggestion[-1]["type"] == "buy_card",
+        "margin_played": round(played_value, 2), "margin_better": round(alt_value, 2),
+        "share_after": alt_point.share, "win_after": alt_point.win,
+        "score_after": list(alt.scores),
+    }}
+
+
+def analyse_events(events: Iterable[lc.LoggedEvent], seed: int, game_id: str, depth: str) -> dict[str, Any]:
+    """The analysis of a finished game from its log and revealed seed, at ``depth`` (``quick`` or ``deep``)."""
+    return analyse_steps(effective_steps(events, seed), game_id, DEPTHS[depth])
