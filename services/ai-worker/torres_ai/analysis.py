@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import torres_rules as tr
 from torres_online import events as ev
@@ -121,9 +122,10 @@ def turns_of(steps: Sequence[Step]) -> list[list[Step]]:
     return out
 
 
-def seed_for(game_id: str, turn: int, purpose: str) -> int:
-    """The seed of one random choice of the analysis: (game, turn, purpose, engine version), nothing else."""
-    digest = hashlib.blake2b(f"{ENGINE_VERSION}:{game_id}:{turn}:{purpose}".encode(), digest_size=8).digest()
+def seed_for(game_id: str, at: int, purpose: str) -> int:
+    """The seed of one random choice of the analysis: (game, turn or version, purpose, engine version), nothing
+    else."""
+    digest = hashlib.blake2b(f"{ENGINE_VERSION}:{game_id}:{at}:{purpose}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
 
 
@@ -225,42 +227,38 @@ def _wire(actions: Sequence[Action]) -> list[dict[str, Any]]:
     return [{"action": a, "text": tr.action_text(a)} for a in actions]
 
 
-def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
-    """The analysis of a finished game's effective actions (:func:`effective_steps`)."""
-    turns_out: list[dict[str, Any]] = []
-    points: dict[int, _Point] = {}  # version (after which) -> curve point; memo: a turn's after is often the next before
+def analyse_turn(turns: Sequence[Sequence[Step]], index: int, game_id: str, depth: Depth) -> dict[str, Any]:
+    """One turn's entry: the curve before and after it, and (if the search found one) a better turn and its loss.
+    Every random choice is seeded by the game, the turn (or the version of a curve point) and the engine version,
+    so the entry is the same whichever slice of work computes it."""
+    turn = turns[index]
+    first, last = turn[0], turn[-1]
+    seat = first.seat
+    start, end = first.before, last.after
+    before = _point(start, depth, random.Random(seed_for(game_id, first.version - 1, "curve")))
+    after = _point(end, depth, random.Random(seed_for(game_id, last.version, "curve")))
+    entry: dict[str, Any] = {
+        "turn": index, "seat": seat, "phase": start.phase, "round": start.round,
+        "from_version": first.version - 1, "to_version": last.version,
+        "actions": _wire([s.action for s in turn]),
+        "share_before": before.share, "share_after": after.share,
+        "win_before": before.win, "win_after": after.win,
+        "loss": 0.0, "better": None,
+    }
+    if first.auto is None and start.stage == "turn" and start.to_move == seat:
+        # The module's own name, looked up at call time, so that a test can watch what the search is given.
+        suggestion = better_turn(tr.view(start, seat), random.Random(seed_for(game_id, index, "search")), depth)
+        played = [s.action for s in turn]
+        if suggestion and suggestion != played[: len(suggestion)]:
+            entry.update(_compare(start, end, seat, suggestion, game_id, index, depth))
+    return entry
 
-    def point_at(version: int, state: tr.State, turn: int) -> _Point:
-        if version not in points:
-            points[version] = _point(state, depth, random.Random(seed_for(game_id, turn, f"curve:{version}")))
-        return points[version]
 
-    for index, turn in enumerate(turns_of(steps)):
-        first, last = turn[0], turn[-1]
-        seat = first.seat
-        start, end = first.before, last.after
-        before = point_at(first.version - 1, start, index)
-        after = point_at(last.version, end, index)
-        entry: dict[str, Any] = {
-            "turn": index, "seat": seat, "phase": start.phase, "round": start.round,
-            "from_version": first.version - 1, "to_version": last.version,
-            "actions": _wire([s.action for s in turn]),
-            "share_before": before.share, "share_after": after.share,
-            "win_before": before.win, "win_after": after.win,
-            "loss": 0.0, "better": None,
-        }
-        if first.auto is None and start.stage == "turn" and start.to_move == seat:
-            suggestion = better_turn(tr.view(start, seat), random.Random(seed_for(game_id, index, "search")), depth)
-            played = [s.action for s in turn]
-            if suggestion and suggestion != played[: len(suggestion)]:
-                entry.update(_compare(start, end, seat, suggestion, game_id, index, depth))
-        turns_out.append(entry)
-
-    ranked = sorted((t for t in turns_out if t["loss"] >= MIN_LOSS), key=lambda t: (-t["loss"], t["turn"]))
+def summarise(entries: list[dict[str, Any]], steps: Sequence[Step], depth: Depth) -> dict[str, Any]:
+    """The whole analysis from every turn's entry: the marked turns (largest losses) and the phase scorings."""
+    ranked = sorted((t for t in entries if t["loss"] >= MIN_LOSS), key=lambda t: (-t["loss"], t["turn"]))
     marked = [t["turn"] for t in ranked[: depth.marked]]
-    for entry in turns_out:
-        if entry["turn"] not in marked:
-            entry["better"] = None
+    turns = [entry if entry["turn"] in marked else {**entry, "better": None} for entry in entries]
     scorings = []
     for step in steps:
         breakdown = tr.scored_between(step.before, step.after)
@@ -272,10 +270,16 @@ def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str
         "depth": depth.name,
         "players": final.players if final else 0,
         "final_scores": list(final.scores) if final else [],
-        "turns": turns_out,
+        "turns": turns,
         "marked": marked,
         "scorings": scorings,
     }
+
+
+def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
+    """The analysis of a finished game's effective actions (:func:`effective_steps`), in one go."""
+    turns = turns_of(steps)
+    return summarise([analyse_turn(turns, i, game_id, depth) for i in range(len(turns))], steps, depth)
 
 
 def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[Action], game_id: str, index: int,
@@ -303,3 +307,40 @@ def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[
 def analyse_events(events: Iterable[lc.LoggedEvent], seed: int, game_id: str, depth: str) -> dict[str, Any]:
     """The analysis of a finished game from its log and revealed seed, at ``depth`` (``quick`` or ``deep``)."""
     return analyse_steps(effective_steps(events, seed), game_id, DEPTHS[depth])
+
+
+class Engine:
+    """The analysis as the game service's plug-in (entry point ``engine`` of ``torres_game.analysis``): the service
+    names no module of this package; it finds this object, asks its version and depths, and advances analyses in
+    slices of bounded CPU time (:func:`torres_game.analyses.advance`), so that no slice holds a worker long."""
+
+    version: ClassVar[str] = ENGINE_VERSION
+    #: What each depth runs and costs; the figures are ``bench/analysis_bench.py``'s (docs/ai.md, "Post-game
+    #: analysis"), stated to callers in every analysis answer.
+    depths: ClassVar[dict[str, str]] = {
+        "quick": "the medium level's beam search per turn, the curve from the static evaluation: about 1 s of CPU "
+                 "for a 2-player game",
+        "deep": "the hard level's Monte-Carlo search (200 iterations) per turn, the curve from 4 playouts per "
+                "point: about 20 s of CPU for a 2-player game",
+    }
+
+    def advance(self, events: Sequence[lc.LoggedEvent], seed: int, game_id: str, depth: str,
+                progress: list[dict[str, Any]], cpu_budget: float
+                ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """Analyse the turns after those in ``progress`` until ``cpu_budget`` seconds of CPU are spent (at least one
+        turn); returns the turns so far and, once every turn is done, the whole analysis."""
+        chosen = DEPTHS[depth]
+        steps = effective_steps(events, seed)
+        turns = turns_of(steps)
+        entries = list(progress)
+        started = time.process_time()
+        while len(entries) < len(turns):
+            entries.append(analyse_turn(turns, len(entries), game_id, chosen))
+            if time.process_time() - started >= cpu_budget:
+                break
+        if len(entries) < len(turns):
+            return entries, None
+        return entries, summarise(entries, steps, chosen)
+
+
+ENGINE = Engine()
