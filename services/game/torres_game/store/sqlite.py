@@ -30,7 +30,6 @@ from .base import (
     EVERY_GAME,
     PLAIN,
     AiTurn,
-    AnalysisRow,
     AppendOptions,
     AppendResult,
     GameExists,
@@ -54,6 +53,7 @@ from .base import (
     list_filters,
     stamp,
 )
+from .sqlite_analyses import SqliteAnalyses
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
@@ -108,7 +108,7 @@ def path_from_url(url: str) -> str:
     return url
 
 
-class SqliteEventStore:
+class SqliteEventStore(SqliteAnalyses):
     backend = "sqlite"
 
     def __init__(self, path: str | Path, *, migrations_dir: Path | None = None, idle: int = 4) -> None:
@@ -539,58 +539,6 @@ class SqliteEventStore:
                 "UPDATE ai_turns SET done_at = ? WHERE game_id = ? AND version = ? AND done_at IS NULL",
                 (format_time(datetime.now(UTC)), game_id, version),
             )
-
-    # -- post-game analyses (a projection beside the log) -----------------------------------------------
-
-    _ANALYSIS_COLS = ("game_id, engine_version, depth, status, requested_at, updated_at, completed_at, progress,"
-                      " result, cpu_seconds")
-
-    @staticmethod
-    def _analysis(row: Sequence[Any]) -> AnalysisRow:
-        return AnalysisRow(game_id=row[0], engine_version=row[1], depth=row[2], status=row[3], requested_at=row[4],
-                           updated_at=row[5], completed_at=row[6], progress=json.loads(row[7]),
-                           result=None if row[8] is None else json.loads(row[8]), cpu_seconds=row[9])
-
-    def request_analysis(self, game_id: str, engine_version: str, depth: str, *, now: datetime) -> AnalysisRow:
-        at = format_time(now)
-        with self._write() as conn:
-            conn.execute("INSERT OR IGNORE INTO analyses (game_id, engine_version, depth, requested_at, updated_at)"
-                         " VALUES (?, ?, ?, ?, ?)", (game_id, engine_version, depth, at, at))
-            row = conn.execute(f"SELECT {self._ANALYSIS_COLS} FROM analyses WHERE game_id = ? AND engine_version = ?"
-                               " AND depth = ?", (game_id, engine_version, depth)).fetchone()
-        return self._analysis(row)
-
-    def get_analysis(self, game_id: str, engine_version: str, depth: str) -> AnalysisRow | None:
-        row = self._query(f"SELECT {self._ANALYSIS_COLS} FROM analyses WHERE game_id = ? AND engine_version = ?"
-                          " AND depth = ?", (game_id, engine_version, depth)).fetchone()
-        return None if row is None else self._analysis(row)
-
-    def analysis_progress(self, row: AnalysisRow, progress: list[dict[str, Any]], cpu_seconds: float,
-                          *, now: datetime) -> None:
-        with self._write() as conn:
-            conn.execute("UPDATE analyses SET progress = ?, cpu_seconds = cpu_seconds + ?, updated_at = ?"
-                         " WHERE game_id = ? AND engine_version = ? AND depth = ? AND status = 'pending'"
-                         " AND json_array_length(progress) < ?",
-                         (canonical_json(progress), cpu_seconds, format_time(now), row.game_id, row.engine_version,
-                          row.depth, len(progress)))
-
-    def complete_analysis(self, row: AnalysisRow, result: dict[str, Any], cpu_seconds: float, *, now: datetime,
-                          webhooks: Sequence[WebhookRow] = ()) -> bool:
-        at = format_time(now)
-        with self._write() as conn:
-            done = conn.execute(
-                "UPDATE analyses SET status = 'ready', result = ?, progress = '[]', completed_at = ?, updated_at = ?,"
-                " cpu_seconds = cpu_seconds + ? WHERE game_id = ? AND engine_version = ? AND depth = ?"
-                " AND status = 'pending'",
-                (canonical_json(result), at, at, cpu_seconds, row.game_id, row.engine_version, row.depth)).rowcount
-            if done:
-                self._insert_webhooks(conn, row.game_id, webhooks, at)
-        return bool(done)
-
-    def pending_analyses(self, *, limit: int = 100) -> list[AnalysisRow]:
-        rows = self._query(f"SELECT {self._ANALYSIS_COLS} FROM analyses WHERE status = 'pending'"
-                           " ORDER BY updated_at LIMIT ?", (limit,)).fetchall()
-        return [self._analysis(r) for r in rows]
 
     # -- webhooks ---------------------------------------------------------------------------------------
 
