@@ -1053,6 +1053,10 @@ export interface components {
             share_after?: number[];
             win_after?: number[] | null;
             score_after?: number[];
+            /** @description after each of its actions, on the true position (the game is over): `position` (as GET /state's) and `castles`, for a replay to play the better turn out on the board */
+            boards?: {
+                [key: string]: unknown;
+            }[];
         };
         AnalysisTurn: {
             turn?: number;

@@ -286,8 +286,10 @@ def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[
              depth: Depth) -> dict[str, Any]:
     """The played turn against the suggestion, both on the true position, replies by the same policy."""
     alt = start
+    boards = []  # what a replay shows while it plays the better turn out: the position after each action
     for action in suggestion:
         alt = tr.apply(alt, action)  # legal: the legal set depends only on what the seat sees
+        boards.append({"position": tr.to_position(alt), "castles": tr.castles_of(alt)})
     alt = finish_own_turn(alt, seat, random.Random(seed_for(game_id, index, "finish")))
     played_value = outcome(played_end, seat, random.Random(seed_for(game_id, index, "reply")))
     alt_value = outcome(alt, seat, random.Random(seed_for(game_id, index, "reply")))
@@ -301,6 +303,7 @@ def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[
         "margin_played": round(played_value, 2), "margin_better": round(alt_value, 2),
         "share_after": alt_point.share, "win_after": alt_point.win,
         "score_after": list(alt.scores),
+        "boards": boards,
     }}
 
 

@@ -20,6 +20,7 @@ from .analysis_status import AnalysisStatus
 from .analysis_turn import AnalysisTurn
 from .analysis_turn_better_type_1_type_0 import AnalysisTurnBetterType1Type0
 from .better_turn import BetterTurn
+from .better_turn_boards_item import BetterTurnBoardsItem
 from .castle import Castle
 from .clock import Clock
 from .consistency_proof import ConsistencyProof
@@ -128,6 +129,7 @@ __all__ = (
     "AnalysisTurn",
     "AnalysisTurnBetterType1Type0",
     "BetterTurn",
+    "BetterTurnBoardsItem",
     "Castle",
     "Clock",
     "ConsistencyProof",

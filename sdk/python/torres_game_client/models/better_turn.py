@@ -9,6 +9,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.analysis_action import AnalysisAction
+    from ..models.better_turn_boards_item import BetterTurnBoardsItem
 
 
 T = TypeVar("T", bound="BetterTurn")
@@ -28,6 +29,8 @@ class BetterTurn:
         share_after (list[float] | Unset): each seat's expected final score share after the better turn
         win_after (list[float] | None | Unset):
         score_after (list[int] | Unset):
+        boards (list[BetterTurnBoardsItem] | Unset): after each of its actions, on the true position (the game is over):
+            `position` (as GET /state's) and `castles`, for a replay to play the better turn out on the board
     """
 
     actions: list[AnalysisAction] | Unset = UNSET
@@ -37,6 +40,7 @@ class BetterTurn:
     share_after: list[float] | Unset = UNSET
     win_after: list[float] | None | Unset = UNSET
     score_after: list[int] | Unset = UNSET
+    boards: list[BetterTurnBoardsItem] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         actions: list[dict[str, Any]] | Unset = UNSET
@@ -69,6 +73,13 @@ class BetterTurn:
         if not isinstance(self.score_after, Unset):
             score_after = self.score_after
 
+        boards: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.boards, Unset):
+            boards = []
+            for boards_item_data in self.boards:
+                boards_item = boards_item_data.to_dict()
+                boards.append(boards_item)
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -86,12 +97,15 @@ class BetterTurn:
             field_dict["win_after"] = win_after
         if score_after is not UNSET:
             field_dict["score_after"] = score_after
+        if boards is not UNSET:
+            field_dict["boards"] = boards
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.analysis_action import AnalysisAction
+        from ..models.better_turn_boards_item import BetterTurnBoardsItem
 
         d = dict(src_dict)
         _actions = d.pop("actions", UNSET)
@@ -130,6 +144,15 @@ class BetterTurn:
 
         score_after = cast(list[int], d.pop("score_after", UNSET))
 
+        _boards = d.pop("boards", UNSET)
+        boards: list[BetterTurnBoardsItem] | Unset = UNSET
+        if _boards is not UNSET:
+            boards = []
+            for boards_item_data in _boards:
+                boards_item = BetterTurnBoardsItem.from_dict(boards_item_data)
+
+                boards.append(boards_item)
+
         better_turn = cls(
             actions=actions,
             continues_after_draw=continues_after_draw,
@@ -138,6 +161,7 @@ class BetterTurn:
             share_after=share_after,
             win_after=win_after,
             score_after=score_after,
+            boards=boards,
         )
 
         return better_turn

@@ -575,6 +575,9 @@ class BetterTurnSchema(Schema):
                                                         "after the better turn"})
     win_after = fields.List(fields.Float(), allow_none=True)
     score_after = fields.List(fields.Integer())
+    boards = fields.List(fields.Dict(), metadata={
+        "description": "after each of its actions, on the true position (the game is over): `position` (as GET "
+                       "/state's) and `castles`, for a replay to play the better turn out on the board"})
 
 
 class AnalysisTurnSchema(Schema):
