@@ -2,9 +2,9 @@
 
 Plays ``--games`` games per player count in memory (seats alternately the ``medium`` level, greedy turn plans, and
 the ``easy`` one, random moves: games of a realistic length, with mistakes for the analysis to compare against a
-better turn, its costly part), then analyses each at every depth in this process, timing CPU (``time.process_time``), not wall
-time: the machine is shared, and CPU is what a worker spends. Prints, per depth and player count, the median and
-the maximum CPU seconds per game and per analysed turn, and the turns marked.
+better turn, its costly part), then analyses each at every depth in this process, timing CPU
+(``time.process_time``), not wall time: the machine is shared, and CPU is what a worker spends. Prints, per depth and
+player count, the median and the maximum CPU seconds per game and per analysed turn, and the turns marked.
 
 Usage: python bench/analysis_bench.py [--games 3] [--players 2,3,4] [--depths quick,deep]
 """
