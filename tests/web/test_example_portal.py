@@ -302,6 +302,7 @@ def test_two_users_of_the_example_portal_play_a_rated_game_to_the_end(
     deliveries = httpx.get(f"{world['stack']['game']}/v1/webhooks/deliveries", params={"after": 0, "limit": 500},
                            headers={"X-API-Key": world["key"]}).json()["deliveries"]
     assert [d["type"] for d in deliveries if d["game_id"] == game_id].count("analysis.ready") == 1
+    pages["ada"].goto(f"{origin}/")
 
     # the other path: an unrated game the portal creates itself, with its own id, a label and the players' names
     pages["ada"].click("button:has-text('Challenge bob')")
