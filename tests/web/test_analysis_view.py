@@ -1,10 +1,14 @@
 """The post-game analysis in the replay: the link a portal sends (``&analysis=quick``) asks for it and shows the curve,
 the table of the curve and the marked turns; "show the better turn" plays that turn out on the board, by keyboard; axe
-finds nothing serious; a running game's replay offers no analysis (the server refuses it too)."""
+finds nothing serious; a running game's replay offers no analysis (the server refuses it too).
+
+Set TORRES_WEB_SCREENSHOTS=docs/images to rewrite docs/images/replay-analysis.png."""
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +18,7 @@ from .conftest import Console
 from .games import ApiGame
 
 pytestmark = pytest.mark.timeout(240)
+SHOTS = os.environ.get("TORRES_WEB_SCREENSHOTS")
 
 TWO_HUMANS = [{"kind": "human", "player_id": "p0"}, {"kind": "human", "player_id": "p1"}]
 BOTS = [{"kind": "ai", "level": "medium"}, {"kind": "ai", "level": "easy"}]  # easy's turns leave much to mark
@@ -30,7 +35,7 @@ def finished(stack: dict[str, str]) -> ApiGame:
 
 
 def test_the_replay_shows_the_analysis_and_plays_a_better_turn_by_keyboard(stack: dict[str, str], new_page: Any,
-                                                                           console: Console) -> None:
+                                                                           console: Console, tmp_path: Path) -> None:
     game = finished(stack)
     page = new_page()
     page.goto(f"{stack['game']}/play/#game={game.id}&replay=1&analysis=quick")
@@ -53,6 +58,9 @@ def test_the_replay_shows_the_analysis_and_plays_a_better_turn_by_keyboard(stack
     page.wait_for_function("() => /^Better turn \\d+, action \\d+ of \\d+: /.test(document.getElementById('step')"
                            ".textContent)")
     page.wait_for_function("() => document.activeElement?.id === 'analysis-back'", timeout=30_000)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.locator("#analysis").scroll_into_view_if_needed()
+    page.screenshot(path=str(Path(SHOTS or tmp_path) / "replay-analysis.png"))
     steps = page.locator("#step").inner_text()
     assert steps.split(": ", 1)[1]  # the last action in the web client's words
     assert serious_violations(page) == []
