@@ -54,7 +54,7 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
         client = redis.Redis.from_url(REDIS_URL)
         assert (client.llen(settings.queue), client.llen(settings.bulk_queue)) == (1, 1)
 
-        worker = start_worker(beat=False, TORRES_AI_ANALYSIS_SLICE="0")  # a slice is one turn
+        worker = start_worker(beat=False, TORRES_AI_ANALYSIS_SLICE="0")  # a slice is one unit of work
         wait_until(lambda: len(worker.records("analysis slice")) >= 3, 90, "three slices", worker.log)
         second_turn = human_game()
         before = len(worker.records("analysis slice"))  # slices done when it was queued (or soon after)
@@ -74,6 +74,6 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
 
         row = service.store.get_analysis(gid, "1", "deep")
         assert row is not None and row.result is not None and row.cpu_seconds > 0
-        assert len(row.result["turns"]) == len(slices) and row.result["depth"] == "deep"
+        assert len(slices) > len(row.result["turns"]) >= 20 and row.result["depth"] == "deep"  # playouts, turns
     finally:
         service.close()

@@ -22,8 +22,10 @@ What it computes, per turn (a seat's run of actions from the first of its turn t
   record like the curve, not part of the advice. Turns whose loss is largest are marked, each with the better turn.
 * **Phase scorings**, explained by the engine's own breakdown (``tr.scored_between``), as the replay shows them.
 
-Every random choice is seeded from (game id, turn, :data:`ENGINE_VERSION`), so an analysis is deterministic for a
-given engine version, and a better engine gets a new version (a new analysis beside the old one, never over it).
+The work is a list of units of a fraction of a second each (a playout, a turn's search), computed in slices (see
+below). Every random choice is seeded from (game id, turn or version, purpose, :data:`ENGINE_VERSION`), so an
+analysis is deterministic for a given engine version, however it is sliced, and a better engine gets a new version
+(a new analysis beside the old one, never over it).
 """
 
 from __future__ import annotations
@@ -187,103 +189,138 @@ def shares(state: tr.State) -> list[float]:
     return [round(v / total, 4) if total else round(1 / len(values), 4) for v in values]
 
 
-def playouts(state: tr.State, count: int, rng: random.Random) -> tuple[list[float], list[float]]:
-    """Deep curve: ``count`` playouts to the end with the noisy reply policy; mean score shares, win rates."""
-    noisy = MctsBot(rollout_noise=ROLLOUT_NOISE)
-    share_sum = [0.0] * state.players
-    wins = [0.0] * state.players
-    for _ in range(count):
-        end = state
-        guard = 0
-        while end.stage != "over" and guard < 400:
-            end = noisy.rollout_step(end, rng)
-            guard += 1
-        total = sum(end.scores) or 1
-        for seat in range(state.players):
-            share_sum[seat] += end.scores[seat] / total
-        wins[max(range(end.players), key=lambda s: end.scores[s])] += 1
-    return ([round(s / count, 4) for s in share_sum], [round(w / count, 4) for w in wins])
+def playout(state: tr.State, rng: random.Random) -> tuple[list[float], int]:
+    """Deep curve: one playout to the end with the noisy reply policy; the final score shares and the winner."""
+    end = state
+    guard = 0
+    while end.stage != "over" and guard < 400:
+        end = _NOISY.rollout_step(end, rng)
+        guard += 1
+    total = sum(end.scores) or 1
+    return [s / total for s in end.scores], max(range(end.players), key=lambda s: end.scores[s])
 
 
-@dataclass
+_NOISY = MctsBot(rollout_noise=ROLLOUT_NOISE)
+
+
+@dataclass(frozen=True)
 class _Point:
     share: list[float]
     win: list[float] | None
 
 
-def _point(state: tr.State, depth: Depth, rng: random.Random) -> _Point:
-    if depth.rollouts and state.stage != "over":
-        share, win = playouts(state, depth.rollouts, rng)
-        return _Point(share, win)
-    if state.stage == "over":
-        total = sum(state.scores) or 1
-        best = max(range(state.players), key=lambda s: state.scores[s])
-        return _Point([round(s / total, 4) for s in state.scores],
-                      [1.0 if s == best else 0.0 for s in range(state.players)] if depth.rollouts else None)
-    return _Point(shares(state), None)
+def _final(state: tr.State, depth: Depth) -> _Point:
+    total = sum(state.scores) or 1
+    best = max(range(state.players), key=lambda s: state.scores[s])
+    return _Point([round(s / total, 4) for s in state.scores],
+                  [1.0 if s == best else 0.0 for s in range(state.players)] if depth.rollouts else None)
 
 
 def _wire(actions: Sequence[Action]) -> list[dict[str, Any]]:
     return [{"action": a, "text": tr.action_text(a)} for a in actions]
 
 
+# -- the work, in units ------------------------------------------------------------------------------------
+#
+# An analysis is a list of units of work, each a fraction of a second of CPU: one playout of one curve point
+# (deep), one turn's search and comparison, one playout of a marked turn's better position (deep). Their results
+# are kept in order (the ``progress`` of a pending analysis), so a slice of work on a worker computes the next
+# units until its CPU budget is spent and stops between two units: a human's AI turn waits at most for one unit.
+# Each unit is seeded by what it computes (game, version or turn, purpose, engine version), so the results do not
+# depend on where the slices fell.
+
+Unit = tuple[str, int, int]  # (kind, version or turn, playout number)
+
+
+@dataclass
+class _Game:
+    """A finished game as the units need it: its turns, and the true position at every turn boundary."""
+
+    game_id: str
+    depth: Depth
+    steps: Sequence[Step]
+    turns: list[list[Step]]
+
+    def state_at(self, version: int) -> tr.State:
+        for turn in self.turns:
+            if turn[0].version - 1 == version:
+                return turn[0].before
+            if turn[-1].version == version:
+                return turn[-1].after
+        raise KeyError(version)
+
+    def boundaries(self) -> list[int]:
+        """The versions of the curve's points, in order, each once."""
+        return list(dict.fromkeys(v for t in self.turns for v in (t[0].version - 1, t[-1].version)))
+
+    def plan(self, done: dict[Unit, Any]) -> list[Unit]:
+        """Every unit, in the order they are computed: the turns (each after its curve points' playouts), then the
+        playouts of the marked turns' better positions, known once every turn is."""
+        units: list[Unit] = []
+        planned: set[int] = set()
+        for index, turn in enumerate(self.turns):
+            for version in (turn[0].version - 1, turn[-1].version):
+                if version not in planned and self.depth.rollouts and self.state_at(version).stage != "over":
+                    units += [("playout", version, k) for k in range(self.depth.rollouts)]
+                planned.add(version)
+            units.append(("turn", index, 0))
+        if self.depth.rollouts and all(u in done for u in units):
+            for index in marked_turns([done[("turn", i, 0)] for i in range(len(self.turns))], self.depth):
+                better = done[("turn", index, 0)]["better"]
+                if better is not None and not better["over"]:
+                    units += [("better", index, k) for k in range(self.depth.rollouts)]
+        return units
+
+    def compute(self, unit: Unit, done: dict[Unit, Any]) -> Any:
+        kind, at, k = unit
+        if kind == "playout":
+            share, winner = playout(self.state_at(at), random.Random(seed_for(self.game_id, at, f"playout:{k}")))
+            return {"share": share, "winner": winner}
+        if kind == "better":
+            suggestion = [a["action"] for a in done[("turn", at, 0)]["better"]["actions"]]
+            turn = self.turns[at]
+            alt = _apply_better(turn[0].before, turn[0].seat, suggestion, self.game_id, at)
+            share, winner = playout(alt, random.Random(seed_for(self.game_id, at, f"better:{k}")))
+            return {"share": share, "winner": winner}
+        return analyse_turn(self.turns, at, self.game_id, self.depth)
+
+
+def _apply_better(start: tr.State, seat: int, suggestion: list[Action], game_id: str, index: int) -> tr.State:
+    alt = start
+    for action in suggestion:
+        alt = tr.apply(alt, action)  # legal: the legal set depends only on what the seat sees
+    return finish_own_turn(alt, seat, random.Random(seed_for(game_id, index, "finish")))
+
+
 def analyse_turn(turns: Sequence[Sequence[Step]], index: int, game_id: str, depth: Depth) -> dict[str, Any]:
-    """One turn's entry: the curve before and after it, and (if the search found one) a better turn and its loss.
-    Every random choice is seeded by the game, the turn (or the version of a curve point) and the engine version,
-    so the entry is the same whichever slice of work computes it."""
+    """One turn's unit: the played turn, and (if the search found one) a better turn and what the turn lost.
+    The curve's figures are added by :func:`summarise` from the playouts (deep) or the static evaluation (quick)."""
     turn = turns[index]
     first, last = turn[0], turn[-1]
     seat = first.seat
     start, end = first.before, last.after
-    before = _point(start, depth, random.Random(seed_for(game_id, first.version - 1, "curve")))
-    after = _point(end, depth, random.Random(seed_for(game_id, last.version, "curve")))
     entry: dict[str, Any] = {
         "turn": index, "seat": seat, "phase": start.phase, "round": start.round,
         "from_version": first.version - 1, "to_version": last.version,
-        "actions": _wire([s.action for s in turn]),
-        "share_before": before.share, "share_after": after.share,
-        "win_before": before.win, "win_after": after.win,
-        "loss": 0.0, "better": None,
+        "actions": _wire([s.action for s in turn]), "loss": 0.0, "better": None,
     }
     if first.auto is None and start.stage == "turn" and start.to_move == seat:
         # The module's own name, looked up at call time, so that a test can watch what the search is given.
         suggestion = better_turn(tr.view(start, seat), random.Random(seed_for(game_id, index, "search")), depth)
         played = [s.action for s in turn]
         if suggestion and suggestion != played[: len(suggestion)]:
-            entry.update(_compare(start, end, seat, suggestion, game_id, index, depth))
+            entry.update(_compare(start, end, seat, suggestion, game_id, index))
     return entry
 
 
-def summarise(entries: list[dict[str, Any]], steps: Sequence[Step], depth: Depth) -> dict[str, Any]:
-    """The whole analysis from every turn's entry: the marked turns (largest losses) and the phase scorings."""
+def marked_turns(entries: Sequence[dict[str, Any]], depth: Depth) -> list[int]:
+    """The turns that lost the most (at least :data:`MIN_LOSS`), worst first, at most ``depth.marked``."""
     ranked = sorted((t for t in entries if t["loss"] >= MIN_LOSS), key=lambda t: (-t["loss"], t["turn"]))
-    marked = [t["turn"] for t in ranked[: depth.marked]]
-    turns = [entry if entry["turn"] in marked else {**entry, "better": None} for entry in entries]
-    scorings = []
-    for step in steps:
-        breakdown = tr.scored_between(step.before, step.after)
-        if breakdown is not None:
-            scorings.append({"version": step.version, **breakdown})
-    final = steps[-1].after if steps else None
-    return {
-        "engine_version": ENGINE_VERSION,
-        "depth": depth.name,
-        "players": final.players if final else 0,
-        "final_scores": list(final.scores) if final else [],
-        "turns": turns,
-        "marked": marked,
-        "scorings": scorings,
-    }
+    return [t["turn"] for t in ranked[: depth.marked]]
 
 
-def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
-    """The analysis of a finished game's effective actions (:func:`effective_steps`), in one go."""
-    turns = turns_of(steps)
-    return summarise([analyse_turn(turns, i, game_id, depth) for i in range(len(turns))], steps, depth)
-
-
-def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[Action], game_id: str, index: int,
-             depth: Depth) -> dict[str, Any]:
+def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[Action], game_id: str,
+             index: int) -> dict[str, Any]:
     """The played turn against the suggestion, both on the true position, replies by the same policy."""
     alt = start
     boards = []  # what a replay shows while it plays the better turn out: the position after each action
@@ -296,15 +333,94 @@ def _compare(start: tr.State, played_end: tr.State, seat: int, suggestion: list[
     loss = round(alt_value - played_value, 2)
     if loss <= 0:
         return {"loss": 0.0}
-    alt_point = _point(alt, depth, random.Random(seed_for(game_id, index, "curve:better")))
     return {"loss": loss, "better": {
         "actions": _wire(suggestion),
         "continues_after_draw": suggestion[-1]["type"] == "buy_card",
         "margin_played": round(played_value, 2), "margin_better": round(alt_value, 2),
-        "share_after": alt_point.share, "win_after": alt_point.win,
-        "score_after": list(alt.scores),
+        "score_after": list(alt.scores), "over": alt.stage == "over",
+        "static_share_after": shares(alt),
         "boards": boards,
     }}
+
+
+def _mean(samples: list[dict[str, Any]], players: int) -> _Point:
+    share = [round(sum(x["share"][s] for x in samples) / len(samples), 4) for s in range(players)]
+    win = [round(sum(1 for x in samples if x["winner"] == s) / len(samples), 4) for s in range(players)]
+    return _Point(share, win)
+
+
+def summarise(game: _Game, done: dict[Unit, Any]) -> dict[str, Any]:
+    """The whole analysis from every unit's result: the curve, the marked turns and the phase scorings."""
+    depth = game.depth
+    players = game.steps[-1].after.players if game.steps else 0
+
+    def point(version: int) -> _Point:
+        state = game.state_at(version)
+        if state.stage == "over":
+            return _final(state, depth)
+        if depth.rollouts:
+            return _mean([done[("playout", version, k)] for k in range(depth.rollouts)], players)
+        return _Point(shares(state), None)
+
+    entries = [done[("turn", i, 0)] for i in range(len(game.turns))]
+    marked = marked_turns(entries, depth)
+    turns = []
+    for entry in entries:
+        before, after = point(entry["from_version"]), point(entry["to_version"])
+        better = entry["better"] if entry["turn"] in marked else None
+        if better is not None:
+            extra = {k: v for k, v in better.items() if k not in ("over", "static_share_after")}
+            if better["over"] or not depth.rollouts:
+                alt = (_Point(better["static_share_after"], None) if not better["over"] else
+                       _Point([round(s / (sum(better["score_after"]) or 1), 4) for s in better["score_after"]], None))
+                better = {**extra, "share_after": alt.share, "win_after": alt.win}
+            else:
+                alt = _mean([done[("better", entry["turn"], k)] for k in range(depth.rollouts)], players)
+                better = {**extra, "share_after": alt.share, "win_after": alt.win}
+        turns.append({**{k: v for k, v in entry.items() if k != "better"},
+                      "share_before": before.share, "share_after": after.share,
+                      "win_before": before.win, "win_after": after.win, "better": better})
+    scorings = []
+    for step in game.steps:
+        breakdown = tr.scored_between(step.before, step.after)
+        if breakdown is not None:
+            scorings.append({"version": step.version, **breakdown})
+    final = game.steps[-1].after if game.steps else None
+    return {
+        "engine_version": ENGINE_VERSION,
+        "depth": depth.name,
+        "players": players,
+        "final_scores": list(final.scores) if final else [],
+        "turns": turns,
+        "marked": marked,
+        "scorings": scorings,
+    }
+
+
+def run(game: _Game, progress: list[dict[str, Any]], cpu_budget: float | None
+        ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Compute the units after those in ``progress`` (each ``{"unit": [kind, at, k], "result": ...}``) until
+    ``cpu_budget`` seconds of CPU are spent (None: all of them; at least one unit); the progress so far and, once
+    every unit is done, the analysis."""
+    results = list(progress)
+    done: dict[Unit, Any] = {(r["unit"][0], r["unit"][1], r["unit"][2]): r["result"] for r in results}
+    started = time.process_time()
+    while True:
+        todo = [u for u in game.plan(done) if u not in done]
+        if not todo:
+            return results, summarise(game, done)
+        if cpu_budget is not None and len(results) > len(progress) and time.process_time() - started >= cpu_budget:
+            return results, None
+        unit = todo[0]
+        done[unit] = result = game.compute(unit, done)
+        results.append({"unit": list(unit), "result": result})
+
+
+def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
+    """The analysis of a finished game's effective actions (:func:`effective_steps`), in one go."""
+    _, result = run(_Game(game_id, depth, steps, turns_of(steps)), [], None)
+    assert result is not None
+    return result
 
 
 def analyse_events(events: Iterable[lc.LoggedEvent], seed: int, game_id: str, depth: str) -> dict[str, Any]:
@@ -321,29 +437,24 @@ class Engine:
     #: What each depth runs and costs; the figures are ``bench/analysis_bench.py``'s (docs/ai.md, "Post-game
     #: analysis"), stated to callers in every analysis answer.
     depths: ClassVar[dict[str, str]] = {
-        "quick": "the medium level's beam search per turn, the curve from the static evaluation: about 1 s of CPU "
-                 "for a 2-player game",
+        "quick": "the medium level's beam search per turn, the curve from the static evaluation: about 0.3-0.8 s of "
+                 "CPU per game (2-4 players)",
         "deep": "the hard level's Monte-Carlo search (200 iterations) per turn, the curve from 4 playouts per "
-                "point: about 20 s of CPU for a 2-player game",
+                "point: about 25-60 s of CPU per game (2-4 players)",
     }
 
     def advance(self, events: Sequence[lc.LoggedEvent], seed: int, game_id: str, depth: str,
                 progress: list[dict[str, Any]], cpu_budget: float
                 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        """Analyse the turns after those in ``progress`` until ``cpu_budget`` seconds of CPU are spent (at least one
-        turn); returns the turns so far and, once every turn is done, the whole analysis."""
-        chosen = DEPTHS[depth]
+        """Compute the next units of work until ``cpu_budget`` seconds of CPU are spent (at least one unit); returns
+        the progress so far and, once every unit is done, the whole analysis."""
         steps = effective_steps(events, seed)
-        turns = turns_of(steps)
-        entries = list(progress)
-        started = time.process_time()
-        while len(entries) < len(turns):
-            entries.append(analyse_turn(turns, len(entries), game_id, chosen))
-            if time.process_time() - started >= cpu_budget:
-                break
-        if len(entries) < len(turns):
-            return entries, None
-        return entries, summarise(entries, steps, chosen)
+        return run(_Game(game_id, DEPTHS[depth], steps, turns_of(steps)), progress, cpu_budget)
+
+    @staticmethod
+    def turns_done(progress: list[dict[str, Any]]) -> int:
+        """How many turns a pending analysis has analysed so far (its other units are curve playouts)."""
+        return sum(1 for r in progress if r["unit"][0] == "turn")
 
 
 ENGINE = Engine()

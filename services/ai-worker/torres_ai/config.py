@@ -87,7 +87,7 @@ class Settings:
     metrics_port: int = field(default=9400, metadata=setting(
         "TORRES_AI_METRICS_PORT", "each worker serves Prometheus `/metrics` here; `0`: off"))
     delay: float = AI_DELAY.field()
-    analysis_slice: float = field(default=0.5, metadata=setting(
+    analysis_slice: float = field(default=0.2, metadata=setting(
         "TORRES_AI_ANALYSIS_SLICE", "CPU seconds of one slice of a post-game analysis (one bulk-queue task): what a "
         "human's AI turn may wait for in a busy worker process"))
     infra_attempts: int = field(default=8, metadata=setting(

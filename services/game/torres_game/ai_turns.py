@@ -226,7 +226,7 @@ class BackgroundDriver:
 
     thread_name = "torres-ai"
     #: CPU seconds of one slice of a post-game analysis: what an AI turn that becomes due meanwhile may wait.
-    analysis_slice = 0.5
+    analysis_slice = 0.2
     adopts = True  # take up due rows other processes wrote (False: someone else does, e.g. Celery's sweeper)
     adopt_after = 3.0
     rescan_every = 5.0

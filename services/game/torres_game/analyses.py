@@ -13,10 +13,10 @@ engine as the entry point ``engine`` of :data:`PLUGIN_GROUP` (an object with ``v
 **Queued behind the humans.** A request writes the ``pending`` row (the row is the work queue: a lost message loses
 nothing) and tells the AI driver (``analysis_due``): the Celery driver publishes it to the AI workers' *bulk*
 queue, which a worker serves only when no human's AI turn is waiting; the in-process driver runs it when no AI turn
-is queued. Either way the work is done in slices of bounded CPU time (:func:`advance`: a few turns each, their
-entries kept on the row), each slice queued again behind whatever AI turns arrived meanwhile, so a human's AI turn
-waits at most for the rest of one slice. The last slice stores the result and, for a tenant with webhooks, the
-``analysis.ready`` webhook in the same transaction.
+is queued. Either way the work is done in slices of bounded CPU time (:func:`advance`: the engine's next units of
+work, a fraction of a second each, their results kept on the row), each slice queued again behind whatever AI turns
+arrived meanwhile, so a human's AI turn waits at most for the rest of one slice. The last slice stores the result
+and, for a tenant with webhooks, the ``analysis.ready`` webhook in the same transaction.
 
 The AI worker enters the game service for analyses through this module (as it does for turns through ``ai_turns``).
 """
@@ -59,6 +59,8 @@ class Engine(Protocol):
                 progress: list[dict[str, Any]], cpu_budget: float
                 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]: ...
 
+    def turns_done(self, progress: list[dict[str, Any]]) -> int: ...
+
 
 class AnalysisDriver(Protocol):
     def analysis_due(self, game_id: str, depth: str) -> None:
@@ -81,7 +83,7 @@ def body_of(row: AnalysisRow, engine: Engine) -> dict[str, Any]:
         "game_id": row.game_id, "engine_version": row.engine_version, "depth": row.depth, "status": row.status,
         "cost": engine.depths.get(row.depth, ""), "requested_at": row.requested_at,
         "completed_at": row.completed_at, "cpu_seconds": round(row.cpu_seconds, 3),
-        "turns_done": len(row.result["turns"]) if row.result else len(row.progress),
+        "turns_done": len(row.result["turns"]) if row.result else engine.turns_done(row.progress),
         "result": row.result,
     }
 
