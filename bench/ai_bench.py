@@ -205,7 +205,8 @@ def latency(args: argparse.Namespace) -> None:
         engine = service.analyses.engine()
         rows = [store.get_analysis(g, engine.version, args.depth) for g in finished] if engine else []
         ready_at_end = sum(1 for r in rows if r is not None and r.status == "ready")
-        turns_at_end = sum(len(r.result["turns"]) if r.result else len(r.progress) for r in rows if r is not None)
+        turns_at_end = sum(len(r.result["turns"]) if r.result else engine.turns_done(r.progress)  # type: ignore[union-attr]
+                           for r in rows if r is not None)
         cpu_at_end = sum(r.cpu_seconds for r in rows if r is not None)
         waited = time.perf_counter() - analysed
     (m0, p0, x0), (m1, p1, x1) = describe(alone), describe(beside)
