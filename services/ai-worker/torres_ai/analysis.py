@@ -437,10 +437,10 @@ class Engine:
     #: What each depth runs and costs; the figures are ``bench/analysis_bench.py``'s (docs/ai.md, "Post-game
     #: analysis"), stated to callers in every analysis answer.
     depths: ClassVar[dict[str, str]] = {
-        "quick": "the medium level's beam search per turn, the curve from the static evaluation: about 0.3-0.8 s of "
-                 "CPU per game (2-4 players)",
+        "quick": "the medium level's beam search per turn, the curve from the static evaluation: 0.4-0.9 s of CPU "
+                 "per game (2-4 players)",
         "deep": "the hard level's Monte-Carlo search (200 iterations) per turn, the curve from 4 playouts per "
-                "point: about 25-60 s of CPU per game (2-4 players)",
+                "point: 14-40 s of CPU per game (2-4 players)",
     }
 
     def advance(self, events: Sequence[lc.LoggedEvent], seed: int, game_id: str, depth: str,

@@ -16,8 +16,8 @@ class AnalysisRequest:
     """
     Attributes:
         depth (AnalysisRequestDepth | Unset): quick: the medium level's search for a better turn, the curve from the
-            static evaluation (about 1 s of CPU for a 2-player game); deep: the hard level's search and playouts (about 20
-            s); the default is quick Default: AnalysisRequestDepth.QUICK.
+            static evaluation (under 1 s of CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per
+            game, 2-4 players); the default is quick Default: AnalysisRequestDepth.QUICK.
     """
 
     depth: AnalysisRequestDepth | Unset = AnalysisRequestDepth.QUICK
