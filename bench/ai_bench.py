@@ -7,13 +7,15 @@ is over (fold + decide + append + publish per decision).
 ``latency`` (humans first): ``--workers`` worker processes (default 2, ``--concurrency 1`` each) and
 ``--human-games`` games of 4 seats, one "human" (this script, playing at once) and three ``--level`` AIs. For
 every action of the human that hands the move on, the time until the human is to move again. Measured twice
-in one run: alone, then beside ``--background`` AI-only games of the same shape started first (they go to the
-bulk queue, the human games to the high-priority one). Prints median, p95 and max of both and their ratio.
+in one run: alone, then beside ``--background`` AI-only games of the same shape started first and ``--analyses``
+post-game analyses (``--depth``) of finished games requested first (both go to the bulk queue, the human games to
+the high-priority one). Prints median, p95 and max of both and their ratio.
 
 Uses a throwaway PostgreSQL database and private queue names on ``TEST_REDIS_URL`` (removed afterwards).
 
 Usage: python bench/ai_bench.py throughput [--levels easy,medium,hard] [--games 2]
        python bench/ai_bench.py latency [--human-games 4] [--background 20] [--samples 8] [--workers 2] [--fifo]
+                                        [--analyses 0] [--depth deep]
 """
 
 from __future__ import annotations
@@ -169,27 +171,58 @@ def describe(waits: list[float]) -> tuple[float, float, float]:
     return statistics.median(ordered), p95, ordered[-1]
 
 
+def finished_game(service: GameService, seed: int) -> str:
+    """A 2-player game played to its end in this process (random legal actions, no AI seat): one to analyse."""
+    seats = [{"kind": "human", "player_id": f"p{n}"} for n in range(2)]
+    game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
+    gid, rng = game["game_id"], random.Random(seed)
+    while not tr.is_over(state := service.games.state_at(gid)[1]):
+        seat = state.to_move
+        assert seat is not None
+        service.commands.submit_action(gid, Credentials(token=game["seats"][seat]["token"]), seat=seat,
+                                       action=rng.choice(tr.legal_actions(state)),
+                                       expected_version=service.games.state_at(gid)[0],
+                                       command_id=f"fin-{rng.getrandbits(64)}")
+    return gid
+
+
 def latency(args: argparse.Namespace) -> None:
     with database() as (db_url, store), stack(db_url, store, args.workers, args.fifo) as (service, settings):
+        finished = [finished_game(service, seed) for seed in range(args.analyses)]  # before any clock starts
         alone = latency_round(service, args.level, args.human_games, args.samples)
         seats = [{"kind": "ai", "level": args.level}] * 4
         background = [service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
                                           seats=seats)["game_id"] for _ in range(args.background)]
+        analysed = time.perf_counter()
+        for gid in finished:
+            service.analyses.request(gid, SERVICE, depth=args.depth)
         time.sleep(5)  # the bulk queue fills: every background game has a turn waiting or running
         client = redis.Redis.from_url(REDIS_URL)
         bulk_depth = client.llen(settings.bulk_queue)  # with --fifo: the one queue
         beside = latency_round(service, args.level, args.human_games, args.samples)
         still_active = sum(1 for g in background if store.get_game(g).status != "over")  # type: ignore[union-attr]
         played = sum(store.current_version(g) or 0 for g in background)
+        engine = service.analyses.engine()
+        rows = [store.get_analysis(g, engine.version, args.depth) for g in finished] if engine else []
+        ready_at_end = sum(1 for r in rows if r is not None and r.status == "ready")
+        turns_at_end = sum(len(r.result["turns"]) if r.result else engine.turns_done(r.progress)  # type: ignore[union-attr]
+                           for r in rows if r is not None)
+        cpu_at_end = sum(r.cpu_seconds for r in rows if r is not None)
+        waited = time.perf_counter() - analysed
     (m0, p0, x0), (m1, p1, x1) = describe(alone), describe(beside)
     print(f"{args.human_games} human games (1 human + 3 {args.level} AI), {args.workers} workers x 1 process"
           + (", ONE FIFO queue for all games (humans-first off)" if args.fifo else ", humans first"))
     print(f"{'':<34}{'samples':>8}{'median s':>10}{'p95 s':>8}{'max s':>8}")
     print(f"{'no background games':<34}{len(alone):>8}{m0:>10.2f}{p0:>8.2f}{x0:>8.2f}")
-    print(f"{f'beside {args.background} AI-only games':<34}{len(beside):>8}{m1:>10.2f}{p1:>8.2f}{x1:>8.2f}")
+    label = f"beside {args.background} AI-only games" + (f", {args.analyses} {args.depth} analyses" if args.analyses
+                                                          else "")
+    print(f"{label:<34}{len(beside):>8}{m1:>10.2f}{p1:>8.2f}{x1:>8.2f}")
     print(f"median ratio (beside / alone): {m1 / m0:.2f}   (target <= 1.5; p95 target <= 5 s)")
     print(f"bulk queue depth when the second round started: {bulk_depth}; background games still running at its "
           f"end: {still_active}/{args.background}; background versions appended: {played}")
+    if args.analyses:
+        print(f"analyses ({args.depth}) when the second round ended, {waited:.0f} s after they were requested: "
+              f"{ready_at_end}/{args.analyses} ready, {turns_at_end} turns analysed, {cpu_at_end:.1f} CPU s spent")
 
 
 def main() -> int:
@@ -205,6 +238,9 @@ def main() -> int:
     lat.add_argument("--workers", type=int, default=2)
     lat.add_argument("--level", default="hard")
     lat.add_argument("--fifo", action="store_true", help="one queue for every game: the comparison without priority")
+    lat.add_argument("--analyses", type=int, default=0,
+                     help="finished games whose post-game analysis is requested before the second round (bulk queue)")
+    lat.add_argument("--depth", default="deep", choices=("quick", "deep"), help="the analyses' depth")
     args = parser.parse_args()
     if args.command == "throughput":
         print(f"{'level':<8}{'games':>6}{'decisions':>11}{'seconds':>9}{'decisions/s/process':>22}")

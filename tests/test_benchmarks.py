@@ -58,7 +58,9 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class an
                            "--proof-leaves", "100"], "ratio log on / off", [POSTGRES]),
     ("witness_bench.py", ["--rounds", "2", "--games", "2", "--actions", "1"], "median ratio on/off", [POSTGRES]),
     ("ai_bench.py", ["throughput", "--levels", "easy", "--games", "1"], "decisions/s/process", [POSTGRES, REDIS]),
-    ("ai_bench.py", ["latency", "--human-games", "1", "--background", "1", "--samples", "1", "--level", "easy"],
+    ("analysis_bench.py", ["--games", "1", "--players", "2", "--depths", "quick"], "CPU s/game median", []),
+    ("ai_bench.py", ["latency", "--human-games", "1", "--background", "1", "--samples", "1", "--level", "easy",
+                     "--analyses", "1", "--depth", "quick"],
      "median ratio", [POSTGRES, REDIS]),
 ]
 

@@ -1,6 +1,7 @@
 """A worked example portal: its own users log in; it signs their player tokens, queues them at the
 matchmaker (rated games) or creates a game itself (an unrated challenge), embeds the web client, receives and
-verifies the game service's webhooks ("your turn" notices, results) and shows the tenant's leaderboard.
+verifies the game service's webhooks ("your turn" notices, results, "your analysis is ready" with a link to the
+replay showing it) and shows the tenant's leaderboard.
 
 It talks to the services only through the generated SDKs (torres_game_client, torres_matchmaking_client). What it
 keeps (seat tokens, notices) lives in memory: a real portal keeps it in its database. docs/integration.md walks
@@ -27,8 +28,15 @@ from flask import Flask, abort, jsonify, redirect, render_template, request, ses
 from werkzeug.security import check_password_hash
 
 from torres_game_client import AuthenticatedClient as GameClient
-from torres_game_client.api.games import create_game, list_games
-from torres_game_client.models import CreateGame, GameCreated, GameList, HumanSeatSpec, HumanSeatSpecKind
+from torres_game_client.api.games import create_game, list_games, request_analysis
+from torres_game_client.models import (
+    AnalysisRequest,
+    CreateGame,
+    GameCreated,
+    GameList,
+    HumanSeatSpec,
+    HumanSeatSpecKind,
+)
 from torres_matchmaking_client import AuthenticatedClient as MatchmakerClient
 from torres_matchmaking_client.api.tickets import (
     create_ticket,
@@ -78,7 +86,7 @@ class Portal:
         self.tickets: dict[str, str] = {}  # user -> their queued ticket
         self.deliveries: set[str] = set()  # webhook delivery ids already processed
         self.notices: defaultdict[str, deque[str]] = defaultdict(lambda: deque(maxlen=6))  # user -> "your turn"
-        self.results: defaultdict[str, list[str]] = defaultdict(list)  # user -> one line per ended game
+        self.results: defaultdict[str, list[Any]] = defaultdict(list)  # user -> game ends' lines, analyses' links
 
     def join(self, user: str, game_id: str, seat: int, token: str) -> None:
         with self.lock:
@@ -104,6 +112,10 @@ class Portal:
                     place = "won" if seat in data["winners"] else f"finished {data['ranks'][seat] + 1}."
                     self.results[user].append(f"Game {game_id[:8]} ended ({data['reason']}): you {place}, "
                                               f"scores {scores}")
+            elif hook["type"] == "analysis.ready":
+                for user in seats.values():
+                    self.results[user].append({"text": f"Your analysis of game {game_id[:8]} is ready",
+                                               "href": f"/analysis/{game_id}?depth={data['depth']}"})
         return True
 
 
@@ -203,6 +215,13 @@ def create_app(config: Mapping[str, str]) -> Flask:
                  f"&origin={quote(config['PORTAL_ORIGIN'], safe='')}")
         return render_template("game.html", user=user, frame=frame, game_origin=game_origin)
 
+    @app.get("/analysis/<game_id>")
+    def analysis(game_id: str) -> Any:
+        """The replay with the game's analysis (the "analysis ready" link), opened with the user's own seat token."""
+        token = portal.seat_tokens.get((current_user(), game_id)) or abort(404)
+        depth = "deep" if request.args.get("depth") == "deep" else "quick"
+        return redirect(f"{game_url}/play/#game={game_id}&token={token}&replay=1&analysis={depth}")
+
     @app.get("/notices")
     def notices() -> Any:
         user = current_user()
@@ -217,6 +236,8 @@ def create_app(config: Mapping[str, str]) -> Flask:
             abort(401)
         hook = json.loads(body)
         fresh = portal.record(hook, users)
+        if fresh and hook["type"] == "game.ended":  # every finished game gets its quick analysis, then a link
+            request_analysis.sync(hook["game_id"], client=games, body=AnalysisRequest())
         app.logger.info("webhook %s %s %s", "recorded" if fresh else "duplicate", hook["id"], hook["type"])
         return "", 204
 

@@ -24,7 +24,9 @@ OPEN = {"/healthz", "/readyz", "/metrics", "/v1/audit/checkpoint", "/v1/audit/pr
 ANONYMOUS = {
     "game": {"GET /v1/games/{game_id}", "GET /v1/games/{game_id}/view", "GET /v1/games/{game_id}/events",
              "GET /v1/games/{game_id}/state", "GET /v1/games/{game_id}/record", "GET /v1/games/{game_id}/verify",
-             "GET /v1/games/{game_id}/wait", "GET /v1/games/{game_id}/stream", "GET /v1/games/{game_id}/ws"},
+             "GET /v1/games/{game_id}/wait", "GET /v1/games/{game_id}/stream", "GET /v1/games/{game_id}/ws",
+             # a finished game's analysis, by anyone who may read the game (computed once per depth and engine)
+             "POST /v1/games/{game_id}/analysis", "GET /v1/games/{game_id}/analysis"},
     "matchmaking": set(),
 }
 

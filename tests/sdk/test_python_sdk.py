@@ -20,8 +20,10 @@ from game.conftest import API_KEY
 from torres_game_client import AuthenticatedClient, Client
 from torres_game_client.api.games import (
     create_game,
+    get_analysis,
     get_game,
     get_legal_actions,
+    request_analysis,
     submit_action,
     verify_game,
 )
@@ -30,6 +32,10 @@ from torres_game_client.models import (
     ActionRequest,
     ActionRequestAction,
     ActionResult,
+    Analysis,
+    AnalysisRequest,
+    AnalysisRequestDepth,
+    AnalysisStatus,
     CreateGame,
     CreateGameEdition,
     GameCreated,
@@ -172,6 +178,19 @@ def test_a_complete_game_through_the_python_sdk(game_server: str) -> None:
     assert summary.external_id == "sdk-python-1"
     verified = verify_game.sync(game_id, client=portal)
     assert isinstance(verified, Verify) and verified.ok is True and verified.version == summary.version
+
+    # The post-game analysis, computed by the server's in-process AI driver: requested, then read once ready.
+    asked = request_analysis.sync(game_id, client=portal, body=AnalysisRequest(depth=AnalysisRequestDepth.QUICK))
+    assert isinstance(asked, Analysis) and asked.status in (AnalysisStatus.PENDING, AnalysisStatus.READY)
+    deadline = time.monotonic() + 120
+    while (analysis := get_analysis.sync(game_id, client=portal)).status != AnalysisStatus.READY:  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the analysis was not ready in 2 minutes"
+        time.sleep(0.5)
+    assert isinstance(analysis, Analysis)
+    # A nullable nested object comes out of the generator as a plain mapping model (as `Verify.first_inconsistency`).
+    result = analysis.to_dict()["result"]
+    assert result["final_scores"] == summary.scores and len(result["scorings"]) == 3
+    assert len(result["turns"]) >= 20 and all(len(t["share_after"]) == 2 for t in result["turns"])
 
 
 def player_token(player_id: str) -> str:

@@ -55,7 +55,8 @@ async function route() {
   }
   try {
     if (p.game && p.replay) {
-      current = new Replay(api, main, { id: p.game, token: p.token || tokenFor(p.game), admin: keys.admin || null });
+      current = new Replay(api, main, { id: p.game, token: p.token || tokenFor(p.game), admin: keys.admin || null,
+        analysis: p.analysis || null });
       await current.start(p.version ? Number(p.version) : null);
     } else if (p.game) {
       const token = p.token || tokenFor(p.game);

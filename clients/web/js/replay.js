@@ -2,6 +2,7 @@
 // view), the phase scorings explained, /verify as a badge, and the seed commitment checked against its reveal.
 // Its move log and step line are the live game's words (movelog.js, words.js), the turn so far marked on the board.
 
+import { AnalysisPanel } from './analysis.js';
 import { sha256Hex } from './api.js';
 import { auditGame, renderAudit } from './audit.js';
 import { renderBoard, renderTrack, seatBadge } from './board.js';
@@ -12,7 +13,7 @@ import { t } from './strings.js';
 import { eventWords } from './words.js';
 
 export class Replay {
-  constructor(api, main, { id, token, admin }) {
+  constructor(api, main, { id, token, admin, analysis = null }) {
     this.api = api;
     this.main = main;
     this.id = id;
@@ -21,6 +22,7 @@ export class Replay {
     this.at = 1;
     this.want = 1;
     this.touched = 0;  // focus and edits of the jump box so far: what a person typed there is not overwritten
+    this.analysisDepth = analysis;  // `&analysis=quick|deep` in the link: ask for that analysis at once
   }
 
   path(suffix = '') { return `/v1/games/${encodeURIComponent(this.id)}${suffix}`; }
@@ -54,6 +56,7 @@ export class Replay {
     this.seatsBox = h('div', { id: 'seats' });
     this.seedBox = h('div', { class: 'seed', id: 'seed' });
     this.auditBox = h('div', { id: 'browser-audit' });
+    this.analysisBox = h('section', { id: 'analysis', 'aria-labelledby': 'analysis-title' });
     this.slider = h('input', { type: 'range', min: '1', max: String(this.last), value: '1', id: 'slider',
       'aria-label': 'Version', oninput: () => this.go(Number(this.slider.value)) });
     this.jump = h('input', { type: 'number', min: '1', max: String(this.last), id: 'jump', 'aria-label': 'Jump to version',
@@ -79,7 +82,13 @@ export class Replay {
       h('div', { class: 'col-side' },
         h('h2', {}, `Replay of game ${this.id.slice(0, 8)}`),
         h('p', {}, badge), this.auditBox, h('p', { class: 'muted' }, `${this.summary.status === 'over' ? 'finished' : 'running'} · read as ${who}`),
-        this.seedBox, this.turnBox, this.scoringBox, this.seatsBox, h('h2', {}, 'Moves'), this.logList)));
+        this.seedBox, this.analysisBox, this.turnBox, this.scoringBox, this.seatsBox, h('h2', {}, 'Moves'), this.logList)));
+    if (this.summary.status === 'over') {
+      new AnalysisPanel(this, this.analysisBox, this.analysisDepth).render(Boolean(this.analysisDepth));
+    } else {  // refused by the server too (409): an analysis of a running game would be a cheating aid
+      this.analysisBox.replaceChildren(h('h2', { id: 'analysis-title' }, 'Analysis'),
+        h('p', { class: 'muted' }, 'An analysis is offered once the game is over.'));
+    }
     document.addEventListener('keydown', this.keys = (e) => {
       if (e.target.closest?.('input, select, textarea')) return;
       if (e.key === 'ArrowRight' && e.altKey) this.go(this.want + 1);

@@ -285,6 +285,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game id is 1-64 characters: letters, digits and _.:@- (not first) */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The analysis at ``depth``: ``pending`` (with the turns done so far) or ``ready`` with the result: per turn each
+         *     seat's expected final score share before and after it, the turns that lost the most with a better turn found
+         *     from the seat's view at the time, and the phase scorings explained. 404 ``analysis_not_found`` before a request.
+         */
+        get: operations["getAnalysis"];
+        put?: never;
+        /**
+         * Request the post-game analysis of a finished game, by anyone who may read it: 202 while it is computed (on
+         *     the AI workers' bulk queue, behind every human's AI turn), 200 once ready. 409 ``game_running`` while the game
+         *     is in play: an analysis would be a cheating aid. The tenant's portal gets the ``analysis.ready`` webhook.
+         */
+        post: operations["requestAnalysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/resign": {
         parameters: {
             query?: never;
@@ -994,6 +1023,90 @@ export interface components {
             game_id?: string;
             version?: number;
             changed?: boolean;
+        };
+        AnalysisRequest: {
+            /**
+             * @description quick: the medium level's search for a better turn, the curve from the static evaluation (under 1 s of CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per game, 2-4 players); the default is quick
+             * @default quick
+             * @enum {string}
+             */
+            depth?: "quick" | "deep";
+        };
+        AnalysisAction: {
+            /** @description the action in wire form (as POST /actions takes it) */
+            action?: {
+                [key: string]: unknown;
+            };
+            /** @description the engine's short notation, e.g. `build D4 stack 0` */
+            text?: string;
+        };
+        BetterTurn: {
+            /** @description the turn the search found from the seat's view at the time (and nothing it could not see) */
+            actions?: components["schemas"]["AnalysisAction"][];
+            /** @description the suggestion ends by buying a card: what follows depends on the card drawn */
+            continues_after_draw?: boolean;
+            /** @description the seat's margin over the best opponent after the others answered the played turn (points) */
+            margin_played?: number;
+            /** @description the same after the better turn */
+            margin_better?: number;
+            /** @description each seat's expected final score share after the better turn */
+            share_after?: number[];
+            win_after?: number[] | null;
+            score_after?: number[];
+            /** @description after each of its actions, on the true position (the game is over): `position` (as GET /state's) and `castles`, for a replay to play the better turn out on the board */
+            boards?: {
+                [key: string]: unknown;
+            }[];
+        };
+        AnalysisTurn: {
+            turn?: number;
+            seat?: number;
+            phase?: number;
+            round?: number;
+            /** @description the version before the turn's first action */
+            from_version?: number;
+            /** @description the version of the turn's last action */
+            to_version?: number;
+            actions?: components["schemas"]["AnalysisAction"][];
+            /** @description each seat's expected final score share before the turn */
+            share_before?: number[];
+            share_after?: number[];
+            /** @description each seat's win probability (deep only) */
+            win_before?: number[] | null;
+            win_after?: number[] | null;
+            /** @description what the turn lost against the better turn (points of margin) */
+            loss?: number;
+            /** @description marked turns only */
+            better?: components["schemas"]["BetterTurn"] | (Record<string, never> | null);
+        };
+        AnalysisResult: {
+            engine_version?: string;
+            depth?: string;
+            players?: number;
+            final_scores?: number[];
+            turns?: components["schemas"]["AnalysisTurn"][];
+            /** @description the turns that lost the most, worst first */
+            marked?: number[];
+            /** @description each phase scoring with its version: the engine's breakdown, as GET /state's `scoring` */
+            scorings?: {
+                [key: string]: unknown;
+            }[];
+        };
+        Analysis: {
+            game_id?: string;
+            engine_version?: string;
+            /** @enum {string} */
+            depth?: "quick" | "deep";
+            /** @enum {string} */
+            status?: "pending" | "ready";
+            /** @description what the depth runs and costs */
+            cost?: string;
+            requested_at?: string;
+            completed_at?: string | null;
+            /** @description CPU spent on it so far */
+            cpu_seconds?: number;
+            turns_done?: number;
+            result?: (Record<string, never> | null) | components["schemas"]["AnalysisResult"];
         };
         ResignRequest: {
             seat: number;
@@ -1970,6 +2083,180 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TOO_MANY_REQUESTS"];
+            /** @description problem details */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalysis: {
+        parameters: {
+            query?: {
+                /** @description quick: the medium level's search for a better turn, the curve from the static evaluation (under 1 s of CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per game, 2-4 players); the default is quick */
+                depth?: "quick" | "deep";
+            };
+            header?: never;
+            path: {
+                /** @description a game id is 1-64 characters: letters, digits and _.:@- (not first) */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            /** @description problem details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TOO_MANY_REQUESTS"];
+            /** @description problem details */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game id is 1-64 characters: letters, digits and _.:@- (not first) */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalysisRequest"];
+            };
+        };
+        responses: {
+            /** @description the analysis is ready already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            /** @description problem details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem details */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["REQUEST_ENTITY_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["TOO_MANY_REQUESTS"];
             /** @description problem details */
             503: {

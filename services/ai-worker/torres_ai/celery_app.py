@@ -12,6 +12,9 @@ Reliability settings and why:
   seat, ``TORRES_AI_BULK_QUEUE`` (default ``torres-ai-bulk``) those of bot-only games. A worker consumes the
   queues in the order given (``queue_order_strategy=priority``: Redis ``BRPOP`` checks its keys in order),
   so a free process always takes a human's turn before a bulk one. Without ``-Q`` a worker consumes both.
+* post-game analyses (``torres_ai.analyse``) go to the bulk queue only, one slice of bounded CPU time per task
+  (``TORRES_AI_ANALYSIS_SLICE``), each slice publishing the next: a human's AI turn waits at most for the rest of
+  one slice in a busy process, as behind a bot-only game's turn.
 * the beat schedule runs the outbox sweeper (:func:`torres_ai.tasks.sweep`), the last line of defence
   when a publish failed, Redis lost its queue, or every delivery of a task died.
 """
@@ -35,6 +38,7 @@ from .config import Settings
 
 TASK_PLAY = "torres_ai.play_turn"
 TASK_SWEEP = "torres_ai.sweep"
+TASK_ANALYSE = "torres_ai.analyse"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 
 
@@ -77,6 +81,14 @@ def publish_turn(app: Celery, queue: str, game_id: str, seat: int, version: int)
     """Publish one due turn; the task id is the command id, which makes duplicates easy to trace."""
     app.send_task(
         TASK_PLAY, args=(game_id, seat, version), queue=queue, task_id=f"ai:{game_id}:{version}",
+        retry=True, retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2},
+    )
+
+
+def publish_analysis(app: Celery, queue: str, game_id: str, depth: str) -> None:
+    """Publish one slice of a pending post-game analysis (always to the bulk queue: nobody is waiting at a board)."""
+    app.send_task(
+        TASK_ANALYSE, args=(game_id, depth), queue=queue,
         retry=True, retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 2},
     )
 

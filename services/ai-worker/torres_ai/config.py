@@ -87,6 +87,9 @@ class Settings:
     metrics_port: int = field(default=9400, metadata=setting(
         "TORRES_AI_METRICS_PORT", "each worker serves Prometheus `/metrics` here; `0`: off"))
     delay: float = AI_DELAY.field()
+    analysis_slice: float = field(default=0.2, metadata=setting(
+        "TORRES_AI_ANALYSIS_SLICE", "CPU seconds of one slice of a post-game analysis (one bulk-queue task): what a "
+        "human's AI turn may wait for in a busy worker process"))
     infra_attempts: int = field(default=8, metadata=setting(
         "TORRES_AI_INFRA_ATTEMPTS", "in-task tries of a decision whose Redis or database step failed (back-off "
         "0.2 s … 5 s), before a Celery retry"))

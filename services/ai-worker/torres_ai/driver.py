@@ -5,6 +5,7 @@
   ``turn_due`` only puts the turn on an in-memory queue that a daemon thread publishes from, so a slow or dead
   broker never blocks a player's request; a publish that fails is logged (one structured line) and left to the
   sweeper (the outbox row stays).
+* Post-game analyses (``analysis_due``) always go to the bulk queue, in slices (``torres_ai.tasks.analyse``).
 * :func:`thread_driver`: the game service's in-process driver with the real bots (levels from the environment),
   the embedded default, so ``make run`` needs no Redis and a person can play against AI seats.
 * :func:`from_env` chooses: a broker URL (``CELERY_BROKER_URL`` or ``REDIS_URL``) means Celery.
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -25,12 +27,16 @@ from .turns import LevelBots
 if TYPE_CHECKING:
     from celery import Celery
 
+log = logging.getLogger(__name__)
+
 
 def thread_driver(settings: Settings | None = None) -> BackgroundDriver:
     """The real bots played in-process by one daemon thread, whole turns, in the order they became due
     (``TORRES_AI_DELAY`` paces each action, for people watching)."""
     settings = settings or Settings()
-    return BackgroundDriver(LevelBots(settings, LocalPlanMemory()).deciding(), delay=settings.delay)
+    driver = BackgroundDriver(LevelBots(settings, LocalPlanMemory()).deciding(), delay=settings.delay)
+    driver.analysis_slice = settings.analysis_slice
+    return driver
 
 
 class CeleryDriver(BackgroundDriver):
@@ -78,6 +84,27 @@ class CeleryDriver(BackgroundDriver):
 
     def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
         self.publish(game_id, seat, version)
+
+    def analysis_due(self, game_id: str, depth: str) -> None:
+        if self.synchronous:
+            self.publish_analysis(game_id, depth)
+        else:
+            super().analysis_due(game_id, depth)
+
+    def analyse(self, service: GameService, game_id: str, depth: str) -> None:
+        """The publisher thread's part of an analysis: hand it to the workers' bulk queue (they slice it)."""
+        self.publish_analysis(game_id, depth)
+
+    def publish_analysis(self, game_id: str, depth: str) -> bool:
+        from .celery_app import publish_analysis
+
+        try:
+            publish_analysis(self.celery, self.settings.bulk_queue, game_id, depth)
+            return True
+        except Exception as exc:  # the row stays pending: the sweeper re-sends it
+            log.warning("could not enqueue an analysis; the sweeper re-sends it", extra={
+                "game_id": game_id, "depth": depth, "error": f"{type(exc).__name__}: {exc}"})
+            return False
 
     def queue_of(self, game_id: str) -> str:
         queue = self._queues.get(game_id)

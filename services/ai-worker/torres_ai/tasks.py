@@ -9,17 +9,19 @@ from __future__ import annotations
 import logging
 import random
 import time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import redis
 from celery.signals import worker_process_shutdown
 
-from torres_game import ai_turns
+from torres_game import ai_turns, analyses
 from torres_game.ai_turns import AiTurn, GameService
 from torres_service import redis_urls
 
 from . import metrics
-from .celery_app import DEFAULT_BROKER, TASK_PLAY, TASK_SWEEP, app, settings
+from .analysis import ENGINE
+from .celery_app import DEFAULT_BROKER, TASK_ANALYSE, TASK_PLAY, TASK_SWEEP, app, settings
 from .driver import CeleryDriver
 from .plan_store import RedisPlanMemory
 from .turns import LevelBots
@@ -97,6 +99,27 @@ def play_turn(self: Task, game_id: str, seat: int, version: int) -> None:
                                "ms": round((time.perf_counter() - started) * 1000, 1)})
 
 
+@app.task(bind=True, name=TASK_ANALYSE, acks_late=True, reject_on_worker_lost=True,
+          max_retries=settings.max_retries, ignore_result=True)
+def analyse(self: Task, game_id: str, depth: str) -> None:
+    """One slice of a pending post-game analysis (:func:`torres_game.analyses.advance`), then the next slice
+    published to the bulk queue, behind every human's AI turn that arrived meanwhile. An error retries the task;
+    the row stays pending, and the sweeper re-sends an analysis that stopped advancing."""
+    service = _service()
+    started = time.perf_counter()
+    fields = {"game_id": game_id, "depth": depth, "task_id": self.request.id}
+    try:
+        result = analyses.advance(service.store, ENGINE, game_id, depth, cpu_budget=settings.analysis_slice)
+    except Exception as exc:
+        log.warning("analysis slice failed; retrying", extra={**fields, "outcome": "retry", "error": repr(exc)})
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+    if result.outcome == analyses.Outcome.CONTINUES:
+        service.driver.publish_analysis(game_id, depth)  # type: ignore[attr-defined]
+    log.info("analysis slice", extra={**fields, "outcome": str(result.outcome), "turns": result.turns,
+                                      "cpu_ms": round(result.cpu_seconds * 1000, 1),
+                                      "ms": round((time.perf_counter() - started) * 1000, 1)})
+
+
 @app.task(name=TASK_SWEEP, ignore_result=True)
 def sweep() -> int:
     """Enqueue again every outbox turn still due ``sweep_after`` seconds after it became due (every due turn,
@@ -125,4 +148,15 @@ def sweep_once(service: GameService, client: redis.Redis, *, older_than: float |
                              lambda t: publish(t.game_id, t.seat, t.version), older_than=older_than, claim=claim)
     if sent:
         log.info("sweeper re-enqueued AI turns", extra={"count": sent, "older_than_s": older_than})
-    return sent
+    # A pending analysis not advanced for a sweep period lost its slice's message: send it again (at most once a
+    # period across sweepers, by the same kind of marker). A slice still running is harmless to duplicate.
+    again = 0
+    for row in service.store.pending_analyses(limit=1000):
+        age = (datetime.now(UTC) - datetime.fromisoformat(row.updated_at)).total_seconds()
+        marker = f"{settings.key_prefix}:swept-analysis:{row.game_id}:{row.depth}"
+        if age >= older_than and client.set(marker, 1, nx=True, ex=max(1, int(settings.sweep_after))):
+            service.driver.publish_analysis(row.game_id, row.depth)  # type: ignore[attr-defined]
+            again += 1
+    if again:
+        log.info("sweeper re-enqueued analyses", extra={"count": again, "older_than_s": older_than})
+    return sent + again

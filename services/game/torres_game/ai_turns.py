@@ -25,6 +25,7 @@ The AI worker (``torres_ai``) imports this module only: its bots are a ``decide`
 from __future__ import annotations
 
 import importlib
+import itertools
 import logging
 import queue
 import random
@@ -40,6 +41,7 @@ from typing import Any
 
 import torres_rules as tr
 
+from . import analyses
 from .access import IN_PROCESS_AI, Credentials
 from .config import Config
 from .errors import CommandIdReused, GameOver, NotYourTurn, VersionConflict
@@ -200,6 +202,9 @@ class OutboxOnlyDriver:
     def turn_due(self, game_id: str, seat: int, version: int) -> None:
         pass
 
+    def analysis_due(self, game_id: str, depth: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -220,6 +225,8 @@ class BackgroundDriver:
     """
 
     thread_name = "torres-ai"
+    #: CPU seconds of one slice of a post-game analysis: what an AI turn that becomes due meanwhile may wait.
+    analysis_slice = 0.2
     adopts = True  # take up due rows other processes wrote (False: someone else does, e.g. Celery's sweeper)
     adopt_after = 3.0
     rescan_every = 5.0
@@ -230,7 +237,11 @@ class BackgroundDriver:
     def __init__(self, decide: Decide | None = None, delay: float = 0.0) -> None:
         self.decide = decide or random_decide()
         self.delay = delay  # demo pacing: seconds to wait before each AI action (TORRES_AI_DELAY)
-        self._queue: queue.Queue[tuple[str, int, int] | None] = queue.Queue()
+        # Turns first (priority 0), then analysis slices (1), then the closing sentinel (2): an AI turn never waits
+        # behind a queued analysis, at most behind the one slice being computed.
+        self._queue: queue.PriorityQueue[tuple[int, int, Any]] = queue.PriorityQueue()
+        self._order = itertools.count()
+        self._analyses: set[tuple[str, str]] = set()  # (game, depth) queued here
         self._thread: threading.Thread | None = None
         self._service: GameService | None = None
         self._lock = threading.Lock()
@@ -250,6 +261,22 @@ class BackgroundDriver:
     def play(self, service: GameService, game_id: str, seat: int, version: int) -> None:
         play_turn(service, game_id, seat, version, self.decide, delay=self.delay)
 
+    def analyse(self, service: GameService, game_id: str, depth: str) -> None:
+        """One slice of the analysis, in this thread; the next slice queued behind the AI turns due by then."""
+        engine = service.analyses.engine()
+        if engine is None:
+            return
+        done = analyses.advance(service.store, engine, game_id, depth, cpu_budget=self.analysis_slice)
+        if done.outcome == analyses.Outcome.CONTINUES and not self._closing.is_set():
+            self.analysis_due(game_id, depth)
+
+    def analysis_due(self, game_id: str, depth: str) -> None:
+        with self._lock:
+            if (game_id, depth) in self._analyses:
+                return
+            self._analyses.add((game_id, depth))
+        self._queue.put((1, next(self._order), (game_id, depth)))
+
     def start(self, service: GameService) -> None:
         self._service = service
         self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
@@ -267,6 +294,8 @@ class BackgroundDriver:
         try:
             for turn in service.store.pending_ai_turns(limit=10_000):
                 self.turn_due(turn.game_id, turn.seat, turn.version)
+            for row in service.store.pending_analyses(limit=10_000):
+                self.analysis_due(row.game_id, row.depth)
         except Exception:  # the rows stay due: a restart or a sweeper picks them up
             log.exception("could not read the AI outbox at start")
 
@@ -278,7 +307,7 @@ class BackgroundDriver:
                 return
             self._keys.add((game_id, version))
             self._games[game_id] = self._games.get(game_id, 0) + 1
-        self._queue.put((game_id, seat, version))
+        self._queue.put((0, next(self._order), (game_id, seat, version)))
 
     def close(self) -> None:
         if self._outbox is not None:
@@ -289,7 +318,8 @@ class BackgroundDriver:
         if self.adopts and self._service is not None:
             self._service.hub.unwatch(self._noticed)
         if self._thread is not None:
-            self._queue.put(None)
+            self._closing.set()  # no analysis slice is queued again
+            self._queue.put((2, next(self._order), None))
             self._thread.join(timeout=10)
             self._thread = None
 
@@ -299,7 +329,10 @@ class BackgroundDriver:
 
     def _run(self) -> None:
         assert self._service is not None
-        while (item := self._queue.get()) is not None:
+        while (item := self._queue.get()[2]) is not None:
+            if len(item) == 2:
+                self._analyse(*item)
+                continue
             settled = False
             try:
                 self.play(self._service, *item)
@@ -312,6 +345,19 @@ class BackgroundDriver:
                 self._done(item[0], item[2], settled)
                 self._queue.task_done()
         self._queue.task_done()
+
+    def _analyse(self, game_id: str, depth: str) -> None:
+        assert self._service is not None
+        with self._lock:
+            self._analyses.discard((game_id, depth))
+        try:
+            if not self._closing.is_set():
+                self.analyse(self._service, game_id, depth)
+        except Exception as exc:  # the row stays pending: a request or a restart takes it up again
+            log.warning("analysis slice failed; the analysis stays pending", exc_info=True, extra={
+                "game_id": game_id, "depth": depth, "error": repr(exc)})
+        finally:
+            self._queue.task_done()
 
     def _done(self, game_id: str, version: int, settled: bool) -> None:
         """The turn left this process: played (remembered a while), or failed (due again, so adoptable later)."""

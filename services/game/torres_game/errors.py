@@ -159,3 +159,19 @@ class SeatHasNoToken(ServiceError):
     """A token reissue or revocation for an AI seat: only human seats have tokens."""
 
     status, code, title = 409, "seat_has_no_token", "This seat has no token"
+
+
+class GameRunning(ServiceError):
+    """An analysis asked of a game still in play: it would be a cheating aid (a better turn, every seat's chances)."""
+
+    status, code, title = 409, "game_running", "The game is still running; it can be analysed once it is over"
+
+
+class AnalysisNotFound(NotFound):
+    code, title = "analysis_not_found", "No analysis of this game at this depth was requested"
+
+
+class AnalysisUnavailable(ServiceError):
+    """No analysis engine is installed beside the service (the AI worker's package declares it)."""
+
+    status, code, title = 503, "analysis_unavailable", "This deployment has no analysis engine"

@@ -3,7 +3,8 @@
 Each concern is a small part with one method per use case, and callers (the HTTP views, the AI turns, the
 CLI) call the part they need: :attr:`GameService.creation` and :attr:`GameService.commands` write,
 :attr:`GameService.queries` read, :attr:`GameService.credentials` hands out seat tokens, spectator tokens and
-stream tickets, :attr:`GameService.deadlines` enforces the clocks, and :attr:`GameService.games` loads states.
+stream tickets, :attr:`GameService.deadlines` enforces the clocks, :attr:`GameService.games` loads states, and
+:attr:`GameService.analyses` requests and reads post-game analyses.
 Every write goes through the one :class:`~.writes.GameWriter`, which checks the version before one atomic
 append, so the in-process bot, an external AI worker and human players are held to exactly the same rules.
 Callers pass plain values and a :class:`~.access.Credentials`; failures are :mod:`torres_game.errors` values.
@@ -18,6 +19,7 @@ from typing import Protocol
 from torres_audit.note import Signer, Verifier
 
 from .access import Access
+from .analyses import AnalysisDesk
 from .clock import Clock
 from .commands import PlayCommands
 from .config import DEV_LOG_SIGNER_NAME, DEV_SIGNER_NAME, Config
@@ -48,6 +50,9 @@ class AiDriver(Protocol):
 
     def turn_due(self, game_id: str, seat: int, version: int) -> None:
         """An AI seat is to move at ``version`` (already recorded in the outbox). Must not block."""
+
+    def analysis_due(self, game_id: str, depth: str) -> None:
+        """A post-game analysis is pending (its row written): advance it behind every AI turn. Must not block."""
 
     def close(self) -> None: ...
 
@@ -95,6 +100,7 @@ class GameService:
         self.commands = PlayCommands(store, self.access, self.games, self.writer, self.deadlines, self.clock)
         self.queries = GameQueries(store, self.access, self.games, self.hub, self.clock, self.signer, self.translog)
         self.credentials = CredentialDesk(store, config, self.access, self.games, self.seat_tokens, self.clock)
+        self.analyses = AnalysisDesk(store, self.access, self.games, driver)
         self._sequencer: threading.Thread | None = None
         self._enforcer: threading.Thread | None = None
         self._webhook_thread: threading.Thread | None = None

@@ -52,8 +52,10 @@ GAME_ENDED_HOOK = "game.ended"
 SEAT_TIMED_OUT = "seat.timed_out"
 SEAT_RESIGNED = "seat.resigned"
 GAME_ABANDONED = "game.abandoned"
+ANALYSIS_READY = "analysis.ready"
 #: Every webhook type, in the order docs/integration.md lists them.
-TYPES = (GAME_CREATED_HOOK, TURN_STARTED, GAME_ENDED_HOOK, SEAT_TIMED_OUT, SEAT_RESIGNED, GAME_ABANDONED)
+TYPES = (GAME_CREATED_HOOK, TURN_STARTED, GAME_ENDED_HOOK, SEAT_TIMED_OUT, SEAT_RESIGNED, GAME_ABANDONED,
+         ANALYSIS_READY)
 #: The result members of ``game_ended`` a portal gets (the revealed seed is for auditors: the record has it).
 _RESULT = ("scores", "winner", "winners", "ranks", "forfeited", "reason", "rated")
 
@@ -123,6 +125,18 @@ def webhooks_for(
             "external_id": record.external_id, "labels": record.labels, "version": version, "created_at": at,
             "data": data}))
     return rows
+
+
+def analysis_ready(record: GameRecord, engine_version: str, depth: str, at: str) -> WebhookRow:
+    """``analysis.ready``: a finished game's analysis at ``depth`` can be read (a portal's "your analysis is ready"
+    mail). Not caused by an event (an analysis is beside the log), so its delivery id names the analysis instead of a
+    version: one per game, engine version and depth, like the analysis itself."""
+    delivery_id = f"{record.game_id}.analysis.{engine_version}.{depth}"
+    return WebhookRow(delivery_id, record.tenant, ANALYSIS_READY, {
+        "id": delivery_id, "type": ANALYSIS_READY, "tenant": record.tenant, "game_id": record.game_id,
+        "external_id": record.external_id, "labels": record.labels, "version": record.version, "created_at": at,
+        "data": {"depth": depth, "engine_version": engine_version,
+                 "path": f"/v1/games/{record.game_id}/analysis?depth={depth}"}})
 
 
 def body_of(delivery: WebhookDelivery) -> bytes:

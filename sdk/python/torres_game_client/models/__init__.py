@@ -7,6 +7,20 @@ from .action_result import ActionResult
 from .ai_seat_spec import AiSeatSpec
 from .ai_seat_spec_kind import AiSeatSpecKind
 from .ai_seat_spec_level import AiSeatSpecLevel
+from .analysis import Analysis
+from .analysis_action import AnalysisAction
+from .analysis_action_action import AnalysisActionAction
+from .analysis_depth import AnalysisDepth
+from .analysis_request import AnalysisRequest
+from .analysis_request_depth import AnalysisRequestDepth
+from .analysis_result import AnalysisResult
+from .analysis_result_scorings_item import AnalysisResultScoringsItem
+from .analysis_result_type_0_type_0 import AnalysisResultType0Type0
+from .analysis_status import AnalysisStatus
+from .analysis_turn import AnalysisTurn
+from .analysis_turn_better_type_1_type_0 import AnalysisTurnBetterType1Type0
+from .better_turn import BetterTurn
+from .better_turn_boards_item import BetterTurnBoardsItem
 from .castle import Castle
 from .clock import Clock
 from .consistency_proof import ConsistencyProof
@@ -38,6 +52,7 @@ from .game_socket_upgrade import GameSocketUpgrade
 from .game_summary import GameSummary
 from .game_summary_options import GameSummaryOptions
 from .game_summary_visibility import GameSummaryVisibility
+from .get_analysis_depth import GetAnalysisDepth
 from .health import Health
 from .health_status import HealthStatus
 from .human_seat_spec import HumanSeatSpec
@@ -101,6 +116,20 @@ __all__ = (
     "AiSeatSpec",
     "AiSeatSpecKind",
     "AiSeatSpecLevel",
+    "Analysis",
+    "AnalysisAction",
+    "AnalysisActionAction",
+    "AnalysisDepth",
+    "AnalysisRequest",
+    "AnalysisRequestDepth",
+    "AnalysisResult",
+    "AnalysisResultScoringsItem",
+    "AnalysisResultType0Type0",
+    "AnalysisStatus",
+    "AnalysisTurn",
+    "AnalysisTurnBetterType1Type0",
+    "BetterTurn",
+    "BetterTurnBoardsItem",
     "Castle",
     "Clock",
     "ConsistencyProof",
@@ -132,6 +161,7 @@ __all__ = (
     "GameSummary",
     "GameSummaryOptions",
     "GameSummaryVisibility",
+    "GetAnalysisDepth",
     "Health",
     "HealthStatus",
     "HumanSeatSpec",

@@ -237,3 +237,29 @@ def stream_game(args: dict[str, Any], game_id: str) -> Response:
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     response.call_on_close(lambda: svc.hub.unsubscribe(sub))  # also when the client left before the first byte
     return response
+
+
+@blp.route("/games/<game_id>/analysis", methods=["POST"])
+@blp.arguments(s.AnalysisRequestSchema())
+@blp.response(202, s.AnalysisSchema)
+@blp.alt_response(200, schema=s.AnalysisSchema, description="the analysis is ready already")
+@_errors(400, 401, 403, 404, 409, 503)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
+def request_analysis(body: dict[str, Any], game_id: str) -> Any:
+    """Request the post-game analysis of a finished game, by anyone who may read it: 202 while it is computed (on
+    the AI workers' bulk queue, behind every human's AI turn), 200 once ready. 409 ``game_running`` while the game
+    is in play: an analysis would be a cheating aid. The tenant's portal gets the ``analysis.ready`` webhook."""
+    result, _ = service().analyses.request(game_id, credentials(), depth=body["depth"])
+    return result, 200 if result["status"] == "ready" else 202
+
+
+@blp.route("/games/<game_id>/analysis", methods=["GET"])
+@blp.arguments(s.AnalysisArgs(), location="query")
+@blp.response(200, s.AnalysisSchema)
+@_errors(400, 401, 403, 404, 409, 503)
+@blp.doc(security=[{}, {"seatToken": []}, {"apiKey": []}, {"adminKey": []}])
+def get_analysis(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The analysis at ``depth``: ``pending`` (with the turns done so far) or ``ready`` with the result: per turn each
+    seat's expected final score share before and after it, the turns that lost the most with a better turn found
+    from the seat's view at the time, and the phase scorings explained. 404 ``analysis_not_found`` before a request."""
+    return service().analyses.read(game_id, credentials(), depth=args["depth"])

@@ -539,3 +539,85 @@ class ConsistencyProofSchema(Schema):
     first = fields.Integer()
     second = fields.Integer()
     proof = fields.List(fields.String(), metadata={"description": "base64 node hashes (RFC 9162 PROOF)"})
+
+
+# -- post-game analysis --------------------------------------------------------------------------------------
+
+ANALYSIS_DEPTHS = ("quick", "deep")
+DEPTH_DOC = ("quick: the medium level's search for a better turn, the curve from the static evaluation (under 1 s of "
+             "CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per game, 2-4 players); the "
+             "default is quick")
+
+
+class AnalysisRequestSchema(StrictSchema):
+    depth = fields.String(load_default="quick", validate=validate.OneOf(ANALYSIS_DEPTHS),
+                          metadata={"description": DEPTH_DOC})
+
+
+class AnalysisArgs(QuerySchema):
+    depth = fields.String(load_default="quick", validate=validate.OneOf(ANALYSIS_DEPTHS),
+                          metadata={"description": DEPTH_DOC})
+
+
+class AnalysisActionSchema(Schema):
+    action = fields.Dict(metadata={"description": "the action in wire form (as POST /actions takes it)"})
+    text = fields.String(metadata={"description": "the engine's short notation, e.g. `build D4 stack 0`"})
+
+
+class BetterTurnSchema(Schema):
+    actions = fields.List(fields.Nested(AnalysisActionSchema), metadata={
+        "description": "the turn the search found from the seat's view at the time (and nothing it could not see)"})
+    continues_after_draw = fields.Boolean(metadata={
+        "description": "the suggestion ends by buying a card: what follows depends on the card drawn"})
+    margin_played = fields.Float(metadata={"description": "the seat's margin over the best opponent after the "
+                                           "others answered the played turn (points)"})
+    margin_better = fields.Float(metadata={"description": "the same after the better turn"})
+    share_after = fields.List(fields.Float(), metadata={"description": "each seat's expected final score share "
+                                                        "after the better turn"})
+    win_after = fields.List(fields.Float(), allow_none=True)
+    score_after = fields.List(fields.Integer())
+    boards = fields.List(fields.Dict(), metadata={
+        "description": "after each of its actions, on the true position (the game is over): `position` (as GET "
+                       "/state's) and `castles`, for a replay to play the better turn out on the board"})
+
+
+class AnalysisTurnSchema(Schema):
+    turn = fields.Integer()
+    seat = fields.Integer()
+    phase = fields.Integer()
+    round = fields.Integer()
+    from_version = fields.Integer(metadata={"description": "the version before the turn's first action"})
+    to_version = fields.Integer(metadata={"description": "the version of the turn's last action"})
+    actions = fields.List(fields.Nested(AnalysisActionSchema))
+    share_before = fields.List(fields.Float(), metadata={"description": "each seat's expected final score share "
+                                                         "before the turn"})
+    share_after = fields.List(fields.Float())
+    win_before = fields.List(fields.Float(), allow_none=True, metadata={"description": "each seat's win "
+                                                                        "probability (deep only)"})
+    win_after = fields.List(fields.Float(), allow_none=True)
+    loss = fields.Float(metadata={"description": "what the turn lost against the better turn (points of margin)"})
+    better = fields.Nested(BetterTurnSchema, allow_none=True, metadata={"description": "marked turns only"})
+
+
+class AnalysisResultSchema(Schema):
+    engine_version = fields.String()
+    depth = fields.String()
+    players = fields.Integer()
+    final_scores = fields.List(fields.Integer())
+    turns = fields.List(fields.Nested(AnalysisTurnSchema))
+    marked = fields.List(fields.Integer(), metadata={"description": "the turns that lost the most, worst first"})
+    scorings = fields.List(fields.Dict(), metadata={
+        "description": "each phase scoring with its version: the engine's breakdown, as GET /state's `scoring`"})
+
+
+class AnalysisSchema(Schema):
+    game_id = fields.String()
+    engine_version = fields.String()
+    depth = fields.String(metadata={"enum": list(ANALYSIS_DEPTHS)})
+    status = fields.String(metadata={"enum": ["pending", "ready"]})
+    cost = fields.String(metadata={"description": "what the depth runs and costs"})
+    requested_at = fields.String()
+    completed_at = fields.String(allow_none=True)
+    cpu_seconds = fields.Float(metadata={"description": "CPU spent on it so far"})
+    turns_done = fields.Integer()
+    result = fields.Nested(AnalysisResultSchema, allow_none=True)

@@ -17,6 +17,10 @@ per-game streams the store keeps what must change *in the same transaction* as a
 * ``webhook_outbox``: the webhooks the appended events cause for their tenant, delivered at least once
   by a worker that claims due rows under a lease and records every attempt on the row (the delivery log).
 
+Beside the log, never in it: ``analyses``, the post-game analyses of finished games (a projection derived from the
+log, keyed by game, engine version and depth; written by the AI workers, with its ``analysis.ready`` webhook in the
+same transaction).
+
 Snapshots are a rebuildable cache and are written outside append transactions.
 """
 
@@ -37,6 +41,7 @@ __all__ = [
     "EVERY_GAME",
     "VISIBILITIES",
     "AiTurn",
+    "AnalysisRow",
     "AppendResult",
     "EventStore",
     "GameExists",
@@ -231,6 +236,22 @@ class AiTurn:
     version: int
     created_at: str = ""
     done: bool = False
+
+
+@dataclass(frozen=True)
+class AnalysisRow:
+    """A post-game analysis: requested (``pending``, with the turns analysed so far) or ``ready`` (its result)."""
+
+    game_id: str
+    engine_version: str
+    depth: str
+    status: str
+    requested_at: str
+    updated_at: str
+    completed_at: str | None = None
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -438,6 +459,27 @@ class EventStore(Protocol):
         ...
 
     def complete_ai_turn(self, game_id: str, version: int) -> None: ...
+
+    def request_analysis(self, game_id: str, engine_version: str, depth: str, *, now: datetime) -> AnalysisRow:
+        """The analysis row of (game, engine version, depth): inserted ``pending`` unless there is one."""
+        ...
+
+    def get_analysis(self, game_id: str, engine_version: str, depth: str) -> AnalysisRow | None: ...
+
+    def analysis_progress(self, row: AnalysisRow, progress: list[dict[str, Any]], cpu_seconds: float,
+                          *, now: datetime) -> None:
+        """Keep the turns analysed so far of a pending analysis (a slice's work) and the CPU added."""
+        ...
+
+    def complete_analysis(self, row: AnalysisRow, result: dict[str, Any], cpu_seconds: float, *, now: datetime,
+                          webhooks: Sequence[WebhookRow] = ()) -> bool:
+        """Store a pending analysis's result and its webhooks in one transaction; False if it was ready already
+        (a twin finished first: nothing written)."""
+        ...
+
+    def pending_analyses(self, *, limit: int = 100) -> list[AnalysisRow]:
+        """Pending analyses, the least recently advanced first (the sweepers re-send those left behind)."""
+        ...
 
     # -- webhooks -----------------------------------------------------------------------------
 

@@ -69,6 +69,7 @@ from .base import (
     list_filters,
     stamp,
 )
+from .postgres_analyses import PostgresAnalyses
 from .postgres_outbox import PostgresOutbox
 
 
@@ -148,7 +149,7 @@ _LIST_DIALECT = ListDialect(
 )
 
 
-class PostgresEventStore(PostgresOutbox):
+class PostgresEventStore(PostgresOutbox, PostgresAnalyses):
     backend = "postgres"
 
     def __init__(

@@ -53,6 +53,7 @@ from .base import (
     list_filters,
     stamp,
 )
+from .sqlite_analyses import SqliteAnalyses
 
 _EVENT_COLS = "position, game_id, version, type, payload, schema_version, created_at, command_id, prev_hash, hash"
 _LEAF_COLS = "leaf_index, game_id, version, head_hash, leaf_hash"
@@ -107,7 +108,7 @@ def path_from_url(url: str) -> str:
     return url
 
 
-class SqliteEventStore:
+class SqliteEventStore(SqliteAnalyses):
     backend = "sqlite"
 
     def __init__(self, path: str | Path, *, migrations_dir: Path | None = None, idle: int = 4) -> None:
