@@ -76,4 +76,4 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
         assert row is not None and row.result is not None and row.cpu_seconds > 0
         assert len(slices) > len(row.result["turns"]) >= 20 and row.result["depth"] == "deep"  # playouts, turns
     finally:
-        service.close()
+        driver.close()  # not the service: it would close the module's shared store

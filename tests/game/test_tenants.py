@@ -78,6 +78,9 @@ GAME_OPERATIONS: dict[tuple[str, str], Request] = {
                                                                                    headers=h),
     ("post", "/v1/games/{game_id}/stream-tickets"): lambda c, g, h: c.post(f"/v1/games/{g}/stream-tickets",
                                                                            headers=h),
+    ("get", "/v1/games/{game_id}/analysis"): lambda c, g, h: c.get(f"/v1/games/{g}/analysis?depth=quick", headers=h),
+    ("post", "/v1/games/{game_id}/analysis"): lambda c, g, h: c.post(f"/v1/games/{g}/analysis", headers=h,
+                                                                     json={"depth": "quick"}),
 }
 #: The operations that would change what the other tests use (end the game, replace its seat-0 token).
 CHANGES_THE_GAME = ("/abandon", "/resign", "/token")
@@ -454,6 +457,9 @@ def test_a_spectator_token_reads_a_private_game_and_nothing_else(world: World) -
         if op[1].endswith(("/ws", "/legal-actions")):
             continue  # the WebSocket needs an upgrade; legal actions need a seat
         response = GAME_OPERATIONS[op](world.client, game_id, watcher)
+        if op[1].endswith("/analysis"):  # through the gate; the game is running, so there is no analysis to read
+            assert_problem(response, 409, "game_running", str(op))
+            continue
         assert response.status_code == 200, (op, response.get_json())
     view = world.client.get(f"/v1/games/{game_id}/view", headers=watcher).get_json()
     assert view["seat"] is None and view["view"]["hand"] is None  # a spectator's view

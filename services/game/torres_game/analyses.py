@@ -102,7 +102,8 @@ class AnalysisDesk:
     def _ready_engine(self, game_id: str, creds: Credentials, depth: str) -> Engine:
         if depth not in DEPTHS:
             raise ValidationFailed(f"depth must be one of {', '.join(DEPTHS)}", errors={"depth": ["unknown depth"]})
-        self.access.check_read(self.games.info(game_id), self.access.caller(creds))  # 401/403/404 first
+        caller = self.access.caller(creds)  # 401 for credentials nobody holds, whether the game exists or not
+        self.access.check_read(self.games.info(game_id), caller)  # then 403/404, before anything else
         if not self.games.current(game_id).over:
             raise GameRunning("the game is still running: its analysis (every seat's chances, better turns) would "
                               "be a cheating aid; ask again once it is over")
