@@ -434,3 +434,71 @@ def test_a_square_offering_two_kinds_asks_which_and_the_mode_switch_filters(
     last = events_of(api, gid, tokens[mover])[-1]["payload"]["action"]
     assert last == {"type": "place_knight", "at": both[0]}
     assert console.unexpected() == []
+
+
+#: Counts the `version` pushes the page's stream delivered (`window.pushes`), and each drawing of the game
+#: (`window.renders`: every write of `data-version`, the same value included). Installed before the page loads.
+WATCH_PUSHES = """(() => {
+  window.pushes = [];
+  window.renders = 0;
+  const Plain = window.EventSource;
+  window.EventSource = class extends Plain {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('version', (e) => window.pushes.push(JSON.parse(e.data).version));
+    }
+  };
+  const count = (records) => { window.renders += records.length; };
+  document.addEventListener('DOMContentLoaded', () => new MutationObserver(count)
+    .observe(document.querySelector('main'), { attributes: true, attributeFilter: ['data-version'] }));
+})();"""
+
+#: Holds back, once armed, every request for the seat's view and legal actions until `window.release()` (those
+#: asked for so far); `window.held` counts the ones waiting.
+HOLD_READS = """() => {
+  const plain = window.fetch.bind(window);
+  let gates = [];
+  window.held = 0;
+  window.armReads = () => { window.armed = true; };
+  window.release = () => { const open = gates; gates = []; window.held = 0; open.forEach((go) => go()); };
+  window.fetch = async (...args) => {
+    if (window.armed && /\\/(view|legal-actions)(\\?|$)/.test(String(args[0]))) {
+      window.held += 1;
+      await new Promise((resolve) => { gates.push(resolve); });
+    }
+    return plain(...args);
+  };
+}"""
+
+
+def test_a_second_refresh_of_the_version_shown_keeps_the_players_pick(
+        stack: dict[str, str], api: httpx.Client, new_page: Any, console: Console) -> None:
+    """Ada builds and ends her turn; Bert's refresh for the build, held back, reads the end of her turn, and the
+    push of that end queued one more refresh of the same version. Bert picks a knight to move before it answers:
+    his pick stays (it was dropped by every refresh, whatever its version, and a click's wait then saw nothing
+    happen: the whole game against the AI waited 30 s for a picked card in a full-suite run)."""
+    gid, tokens, mover = two_humans_after_setup(api)
+    page = new_page()
+    page.emulate_media(reduced_motion="reduce")  # her turn shown at once
+    page.add_init_script(WATCH_PUSHES)
+    open_seat(page, stack, gid, tokens[1 - mover])
+    page.evaluate(HOLD_READS)
+    page.evaluate("() => window.armReads()")
+    done = play(api, gid, tokens[mover], mover, "build")
+    page.wait_for_function("() => window.held === 2")  # the build's refresh: its view and legal actions
+    done += play(api, gid, tokens[mover], mover, "end_turn")
+    page.wait_for_function("v => window.pushes.includes(v)", arg=done[-1][0])  # a second refresh queued
+    page.evaluate("() => window.release()")
+    page.wait_for_function("v => { const m = document.querySelector('main'); return m.dataset.version === String(v)"
+                           " && m.dataset.turn === 'mine' && m.dataset.busy === '0'; }", arg=done[-1][0])
+    page.wait_for_function("() => window.held === 2")  # the second refresh, of the same version, waits
+    legal = api.get(f"/v1/games/{gid}/legal-actions", headers={"Authorization": f"Bearer {tokens[1 - mover]}"}).json()
+    knight = next(a["from"] for a in legal["actions"] if a["type"] == "move_knight")
+    click_and_wait(page, page.locator(f"svg.board g.square[data-square='{knight}']"))
+    assert page.locator(f"svg.board g.square.selected[data-square='{knight}']").count() == 1
+    drawn = page.evaluate("() => window.renders")
+    page.evaluate("() => window.release()")
+    page.wait_for_function("n => window.renders > n", arg=drawn)  # the second refresh drawn
+    assert page.evaluate("() => document.querySelector('main').dataset.version") == str(done[-1][0])
+    assert page.locator(f"svg.board g.square.selected[data-square='{knight}']").count() == 1
+    assert console.unexpected() == []

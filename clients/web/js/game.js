@@ -143,6 +143,7 @@ export class LiveGame {
     if (last < view.version) read.push(...await this.api.allEvents(this.id, this.creds, last));
     const events = read.filter((e) => e.version <= view.version);
     const old = this.pos;
+    const shown = this.version;  // the position holds no version: the view's answer does
     this.summary = summary;
     this.pos = view.view;
     this.castles = view.castles || [];
@@ -166,7 +167,9 @@ export class LiveGame {
       if (this.skipping === e.payload.seat) { if (endsTurn(e)) this.skipping = null; } else steps.push(e);
     }
     this.steps = steps.length && !reducedMotion() ? steps : null;
-    if (old && old.version !== this.version) { this.sel = { from: null, card: null }; this.chooser = null; }
+    // A pick (a knight, a card, a square's chooser) is undone by a new version only: a refresh of the version shown
+    // (a push that arrived while the last refresh already read its version, a reopened stream) keeps it.
+    if (old && shown !== this.version) { this.sel = { from: null, card: null }; this.chooser = null; }
     if (old && old.to_move !== this.pos.to_move) this.mode = null;  // a new turn offers every kind again
   }
 
