@@ -70,9 +70,10 @@ class Depth:
 
 DEPTHS: dict[str, Depth] = {
     "quick": Depth("quick", "greedy", iterations=1, parts=0, rollouts=0, marked=5),
-    # 8 searches of 25 iterations: each under a third of a second of CPU on the slowest turns measured
-    # (docs/ai.md), shorter than a hard AI turn, so a human's turn queued behind one waits little.
-    "deep": Depth("deep", "mcts", iterations=200, parts=8, rollouts=4, marked=8),
+    # 10 searches of 20 iterations: a part of the slowest turns measured lasts about as long as a hard AI turn, most
+    # a tenth of it (docs/ai.md); fewer, longer parts let a human's turn wait longer, more cost CPU (each part tries
+    # every candidate first, the bad ones too).
+    "deep": Depth("deep", "mcts", iterations=200, parts=10, rollouts=4, marked=8),
 }
 #: A loss smaller than this (points of margin over the best opponent) is noise of the evaluation, not a mistake.
 MIN_LOSS = 1.0
