@@ -8,6 +8,7 @@ one the quick analysis cannot improve on; the one turn replaced by a bad one is 
 from __future__ import annotations
 
 import inspect
+import json
 import random
 from collections.abc import Callable
 from dataclasses import replace
@@ -171,3 +172,18 @@ def test_the_marked_turns_suggestions_are_the_better_turn_of_the_movers_view_com
         whole = better_turn(tr.view(start.before, start.seat),
                             random.Random(analysis.seed_for("game-u", index, "search")), SMALL_DEEP)
         assert [a["action"] for a in result["turns"][index]["better"]["actions"]] == whole
+
+
+def test_a_deep_analysis_sliced_one_unit_at_a_time_through_json_is_the_one_in_one_go() -> None:
+    steps, _ = _play(8, spoil=3)
+    game = analysis._Game("game-s", SMALL_DEEP, steps, analysis.turns_of(steps))
+    progress: list[dict] = []
+    slices = 0
+    while True:
+        # What a store keeps between slices: the progress as JSON (search parts' sums and seeds included).
+        progress, result = analysis.run(game, json.loads(json.dumps(progress)), 0.0)
+        slices += 1
+        if result is not None:
+            break
+    assert slices == len(progress) and {r["unit"][0] for r in progress} >= {"candidates", "search", "turn"}
+    assert result == analyse_steps(steps, "game-s", SMALL_DEEP)
