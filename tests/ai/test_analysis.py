@@ -163,7 +163,7 @@ def test_hidden_cards_and_deck_orders_do_not_change_the_better_turn(depth: analy
 def test_the_marked_turns_suggestions_are_the_better_turn_of_the_movers_view_computed_in_units() -> None:
     steps, _ = _play(8, spoil=3)
     turns = analysis.turns_of(steps)
-    progress, result = analysis.run(analysis._Game("game-u", SMALL_DEEP, steps, turns), [], None)
+    progress, result = analysis.run(analysis.Game("game-u", SMALL_DEEP, steps, turns), [], None)
     assert result is not None and result["marked"]
     parts = [r["result"] for r in progress if r["unit"][0] == "search"]
     assert parts and all(sum(p["visits"]) in (0, SMALL_DEEP.iterations // SMALL_DEEP.parts) for p in parts)
@@ -176,7 +176,7 @@ def test_the_marked_turns_suggestions_are_the_better_turn_of_the_movers_view_com
 
 def test_a_deep_analysis_sliced_one_unit_at_a_time_through_json_is_the_one_in_one_go() -> None:
     steps, _ = _play(8, spoil=3)
-    game = analysis._Game("game-s", SMALL_DEEP, steps, analysis.turns_of(steps))
+    game = analysis.Game("game-s", SMALL_DEEP, steps, analysis.turns_of(steps))
     progress: list[dict] = []
     slices = 0
     while True:

@@ -145,7 +145,7 @@ def better_turn(view: View, rng: random.Random, depth: Depth) -> list[Action]:
 
     Like a bot's ``decide`` it is given a view, never a State: it cannot use another seat's hand or a deck order,
     because it never has them. Its three steps, each given the view and nothing else, are the analysis's units
-    (:meth:`_Game.compute`): the candidates, each part of the search, the choice; this is them in one call."""
+    (:meth:`Game.compute`): the candidates, each part of the search, the choice; this is them in one call."""
     candidates = candidate_turns(view, rng, depth)
     parts = [search_part(view, candidates, part, depth) for part in range(depth.parts)]
     return chosen_turn(view, candidates, parts)
@@ -274,7 +274,7 @@ Unit = tuple[str, int, int]  # (kind, version or turn, playout number)
 
 
 @dataclass
-class _Game:
+class Game:
     """A finished game as the units need it: its turns, and the true position at every turn boundary."""
 
     game_id: str
@@ -413,7 +413,7 @@ def _mean(samples: list[dict[str, Any]], players: int) -> _Point:
     return _Point(share, win)
 
 
-def summarise(game: _Game, done: dict[Unit, Any]) -> dict[str, Any]:
+def summarise(game: Game, done: dict[Unit, Any]) -> dict[str, Any]:
     """The whole analysis from every unit's result: the curve, the marked turns and the phase scorings."""
     depth = game.depth
     players = game.steps[-1].after.players if game.steps else 0
@@ -461,7 +461,7 @@ def summarise(game: _Game, done: dict[Unit, Any]) -> dict[str, Any]:
     }
 
 
-def run(game: _Game, progress: list[dict[str, Any]], cpu_budget: float | None
+def run(game: Game, progress: list[dict[str, Any]], cpu_budget: float | None
         ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Compute the units after those in ``progress`` (each ``{"unit": [kind, at, k], "result": ...}``) until
     ``cpu_budget`` seconds of CPU are spent (None: all of them; at least one unit); the progress so far and, once
@@ -484,7 +484,7 @@ def run(game: _Game, progress: list[dict[str, Any]], cpu_budget: float | None
 
 def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
     """The analysis of a finished game's effective actions (:func:`effective_steps`), in one go."""
-    _, result = run(_Game(game_id, depth, steps, turns_of(steps)), [], None)
+    _, result = run(Game(game_id, depth, steps, turns_of(steps)), [], None)
     assert result is not None
     return result
 
@@ -515,7 +515,7 @@ class Engine:
         """Compute the next units of work until ``cpu_budget`` seconds of CPU are spent (at least one unit); returns
         the progress so far and, once every unit is done, the whole analysis."""
         steps = effective_steps(events, seed)
-        return run(_Game(game_id, DEPTHS[depth], steps, turns_of(steps)), progress, cpu_budget)
+        return run(Game(game_id, DEPTHS[depth], steps, turns_of(steps)), progress, cpu_budget)
 
     @staticmethod
     def turns_done(progress: list[dict[str, Any]]) -> int:
