@@ -505,8 +505,8 @@ class Engine:
     depths: ClassVar[dict[str, str]] = {
         "quick": "the medium level's beam search per turn, the curve from the static evaluation: 0.4-0.9 s of CPU "
                  "per game (2-4 players)",
-        "deep": "the hard level's Monte-Carlo search (200 iterations) per turn, the curve from 4 playouts per "
-                "point: 14-40 s of CPU per game (2-4 players)",
+        "deep": "the hard level's Monte-Carlo search (200 iterations, in 10 parts) per turn, the curve from 4 "
+                "playouts per point: 18-50 s of CPU per game (2-4 players)",
     }
 
     def advance(self, events: Sequence[lc.LoggedEvent], seed: int, game_id: str, depth: str,
