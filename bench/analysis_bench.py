@@ -2,9 +2,11 @@
 
 Plays ``--games`` games per player count in memory (seats alternately the ``medium`` level, greedy turn plans, and
 the ``easy`` one, random moves: games of a realistic length, with mistakes for the analysis to compare against a
-better turn, its costly part), then analyses each at every depth in this process, timing CPU
-(``time.process_time``), not wall time: the machine is shared, and CPU is what a worker spends. Prints, per depth and
-player count, the median and the maximum CPU seconds per game and per analysed turn, and the turns marked.
+better turn, its costly part), then analyses each at every depth in this process, one unit of work per slice (as a
+worker with ``TORRES_AI_ANALYSIS_SLICE=0`` does), timing CPU (``time.process_time``), not wall time: the machine is
+shared, and CPU is what a worker spends. Prints, per depth and player count, the median and the maximum CPU seconds
+per game and per analysed turn, the turns marked, and the longest units of work (99th percentile and maximum over
+the games' units): what a human's AI turn may wait for behind an analysis.
 
 Usage: python bench/analysis_bench.py [--games 3] [--players 2,3,4] [--depths quick,deep]
 """
@@ -17,7 +19,7 @@ import statistics
 import time
 
 import torres_rules as tr
-from torres_ai.analysis import DEPTHS, ENGINE_VERSION, Step, analyse_steps
+from torres_ai.analysis import DEPTHS, ENGINE_VERSION, Game, Step, run, turns_of
 from torres_ai.bots import Budget, make_bot
 
 
@@ -49,20 +51,30 @@ def main() -> int:
     print(f"analysis engine {ENGINE_VERSION}, {args.games} games per player count (seats medium and easy in turn), "
           f"engine build {tr.ENGINE_BUILD}")
     print(f"{'depth':<7}{'players':>8}{'turns':>7}{'CPU s/game median':>19}{'max':>8}{'CPU ms/turn':>13}"
-          f"{'marked':>8}")
+          f"{'marked':>8}{'units':>7}{'unit ms p99':>13}{'max':>7}")
     for name in args.depths.split(","):
         depth = DEPTHS[name]
         for players in counts:
-            cpu, turns, marked = [], [], []
+            cpu, turns, marked, units = [], [], [], []
             for index, steps in enumerate(games[players]):
-                started = time.process_time()
-                result = analyse_steps(steps, f"bench-{players}-{index}", depth)
-                cpu.append(time.process_time() - started)
+                game = Game(f"bench-{players}-{index}", depth, steps, turns_of(steps))
+                progress: list[dict] = []
+                result = None
+                spent = 0.0
+                while result is None:
+                    started = time.process_time()
+                    progress, result = run(game, progress, 0.0)
+                    units.append(time.process_time() - started)
+                    spent += units[-1]
+                cpu.append(spent)
                 turns.append(len(result["turns"]))
                 marked.append(len(result["marked"]))
+            units.sort()
+            p99 = units[min(len(units) - 1, round(0.99 * (len(units) - 1)))] * 1000
             per_turn = statistics.median(c / t for c, t in zip(cpu, turns, strict=True)) * 1000
             print(f"{name:<7}{players:>8}{statistics.median(turns):>7.0f}{statistics.median(cpu):>19.2f}"
-                  f"{max(cpu):>8.2f}{per_turn:>13.0f}{statistics.median(marked):>8.0f}", flush=True)
+                  f"{max(cpu):>8.2f}{per_turn:>13.0f}{statistics.median(marked):>8.0f}{len(units):>7}{p99:>13.0f}"
+                  f"{units[-1] * 1000:>7.0f}", flush=True)
     return 0
 
 

@@ -8,8 +8,11 @@ one the quick analysis cannot improve on; the one turn replaced by a bad one is 
 from __future__ import annotations
 
 import inspect
+import json
 import random
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -20,8 +23,8 @@ from torres_ai.bots import Budget, make_bot
 
 from .test_hidden_information import _positions, _reshuffle_secrets
 
-# Deep's search and playouts at a small budget: the same code paths, in test time.
-SMALL_DEEP = replace(DEPTHS["deep"], iterations=12, rollouts=1)
+# Deep's search (in parts) and playouts at a small budget: the same code paths, in test time.
+SMALL_DEEP = replace(DEPTHS["deep"], iterations=12, parts=3, rollouts=1)
 
 
 def _play(seed: int, players: int = 2, spoil: int | None = None) -> tuple[list[Step], int | None]:
@@ -112,22 +115,30 @@ def test_an_analysis_is_deterministic_for_a_given_engine_version(depth: analysis
     assert first["engine_version"] == analysis.ENGINE_VERSION and first["depth"] == depth.name
 
 
-def test_the_better_turn_is_given_a_view_and_called_with_the_movers_view_at_the_time(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("depth", [DEPTHS["quick"], SMALL_DEEP], ids=["quick", "deep"])
+def test_every_step_of_the_better_turn_is_given_the_movers_view_at_the_time(
+        monkeypatch: pytest.MonkeyPatch, depth: analysis.Depth) -> None:
     assert list(inspect.signature(better_turn).parameters) == ["view", "rng", "depth"]
     steps, _ = _play(13, spoil=2)
     starts = {t[0].version - 1: tr.view(t[0].before, t[0].seat) for t in analysis.turns_of(steps)}
-    seen: list[dict] = []
-    real = analysis.better_turn
+    seen: dict[str, list[dict]] = {"candidate_turns": [], "search_part": [], "chosen_turn": []}
 
-    def spy(view: dict, rng: random.Random, depth: analysis.Depth) -> list[dict]:
-        seen.append(view)
-        return real(view, rng, depth)
+    def spy(name: str) -> Callable[..., Any]:
+        real = getattr(analysis, name)
 
-    monkeypatch.setattr(analysis, "better_turn", spy)
-    analyse_steps(steps, "game-v", DEPTHS["quick"])
-    assert seen and all(view in starts.values() for view in seen)
-    assert all(not {"hands", "decks", "deck"} & set(view) for view in seen)
+        def watched(view: dict, *rest: Any) -> Any:
+            seen[name].append(view)
+            return real(view, *rest)
+        return watched
+
+    for name in seen:
+        monkeypatch.setattr(analysis, name, spy(name))
+    analyse_steps(steps, "game-v", depth)
+    assert seen["candidate_turns"] and seen["chosen_turn"]
+    assert bool(seen["search_part"]) == (depth.parts > 0)  # deep searches in parts, each given the view
+    for views in seen.values():
+        assert all(view in starts.values() for view in views)
+        assert all(not {"hands", "decks", "deck"} & set(view) for view in views)
 
 
 @pytest.mark.parametrize("depth", [DEPTHS["quick"], SMALL_DEEP], ids=["quick", "deep"])
@@ -147,3 +158,32 @@ def test_hidden_cards_and_deck_orders_do_not_change_the_better_turn(depth: analy
         second = better_turn(tr.view(twin, seat), random.Random(seed), depth)
         assert first == second
     assert changed >= 3  # the hidden parts really differed
+
+
+def test_the_marked_turns_suggestions_are_the_better_turn_of_the_movers_view_computed_in_units() -> None:
+    steps, _ = _play(8, spoil=3)
+    turns = analysis.turns_of(steps)
+    progress, result = analysis.run(analysis.Game("game-u", SMALL_DEEP, steps, turns), [], None)
+    assert result is not None and result["marked"]
+    parts = [r["result"] for r in progress if r["unit"][0] == "search"]
+    assert parts and all(sum(p["visits"]) in (0, SMALL_DEEP.iterations // SMALL_DEEP.parts) for p in parts)
+    for index in result["marked"]:
+        start = turns[index][0]
+        whole = better_turn(tr.view(start.before, start.seat),
+                            random.Random(analysis.seed_for("game-u", index, "search")), SMALL_DEEP)
+        assert [a["action"] for a in result["turns"][index]["better"]["actions"]] == whole
+
+
+def test_a_deep_analysis_sliced_one_unit_at_a_time_through_json_is_the_one_in_one_go() -> None:
+    steps, _ = _play(8, spoil=3)
+    game = analysis.Game("game-s", SMALL_DEEP, steps, analysis.turns_of(steps))
+    progress: list[dict] = []
+    slices = 0
+    while True:
+        # What a store keeps between slices: the progress as JSON (search parts' sums and seeds included).
+        progress, result = analysis.run(game, json.loads(json.dumps(progress)), 0.0)
+        slices += 1
+        if result is not None:
+            break
+    assert slices == len(progress) and {r["unit"][0] for r in progress} >= {"candidates", "search", "turn"}
+    assert result == analyse_steps(steps, "game-s", SMALL_DEEP)

@@ -10,6 +10,7 @@ import pytest
 import redis
 
 import torres_rules as tr
+from torres_ai.analysis import ENGINE_VERSION
 from torres_ai.celery_app import make_app
 from torres_ai.config import Settings
 from torres_ai.driver import CeleryDriver
@@ -58,7 +59,7 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
         wait_until(lambda: len(worker.records("analysis slice")) >= 3, 90, "three slices", worker.log)
         second_turn = human_game()
         before = len(worker.records("analysis slice"))  # slices done when it was queued (or soon after)
-        wait_until(lambda: service.store.get_analysis(gid, "1", "deep").status == "ready", 200,  # type: ignore[union-attr]
+        wait_until(lambda: service.store.get_analysis(gid, ENGINE_VERSION, "deep").status == "ready", 200,  # type: ignore[union-attr]
                    "the analysis to be ready", worker.log)
 
         log = [(r["msg"], r.get("task_id"), r.get("outcome")) for r in worker.records()
@@ -72,7 +73,7 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
         assert before < len(slices) and sum(1 for e in log[:served] if e[0] == "analysis slice") <= before + 1
         assert {r["queue"] for r in worker.records("ai turn")} == {settings.queue}
 
-        row = service.store.get_analysis(gid, "1", "deep")
+        row = service.store.get_analysis(gid, ENGINE_VERSION, "deep")
         assert row is not None and row.result is not None and row.cpu_seconds > 0
         assert len(slices) > len(row.result["turns"]) >= 20 and row.result["depth"] == "deep"  # playouts, turns
     finally:

@@ -14,7 +14,8 @@ What it computes, per turn (a seat's run of actions from the first of its turn t
   else: :func:`better_turn` takes a view, exactly as a bot does, so it cannot use what the seat did not know then
   (the other hands, any deck order). ``quick`` is the ``medium`` level's beam search (greedy), ``deep`` the ``hard``
   level's Monte-Carlo search over turn plans, both iteration-bound so that the result is a function of the view
-  and the seed.
+  and the seed. The deep search is root-parallel: several independent searches of the same candidate turns, of a
+  few iterations each, their visits and values summed (one long search made of short ones, each a unit of work).
 * **What the turn lost**: the played turn and the suggestion are both applied to the true position and compared
   after the other seats' answers (the same deterministic reply policy for both, up to the mover's next turn), by
   the margin over the best opponent. A suggestion that stops at a card draw (a plan cannot see past one) is
@@ -22,10 +23,10 @@ What it computes, per turn (a seat's run of actions from the first of its turn t
   record like the curve, not part of the advice. Turns whose loss is largest are marked, each with the better turn.
 * **Phase scorings**, explained by the engine's own breakdown (``tr.scored_between``), as the replay shows them.
 
-The work is a list of units of a fraction of a second each (a playout, a turn's search), computed in slices (see
-below). Every random choice is seeded from (game id, turn or version, purpose, :data:`ENGINE_VERSION`), so an
-analysis is deterministic for a given engine version, however it is sliced, and a better engine gets a new version
-(a new analysis beside the old one, never over it).
+The work is a list of units of a fraction of a second each (a playout, a turn's candidates, one part of its
+search, the choice and comparison), computed in slices (see below). Every random choice is seeded from (game id,
+turn or version, purpose, :data:`ENGINE_VERSION`), so an analysis is deterministic for a given engine version,
+however it is sliced, and a better engine gets a new version (a new analysis beside the old one, never over it).
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ from .bots import Budget
 from .bots.base import View
 from .bots.determinize import sample_state
 from .bots.evaluation import projections
-from .bots.mcts import MctsBot
+from .bots.mcts import MctsBot, best_arm
 from .bots.planner import finish, plan_turn
 
 #: Bumped whenever the analysis would compute something else from the same log (a new search, new weights): stored
 #: analyses are keyed by it, so a better engine adds analyses and never silently rewrites old ones.
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"
 
 Action = dict[str, Any]
 
@@ -61,14 +62,18 @@ class Depth:
 
     name: str
     search: str  # "greedy" (the medium level's beam) or "mcts" (the hard level's search)
-    iterations: int  # mcts iterations per turn (greedy: unused)
+    iterations: int  # mcts iterations per turn (greedy: unused), in ``parts`` searches of equal size
+    parts: int  # mcts: independent searches per turn, each its own unit of work (greedy: 0, nothing to search)
     rollouts: int  # curve: playouts per point (0: the static evaluation)
     marked: int  # how many turns (at most) are marked as the ones that lost the most
 
 
 DEPTHS: dict[str, Depth] = {
-    "quick": Depth("quick", "greedy", iterations=1, rollouts=0, marked=5),
-    "deep": Depth("deep", "mcts", iterations=200, rollouts=4, marked=8),
+    "quick": Depth("quick", "greedy", iterations=1, parts=0, rollouts=0, marked=5),
+    # 10 searches of 20 iterations: a part of the slowest turns measured lasts about as long as a hard AI turn, most
+    # a tenth of it (docs/ai.md); fewer, longer parts let a human's turn wait longer, more cost CPU (each part tries
+    # every candidate first, the bad ones too).
+    "deep": Depth("deep", "mcts", iterations=200, parts=10, rollouts=4, marked=8),
 }
 #: A loss smaller than this (points of margin over the best opponent) is noise of the evaluation, not a mistake.
 MIN_LOSS = 1.0
@@ -139,19 +144,54 @@ def better_turn(view: View, rng: random.Random, depth: Depth) -> list[Action]:
     actions; it ends with ``end_turn`` or right after ``buy_card`` (what follows depends on the card drawn).
 
     Like a bot's ``decide`` it is given a view, never a State: it cannot use another seat's hand or a deck order,
-    because it never has them. The search runs on a state sampled from the view (``determinize.sample_state``)."""
+    because it never has them. Its three steps, each given the view and nothing else, are the analysis's units
+    (:meth:`Game.compute`): the candidates, each part of the search, the choice; this is them in one call."""
+    candidates = candidate_turns(view, rng, depth)
+    parts = [search_part(view, candidates, part, depth) for part in range(depth.parts)]
+    return chosen_turn(view, candidates, parts)
+
+
+def candidate_turns(view: View, rng: random.Random, depth: Depth) -> dict[str, Any]:
+    """The turns the search weighs (action codes), from a state sampled from the view
+    (``determinize.sample_state``), and the seed of each part of the search (drawn here, so that the whole search
+    is a function of the view and ``rng``'s seed). ``greedy``: the beam's best turn alone, nothing to search."""
     seat: int = view["seat"]
     state = sample_state(view, rng)
     if depth.search == "mcts":
-        budget = Budget(iterations=depth.iterations, seconds=_NO_DEADLINE)
-        codes = MctsBot().plan_turn(view, state, rng, budget, budget.deadline())
+        arms = _SEARCH.arms(view, state, rng, Budget(iterations=depth.iterations, seconds=_NO_DEADLINE))
     else:
-        codes = finish(plan_turn(state, seat, rng, width=3, max_expansions=60)[0], rng, seat=seat)
+        arms = [finish(plan_turn(state, seat, rng, width=3, max_expansions=60)[0], rng, seat=seat)]
+    return {"arms": arms, "seeds": [rng.getrandbits(64) for _ in range(depth.parts)]}
+
+
+def search_part(view: View, candidates: dict[str, Any], part: int, depth: Depth) -> dict[str, list[Any]]:
+    """One of the ``depth.parts`` independent searches (UCB1 over the candidates, ``iterations / parts`` simulations
+    on states sampled from the view): each candidate's visits and summed value."""
+    arms: list[list[int]] = candidates["arms"]
+    if len(arms) < 2:
+        return {"visits": [0] * len(arms), "totals": [0.0] * len(arms)}
+    rng = random.Random(candidates["seeds"][part])
+    visits, totals = _SEARCH.search(view, arms, rng, depth.iterations // depth.parts,
+                                    time.perf_counter() + _NO_DEADLINE)
+    return {"visits": visits, "totals": totals}
+
+
+def chosen_turn(view: View, candidates: dict[str, Any], parts: Sequence[dict[str, list[Any]]]) -> list[Action]:
+    """The candidate with the best mean value over every part's simulations summed (the root-parallel
+    combination), as wire actions; the only candidate when there was nothing to search."""
+    arms: list[list[int]] = candidates["arms"]
+    visits = [sum(p["visits"][i] for p in parts) for i in range(len(arms))]
+    totals = [sum(p["totals"][i] for p in parts) for i in range(len(arms))]
+    # Decoding reads only what every sample shares (the mover's stacks), so any sample of the view serves.
+    state = sample_state(view, random.Random(0))
     actions: list[Action] = []
-    for code in codes:
+    for code in arms[best_arm(visits, totals)] if arms else []:
         actions.append(tr.decode(state, code))
         state = tr.apply_code(state, code)
     return actions
+
+
+_SEARCH = MctsBot()  # the hard level's search: its candidates and its bandit
 
 
 # -- measuring on the full record ---------------------------------------------------------------------------
@@ -223,7 +263,8 @@ def _wire(actions: Sequence[Action]) -> list[dict[str, Any]]:
 # -- the work, in units ------------------------------------------------------------------------------------
 #
 # An analysis is a list of units of work, each a fraction of a second of CPU: one playout of one curve point
-# (deep), one turn's search and comparison, one playout of a marked turn's better position (deep). Their results
+# (deep); per turn, its candidate turns, each part of its search (deep) and the choice with the comparison; one
+# playout of a marked turn's better position (deep). Their results
 # are kept in order (the ``progress`` of a pending analysis), so a slice of work on a worker computes the next
 # units until its CPU budget is spent and stops between two units: a human's AI turn waits at most for one unit.
 # Each unit is seeded by what it computes (game, version or turn, purpose, engine version), so the results do not
@@ -233,7 +274,7 @@ Unit = tuple[str, int, int]  # (kind, version or turn, playout number)
 
 
 @dataclass
-class _Game:
+class Game:
     """A finished game as the units need it: its turns, and the true position at every turn boundary."""
 
     game_id: str
@@ -249,13 +290,23 @@ class _Game:
                 return turn[-1].after
         raise KeyError(version)
 
+    def searched(self, index: int) -> bool:
+        """Whether the turn gets a better turn: its mover chose it (not the clock), from the start of a turn."""
+        first = self.turns[index][0]
+        return first.auto is None and first.before.stage == "turn" and first.before.to_move == first.seat
+
+    def start_view(self, index: int) -> View:
+        """What the turn's mover saw at its start: all that the search of a better turn is given."""
+        first = self.turns[index][0]
+        return tr.view(first.before, first.seat)
+
     def boundaries(self) -> list[int]:
         """The versions of the curve's points, in order, each once."""
         return list(dict.fromkeys(v for t in self.turns for v in (t[0].version - 1, t[-1].version)))
 
     def plan(self, done: dict[Unit, Any]) -> list[Unit]:
-        """Every unit, in the order they are computed: the turns (each after its curve points' playouts), then the
-        playouts of the marked turns' better positions, known once every turn is."""
+        """Every unit, in the order they are computed: the turns (each after its curve points' playouts, and its
+        search in parts), then the playouts of the marked turns' better positions, known once every turn is."""
         units: list[Unit] = []
         planned: set[int] = set()
         for index, turn in enumerate(self.turns):
@@ -263,6 +314,9 @@ class _Game:
                 if version not in planned and self.depth.rollouts and self.state_at(version).stage != "over":
                     units += [("playout", version, k) for k in range(self.depth.rollouts)]
                 planned.add(version)
+            if self.searched(index):
+                units.append(("candidates", index, 0))
+                units += [("search", index, part) for part in range(self.depth.parts)]
             units.append(("turn", index, 0))
         if self.depth.rollouts and all(u in done for u in units):
             for index in marked_turns([done[("turn", i, 0)] for i in range(len(self.turns))], self.depth):
@@ -282,7 +336,18 @@ class _Game:
             alt = _apply_better(turn[0].before, turn[0].seat, suggestion, self.game_id, at)
             share, winner = playout(alt, random.Random(seed_for(self.game_id, at, f"better:{k}")))
             return {"share": share, "winner": winner}
-        return analyse_turn(self.turns, at, self.game_id, self.depth)
+        # The search's steps by the module's names, looked up at call time, so that a test can watch what they are
+        # given (the view, nothing else).
+        if kind == "candidates":
+            return candidate_turns(self.start_view(at), random.Random(seed_for(self.game_id, at, "search")),
+                                   self.depth)
+        if kind == "search":
+            return search_part(self.start_view(at), done[("candidates", at, 0)], k, self.depth)
+        suggestion = None
+        if self.searched(at):
+            suggestion = chosen_turn(self.start_view(at), done[("candidates", at, 0)],
+                                     [done[("search", at, part)] for part in range(self.depth.parts)])
+        return analyse_turn(self.turns, at, self.game_id, suggestion)
 
 
 def _apply_better(start: tr.State, seat: int, suggestion: list[Action], game_id: str, index: int) -> tr.State:
@@ -292,9 +357,11 @@ def _apply_better(start: tr.State, seat: int, suggestion: list[Action], game_id:
     return finish_own_turn(alt, seat, random.Random(seed_for(game_id, index, "finish")))
 
 
-def analyse_turn(turns: Sequence[Sequence[Step]], index: int, game_id: str, depth: Depth) -> dict[str, Any]:
-    """One turn's unit: the played turn, and (if the search found one) a better turn and what the turn lost.
-    The curve's figures are added by :func:`summarise` from the playouts (deep) or the static evaluation (quick)."""
+def analyse_turn(turns: Sequence[Sequence[Step]], index: int, game_id: str, suggestion: list[Action] | None
+                 ) -> dict[str, Any]:
+    """One turn's last unit: the played turn, and (if the search's ``suggestion`` differs from it) the better turn
+    and what the turn lost. The curve's figures are added by :func:`summarise` from the playouts (deep) or the
+    static evaluation (quick)."""
     turn = turns[index]
     first, last = turn[0], turn[-1]
     seat = first.seat
@@ -304,12 +371,9 @@ def analyse_turn(turns: Sequence[Sequence[Step]], index: int, game_id: str, dept
         "from_version": first.version - 1, "to_version": last.version,
         "actions": _wire([s.action for s in turn]), "loss": 0.0, "better": None,
     }
-    if first.auto is None and start.stage == "turn" and start.to_move == seat:
-        # The module's own name, looked up at call time, so that a test can watch what the search is given.
-        suggestion = better_turn(tr.view(start, seat), random.Random(seed_for(game_id, index, "search")), depth)
-        played = [s.action for s in turn]
-        if suggestion and suggestion != played[: len(suggestion)]:
-            entry.update(_compare(start, end, seat, suggestion, game_id, index))
+    played = [s.action for s in turn]
+    if suggestion and suggestion != played[: len(suggestion)]:
+        entry.update(_compare(start, end, seat, suggestion, game_id, index))
     return entry
 
 
@@ -349,7 +413,7 @@ def _mean(samples: list[dict[str, Any]], players: int) -> _Point:
     return _Point(share, win)
 
 
-def summarise(game: _Game, done: dict[Unit, Any]) -> dict[str, Any]:
+def summarise(game: Game, done: dict[Unit, Any]) -> dict[str, Any]:
     """The whole analysis from every unit's result: the curve, the marked turns and the phase scorings."""
     depth = game.depth
     players = game.steps[-1].after.players if game.steps else 0
@@ -397,7 +461,7 @@ def summarise(game: _Game, done: dict[Unit, Any]) -> dict[str, Any]:
     }
 
 
-def run(game: _Game, progress: list[dict[str, Any]], cpu_budget: float | None
+def run(game: Game, progress: list[dict[str, Any]], cpu_budget: float | None
         ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Compute the units after those in ``progress`` (each ``{"unit": [kind, at, k], "result": ...}``) until
     ``cpu_budget`` seconds of CPU are spent (None: all of them; at least one unit); the progress so far and, once
@@ -406,19 +470,21 @@ def run(game: _Game, progress: list[dict[str, Any]], cpu_budget: float | None
     done: dict[Unit, Any] = {(r["unit"][0], r["unit"][1], r["unit"][2]): r["result"] for r in results}
     started = time.process_time()
     while True:
+        # The plan grows only once every unit planned so far is done (the marked turns' playouts): planned again then.
         todo = [u for u in game.plan(done) if u not in done]
         if not todo:
             return results, summarise(game, done)
-        if cpu_budget is not None and len(results) > len(progress) and time.process_time() - started >= cpu_budget:
-            return results, None
-        unit = todo[0]
-        done[unit] = result = game.compute(unit, done)
-        results.append({"unit": list(unit), "result": result})
+        for unit in todo:
+            if (cpu_budget is not None and len(results) > len(progress)
+                    and time.process_time() - started >= cpu_budget):
+                return results, None
+            done[unit] = result = game.compute(unit, done)
+            results.append({"unit": list(unit), "result": result})
 
 
 def analyse_steps(steps: Sequence[Step], game_id: str, depth: Depth) -> dict[str, Any]:
     """The analysis of a finished game's effective actions (:func:`effective_steps`), in one go."""
-    _, result = run(_Game(game_id, depth, steps, turns_of(steps)), [], None)
+    _, result = run(Game(game_id, depth, steps, turns_of(steps)), [], None)
     assert result is not None
     return result
 
@@ -439,8 +505,8 @@ class Engine:
     depths: ClassVar[dict[str, str]] = {
         "quick": "the medium level's beam search per turn, the curve from the static evaluation: 0.4-0.9 s of CPU "
                  "per game (2-4 players)",
-        "deep": "the hard level's Monte-Carlo search (200 iterations) per turn, the curve from 4 playouts per "
-                "point: 14-40 s of CPU per game (2-4 players)",
+        "deep": "the hard level's Monte-Carlo search (200 iterations, in 10 parts) per turn, the curve from 4 "
+                "playouts per point: 18-50 s of CPU per game (2-4 players)",
     }
 
     def advance(self, events: Sequence[lc.LoggedEvent], seed: int, game_id: str, depth: str,
@@ -449,7 +515,7 @@ class Engine:
         """Compute the next units of work until ``cpu_budget`` seconds of CPU are spent (at least one unit); returns
         the progress so far and, once every unit is done, the whole analysis."""
         steps = effective_steps(events, seed)
-        return run(_Game(game_id, DEPTHS[depth], steps, turns_of(steps)), progress, cpu_budget)
+        return run(Game(game_id, DEPTHS[depth], steps, turns_of(steps)), progress, cpu_budget)
 
     @staticmethod
     def turns_done(progress: list[dict[str, Any]]) -> int:

@@ -60,20 +60,34 @@ class MctsBot(PlanningBot):
     def plan_turn(
         self, view: View, state: tr.State, rng: random.Random, budget: Budget, deadline: float
     ) -> list[int]:
+        arms = self.arms(view, state, rng, budget)
+        self.last_iterations = 0
+        if len(arms) == 1:
+            return arms[0]
+        visits, totals = self.search(view, arms, rng, budget.iterations, deadline)
+        return arms[best_arm(visits, totals)]
+
+    def arms(self, view: View, state: tr.State, rng: random.Random, budget: Budget) -> list[list[int]]:
+        """The bandit's arms: the beam's best plan of each kind from ``state`` (a sample of ``view``), finished."""
         seat: int = view["seat"]
         # Candidate generation gets at most a third of the time; the rest goes to rollouts.
         gen_deadline = time.perf_counter() + budget.seconds / 3
         plans = plan_turn(state, seat, rng, width=self.width, keep=self.candidates * 8,
                           max_expansions=self.max_expansions, deadline=gen_deadline)
-        arms = _distinct([finish(p, rng, seat=seat) for p in diverse(plans, self.candidates)])
-        self.last_iterations = 0
-        if len(arms) == 1:
-            return arms[0]
+        return _distinct([finish(p, rng, seat=seat) for p in diverse(plans, self.candidates)])
+
+    def search(
+        self, view: View, arms: list[list[int]], rng: random.Random, iterations: int, deadline: float
+    ) -> tuple[list[int], list[float]]:
+        """UCB1 over ``arms`` for at most ``iterations`` simulations or until ``deadline``: each arm's visits and
+        summed value. Independent searches of the same arms add up (root parallelisation): summing their visits
+        and values and taking :func:`best_arm` of the sums is how several short searches make one long one."""
+        seat: int = view["seat"]
         visits = [0] * len(arms)
         totals = [0.0] * len(arms)
         seeds: list[int] = []
         started = time.perf_counter()
-        for iteration in range(budget.iterations):
+        for iteration in range(iterations):
             now = time.perf_counter()
             # Stop when the next iteration, at the average cost so far, would overrun the deadline.
             if now >= deadline or (iteration and now + (now - started) / iteration > deadline):
@@ -96,11 +110,7 @@ class MctsBot(PlanningBot):
             visits[arm] += 1
             totals[arm] += value
             self.last_iterations = iteration + 1
-        tried = [i for i in range(len(arms)) if visits[i]]
-        if not tried:
-            return arms[0]
-        best = max(tried, key=lambda i: (totals[i] / visits[i], visits[i]))
-        return arms[best]
+        return visits, totals
 
     def simulate(
         self, view: View, actions: list[int], seat: int, rng: random.Random, deadline: float | None = None
@@ -142,6 +152,14 @@ class MctsBot(PlanningBot):
         return tr.apply_code(state, one_ply(state, legal, mover, rng))
 
 
+def best_arm(visits: list[int], totals: list[float]) -> int:
+    """The arm with the best mean value (more visits break a tie); the first arm when none was tried."""
+    tried = [i for i in range(len(visits)) if visits[i]]
+    if not tried:
+        return 0
+    return max(tried, key=lambda i: (totals[i] / visits[i], visits[i]))
+
+
 def diverse(plans: list[Plan], count: int) -> list[Plan]:
     """Up to ``count`` plans that differ in kind, best first.
 
@@ -170,4 +188,4 @@ def _distinct(arms: list[list[int]]) -> list[list[int]]:
     return out
 
 
-__all__ = ["MctsBot", "Plan"]
+__all__ = ["MctsBot", "Plan", "best_arm"]
