@@ -238,8 +238,10 @@ class Redis:
         return self.batch([(name, keys, argv)])[0]
 
     def set(self, key: str, value: str, px: int) -> None:
-        """``SET key value PX px``, done once replicated as asked."""
-        pipe = self.client.pipeline(transaction=False)
+        """``SET key value PX px``, done once replicated as asked (on a cluster, on the connection of the node that
+        owns the key: WAIT is no keyed command a cluster pipeline could route)."""
+        client = self.client.get_redis_connection(self.client.get_node_from_key(key)) if self.cluster else self.client
+        pipe = client.pipeline(transaction=False)
         pipe.set(key, value, px=px)
         self._execute(pipe, writes=True)
 
