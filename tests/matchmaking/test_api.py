@@ -168,8 +168,11 @@ def test_the_api_on_one_redis_and_on_a_cluster(backend: tuple[str, bool, Any], g
     config = Config(redis_url=redis_url, redis_cluster=cluster, game_service_url=game_server.url,
                     game_service_api_key=API_KEY, log_level="WARNING", api_key=API_KEY,
                     player_token_secret=PLAYER_SECRET)
-    client = Players(create_app(config, services=Services.build(config)).test_client())
+    services = Services.build(config)
+    client = Players(create_app(config, services=services).test_client())
     first = client.post("/v1/tickets", json=GOOD, player="alice").get_json()
+    secret = client.post(f"/v1/tickets/{first['ticket_id']}/stream-tickets", player="alice").get_json()
+    assert services.tickets.redeem_stream_ticket(secret["stream_ticket"], first["ticket_id"]).player_id == "alice"
     for edition, master in (("yucata", True), ("ravensburger", False)):  # other pools, other shards
         body = _problem(client.post("/v1/tickets", json={**GOOD, "edition": edition, "master": master},
                                     player="alice"), 409, "live_ticket_exists")
