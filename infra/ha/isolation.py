@@ -78,6 +78,14 @@ def iptables(netns: str, pid: int, *args: str) -> None:
                    check=True, capture_output=True, timeout=20)
 
 
+def keep_logs(base: Path, into: Path | None) -> None:
+    """Copy a stand-in's logs (``base/*.log``) to ``into`` before its directory goes (None: keep nothing)."""
+    if into is not None and base.exists():
+        into.mkdir(parents=True, exist_ok=True)
+        for log in base.glob("*.log"):
+            shutil.copy(log, into / log.name)
+
+
 def _start_time(pid: int) -> str | None:
     with contextlib.suppress(OSError, IndexError):
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]

@@ -275,10 +275,7 @@ class PgHa:
             if node.process is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     node.process.wait(timeout=10)
-        if keep_logs is not None and self.base.exists():
-            keep_logs.mkdir(parents=True, exist_ok=True)
-            for log in self.base.glob("*.log"):
-                shutil.copy(log, keep_logs / log.name)
+        isolation.keep_logs(self.base, keep_logs)
         shutil.rmtree(self.base, ignore_errors=True)
 
     def _spawn(self, argv: list[str], log_name: str, *, as_user: bool = True) -> subprocess.Popen[bytes]:

@@ -114,10 +114,7 @@ class RedisHa:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
         isolation.kill_all(self.base)
-        if keep_logs is not None and self.base.exists():
-            keep_logs.mkdir(parents=True, exist_ok=True)
-            for log in self.base.glob("*.log"):
-                shutil.copy(log, keep_logs / log.name)
+        isolation.keep_logs(self.base, keep_logs)
         shutil.rmtree(self.base, ignore_errors=True)
 
     @staticmethod
