@@ -45,8 +45,10 @@ def until_served(call: Callable[[], Any]) -> tuple[Any, int]:
 def test_the_matchmakers_store_reaches_the_new_master_after_a_failover(redis_ha_cluster: redis_ha.RedisHa) -> None:
     store = MatchmakingStore.open(MatchmakingConfig(redis_url=f"{redis_ha_cluster.url}?db=1", log_level="WARNING"))
     client = store.client
-    client.set("mm:probe", "before")
-    assert client.wait(1, 500) >= 1  # a replica has it
+    pipe = client.pipeline(transaction=False)  # WAIT counts its own connection's writes: the same connection
+    pipe.set("mm:probe", "before")
+    pipe.wait(1, 500)
+    assert pipe.execute()[-1] >= 1  # a replica has it
     old = redis_ha_cluster.master()
     new = redis_ha_cluster.kill_master()
     assert new is not old
