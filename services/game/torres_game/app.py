@@ -109,16 +109,8 @@ STORE_UNAVAILABLE_RESPONSE = "STORE_UNAVAILABLE"
 
 def _store_unavailable(error: Exception) -> Response:
     """A request the database could not serve (a failover broke or hung its connection, no connection came within
-    ``DB_POOL_TIMEOUT``, or it reached a primary that was demoted): 503 with ``Retry-After``, never a 500. The
-    other idle connections of the pool most likely broke with it, so the store checks them all at once rather than
-    let each fail one more request (:meth:`~torres_game.store.postgres.PostgresEventStore.connection_lost`)."""
-    from flask import current_app
-
+    ``DB_POOL_TIMEOUT``, or it reached a primary that was demoted): 503 with ``Retry-After``, never a 500."""
     # The class and SQLSTATE only: a server's message may quote the statement's values.
     log.warning("database unavailable", extra={"error": type(error).__name__,
                                                "sqlstate": getattr(error, "sqlstate", None)})
-    service: GameService = current_app.extensions["torres_game"]
-    lost = getattr(service.store, "connection_lost", None)
-    if lost is not None:
-        lost()
     return service_problem(StoreUnavailable())

@@ -95,7 +95,7 @@ POOL_TIMEOUT = 5.0
 #: instead of blocking its request for the kernel's 15 minutes of retransmissions (docs/operations.md, "Failover").
 CONNECT_TIMEOUT, TCP_USER_TIMEOUT = 3, 10.0
 CONNECT_OPTIONS: Mapping[str, object] = {
-    "connect_timeout": CONNECT_TIMEOUT, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+    "application_name": "torres-game", "connect_timeout": CONNECT_TIMEOUT, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
     "keepalives_count": 3, "tcp_user_timeout": int(TCP_USER_TIMEOUT * 1000),
 }
 
@@ -160,9 +160,9 @@ class PostgresEventStore(PostgresOutbox, PostgresAnalyses):
         self.migrations_dir = migrations_dir
         self.pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, kwargs={"autocommit": True, **connect_kwargs(url, connect)},
-            open=True, name="torres-game", timeout=timeout,
+            open=True, name="torres-game", timeout=timeout, check=self._check_connection,
         )
-        self._checking = threading.Lock()  # held while a check of the pool's idle connections runs
+        self._sweeping = threading.Lock()  # held while a check of the pool's idle connections runs
         #: Sends the notices of this store's committed changes, after each commit (migration 0013).
         self.notifier = PgNotifier(url)
 
@@ -240,12 +240,22 @@ class PostgresEventStore(PostgresOutbox, PostgresAnalyses):
         self.notifier.close()
         self.pool.close()
 
-    def connection_lost(self) -> None:
-        """A request met a broken connection (or none came): a failover breaks every connection to the old primary
-        at once, and the pool learns of each only when a request uses it and fails. One check of all the idle ones,
-        in the background (one at a time), drops them and opens new ones to the new primary, so one request per
-        process is refused, not one per pooled connection."""
-        if not self._checking.acquire(blocking=False):
+    def _check_connection(self, conn: psycopg.Connection[Any]) -> None:
+        """The pool's check of each connection it hands out (an empty query): a failover breaks every idle
+        connection to the old primary at once, and unchecked each would fail the next request that took it. The
+        pool discards one that fails and tries the next, but waits 1, 2, 4 s between its tries (its back-off
+        against a server that is down), which would outlast ``DB_POOL_TIMEOUT`` with a few broken connections. So
+        the first failure also has the pool check all its idle connections at once, in the background: the
+        request waits about a second for a connection to the new primary, and only requests in flight during
+        the failover are refused."""
+        try:
+            ConnectionPool.check_connection(conn)
+        except Exception:
+            self._sweep()
+            raise
+
+    def _sweep(self) -> None:
+        if not self._sweeping.acquire(blocking=False):
             return
 
         def check() -> None:
@@ -254,7 +264,7 @@ class PostgresEventStore(PostgresOutbox, PostgresAnalyses):
             except Exception:  # the pool closed meanwhile; nothing to repair
                 pass
             finally:
-                self._checking.release()
+                self._sweeping.release()
 
         threading.Thread(target=check, name="torres-pool-check", daemon=True).start()
 
