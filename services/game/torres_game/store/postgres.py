@@ -95,7 +95,8 @@ POOL_TIMEOUT = 5.0
 #: instead of blocking its request for the kernel's 15 minutes of retransmissions (docs/operations.md, "Failover").
 CONNECT_TIMEOUT, TCP_USER_TIMEOUT = 3, 10.0
 CONNECT_OPTIONS: Mapping[str, object] = {
-    "application_name": "torres-game", "connect_timeout": CONNECT_TIMEOUT, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+    "application_name": "torres-game", "connect_timeout": CONNECT_TIMEOUT, "keepalives": 1, "keepalives_idle": 5,
+    "keepalives_interval": 2,
     "keepalives_count": 3, "tcp_user_timeout": int(TCP_USER_TIMEOUT * 1000),
 }
 
