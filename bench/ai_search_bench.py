@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from engine_builds import available_builds, build_env
+from engine_builds import add_builds_argument, available_builds, build_env
 
 
 def positions(count: int) -> list[object]:
@@ -103,6 +103,7 @@ def main() -> None:
                         help="count instructions per iteration with callgrind (N iterations per position)")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--count-worker", nargs=2, help=argparse.SUPPRESS)
+    add_builds_argument(parser)
     args = parser.parse_args()
     if args.worker:
         worker(int(args.worker[0]), float(args.worker[1]), int(args.worker[2]))
@@ -110,7 +111,7 @@ def main() -> None:
     if args.count_worker:
         count_worker(int(args.count_worker[0]), int(args.count_worker[1]))
         return
-    builds = available_builds()
+    builds = available_builds(args.builds)
     if args.instructions is not None:
         if shutil.which("valgrind") is None:
             print("valgrind not found: no instruction counts (install valgrind to get them)")

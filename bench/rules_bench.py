@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine_builds import available_builds, build_env
+from engine_builds import add_builds_argument, available_builds, build_env
 
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "2p": ("2p rio_grande (personal deck)", dict(players=2, edition="rio_grande")),
@@ -99,11 +99,12 @@ def main() -> None:
     parser.add_argument("--api", choices=("codes", "wire"), default="codes")
     parser.add_argument("--against", type=Path, help="another checkout whose compiled engine runs side by side")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    add_builds_argument(parser)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), args.worker[3])
         return
-    builds = available_builds()
+    builds = available_builds(args.builds)
     if args.against is not None:
         if "compiled" not in builds:
             raise SystemExit("--against compares compiled engines, and this checkout has none")

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from engine_builds import available_builds, build_env
+from engine_builds import add_builds_argument, available_builds, build_env
 
 #: {key: (name, keyword arguments of new_game)}, the keys as bench/rules_bench.py names them.
 CONFIGS = {
@@ -69,13 +69,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--api", choices=tuple(STEP), default="codes")
+    add_builds_argument(parser)
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("valgrind not found: no instruction counts (install valgrind to get them)")
         return
     print(f"callgrind, games 0..{args.games - 1}, PYTHONHASHSEED=0, interpreter start-up subtracted, "
           f"random player: {STEP[args.api]}")
-    builds = available_builds()
+    builds = available_builds(args.builds)
     for key in args.configs.split(","):
         name, config = CONFIGS[key]
         per_game = {build: (instructions(config, args.games, build, args.api)

@@ -78,17 +78,18 @@ def test_benchmark_runs(script: str, args: list[str], expected: str, servers: li
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_instruction_count_benchmark_runs() -> None:
-    """One configuration: each is one interpreter run under callgrind per build and game count, and every run
-    there costs seconds of CPU however small the game."""
+    """One configuration of one build: each is one interpreter run under callgrind per build and game count, and
+    every run there costs seconds of CPU however small the game (both builds run the same code of the script)."""
     run = subprocess.run([sys.executable, str(BENCH / "rules_instructions.py"), "--games", "1", "--configs",
-                          "4p-master"], capture_output=True, text=True, timeout=300)
+                          "4p-master", "--builds", "compiled"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
     assert run.stdout.count("M instructions per game") == 1 and "4p rio_grande master (hand)" in run.stdout
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_search_instruction_count_benchmark_runs() -> None:
-    run = subprocess.run([sys.executable, str(BENCH / "ai_search_bench.py"), "--positions", "1", "--instructions", "1"],
-                         capture_output=True, text=True, timeout=600)
+    """One build, as above."""
+    run = subprocess.run([sys.executable, str(BENCH / "ai_search_bench.py"), "--positions", "1", "--instructions", "1",
+                          "--builds", "compiled"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
     assert "M instructions per iteration" in run.stdout

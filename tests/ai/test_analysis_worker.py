@@ -41,8 +41,9 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
             service.commands.submit_action(gid, Credentials(token=game["seats"][seat]["token"]), seat=seat,
                                            action=rng.choice(tr.legal_actions(state)), expected_version=version,
                                            command_id=f"c{version}")
-        # deep: about a second per turn, so the analysis is surely under way when the second human turn comes
-        body, new = service.analyses.request(gid, Credentials(), depth="deep")
+        # Quick, in slices of one unit each: two units a turn, over a hundred slices, each folding the game's log
+        # again, so the analysis is surely under way when the second human turn comes (deep has over a thousand).
+        body, new = service.analyses.request(gid, Credentials(), depth="quick")
         assert new and body["status"] == "pending"
 
         def human_game() -> str:
@@ -59,7 +60,7 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
         wait_until(lambda: len(worker.records("analysis slice")) >= 3, 90, "three slices", worker.log)
         second_turn = human_game()
         before = len(worker.records("analysis slice"))  # slices done when it was queued (or soon after)
-        wait_until(lambda: service.store.get_analysis(gid, ENGINE_VERSION, "deep").status == "ready", 200,  # type: ignore[union-attr]
+        wait_until(lambda: service.store.get_analysis(gid, ENGINE_VERSION, "quick").status == "ready", 200,  # type: ignore[union-attr]
                    "the analysis to be ready", worker.log)
 
         log = [(r["msg"], r.get("task_id"), r.get("outcome")) for r in worker.records()
@@ -73,8 +74,8 @@ def test_an_analysis_runs_in_slices_on_the_bulk_queue_behind_the_humans_turns(
         assert before < len(slices) and sum(1 for e in log[:served] if e[0] == "analysis slice") <= before + 1
         assert {r["queue"] for r in worker.records("ai turn")} == {settings.queue}
 
-        row = service.store.get_analysis(gid, ENGINE_VERSION, "deep")
+        row = service.store.get_analysis(gid, ENGINE_VERSION, "quick")
         assert row is not None and row.result is not None and row.cpu_seconds > 0
-        assert len(slices) > len(row.result["turns"]) >= 20 and row.result["depth"] == "deep"  # playouts, turns
+        assert len(slices) > len(row.result["turns"]) >= 20 and row.result["depth"] == "quick"  # searches, turns
     finally:
         driver.close()  # not the service: it would close the module's shared store
