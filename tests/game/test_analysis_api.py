@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from prometheus_client import REGISTRY
 
 import torres_rules as tr
 from torres_game import analyses
@@ -99,8 +100,18 @@ def test_an_analysis_is_queued_advanced_in_slices_stored_beside_the_log_and_anno
     assert (body["status"], body["depth"], body["turns_done"], body["result"]) == ("pending", "quick", 0, None)
     assert "CPU" in body["cost"]
 
+    def counted() -> tuple[float, float, float]:
+        def sample(name: str, **labels: str) -> float:
+            return REGISTRY.get_sample_value(name, {"depth": "quick", **labels}) or 0.0
+        return (sample("torres_game_analysis_slices_total", outcome="continues"),
+                sample("torres_game_analysis_slices_total", outcome="done"),
+                sample("torres_game_analysis_slice_cpu_seconds_count"))
+
+    before = counted()
     outcomes = _advance_all(svc, game_id)  # the smallest slices: one turn each
     assert outcomes.count(analyses.Outcome.CONTINUES) >= 10 and outcomes[-1] == analyses.Outcome.DONE
+    continues, done, timed = (now - then for now, then in zip(counted(), before, strict=True))
+    assert (continues, done, timed) == (outcomes.count(analyses.Outcome.CONTINUES), 1, len(outcomes))
     ready = client.get(f"{path}?depth=quick", headers=bearer(game["seats"][1]["token"]))
     assert ready.status_code == 200
     body = ready.get_json()

@@ -39,6 +39,7 @@ from torres_online.lifecycle import format_time
 from .access import Access, Credentials
 from .errors import AnalysisNotFound, AnalysisUnavailable, GameRunning, ValidationFailed
 from .folding import GameStates
+from .metrics import ANALYSIS_SLICE_CPU, ANALYSIS_SLICES
 from .store.base import AnalysisRow, EventStore
 from .webhooks import WRITTEN, analysis_ready
 
@@ -154,12 +155,15 @@ def advance(store: EventStore, engine: Engine, game_id: str, depth: str, *, cpu_
     record = store.get_game(game_id)
     secret = store.get_secret(game_id)
     if row is None or row.status != "pending" or record is None or secret is None:
+        ANALYSIS_SLICES.labels(depth, Outcome.SETTLED).inc()
         return SliceResult(Outcome.SETTLED)
     started = time.process_time()
     progress, result = engine.advance(store.read(game_id), secret.seed, game_id, depth, row.progress, cpu_budget)
     spent = time.process_time() - started
+    ANALYSIS_SLICE_CPU.labels(depth).observe(spent)
     if result is None:
         store.analysis_progress(row, progress, spent, now=clock())
+        ANALYSIS_SLICES.labels(depth, Outcome.CONTINUES).inc()
         return SliceResult(Outcome.CONTINUES, len(progress), spent)
     now = clock()
     hooks = [analysis_ready(record, engine.version, depth, format_time(now))] if record.webhooks else []
@@ -168,4 +172,5 @@ def advance(store: EventStore, engine: Engine, game_id: str, depth: str, *, cpu_
             WRITTEN.labels(hook.type).inc()
         log.info("analysis ready", extra={"game_id": game_id, "depth": depth, "engine_version": engine.version,
                                           "cpu_s": round(row.cpu_seconds + spent, 3)})
+    ANALYSIS_SLICES.labels(depth, Outcome.DONE).inc()
     return SliceResult(Outcome.DONE, len(progress), spent)
