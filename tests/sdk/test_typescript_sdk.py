@@ -29,3 +29,4 @@ def test_a_complete_game_through_the_typescript_sdk(node: str, game_server: str)
     print(report)
     assert report["actions"] > 20 and len(report["scores"]) == 2
     assert all(count >= report["actions"] for count in report["streamed"])  # each seat saw every version
+    assert report["analysed_turns"] >= 20

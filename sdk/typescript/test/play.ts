@@ -3,7 +3,8 @@
  * `tsx test/play.ts BASE_URL SERVICE_KEY`, after `tsc --noEmit` has checked it against the generated types).
  * The portal creates the game with its key; each seat plays with its seat token, choosing among the legal
  * actions the API lists (no rules engine here); every seat follows the game on its SSE stream, opened with a
- * stream ticket as a browser's EventSource would. Prints one JSON line: actions, versions seen, scores.
+ * stream ticket as a browser's EventSource would. Before the game ends its analysis is refused; after, it is
+ * requested and read once ready. Prints one JSON line: actions, versions seen, scores, turns analysed.
  */
 import { createGameClient, type GameClient, type GameSchemas } from "../src/index";
 
@@ -111,6 +112,13 @@ const followers = [...seats.values()].map((client) => {
 });
 await Promise.all(followers.map((f) => f.connected));
 
+// While the game runs its analysis would be a cheating aid: refused, with a problem a client can branch on.
+const early = await portal.POST("/v1/games/{game_id}/analysis", {
+  params: { path: { game_id: gameId } }, body: { depth: "quick" },
+});
+check(early.response.status === 409 && early.error?.code === "game_running",
+  `a running game's analysis was not refused: ${early.response.status} ${JSON.stringify(early.error)}`);
+
 let actions = 0;
 let summary: GameSchemas["GameSummary"];
 for (;;) {
@@ -138,6 +146,26 @@ check(summary.stage === "over" && summary.scores?.length === 2 && summary.winner
 check(summary.external_id === "sdk-typescript-1", "the portal's id is kept");
 const { data: verified } = await portal.GET("/v1/games/{game_id}/verify", { params: { path: { game_id: gameId } } });
 check(verified?.ok === true && verified.version === summary.version, "the record verifies");
+// The post-game analysis (computed by the server's AI driver): requested, then read once ready.
+const asked = await portal.POST("/v1/games/{game_id}/analysis", {
+  params: { path: { game_id: gameId } }, body: { depth: "quick" },
+});
+check(asked.data?.status === "pending" || asked.data?.status === "ready", `not requested: ${JSON.stringify(asked.error)}`);
+let analysis: GameSchemas["Analysis"] | undefined;
+for (const deadline = Date.now() + 120_000; ; await new Promise((resolve) => setTimeout(resolve, 500))) {
+  const { data } = await seat(1).GET("/v1/games/{game_id}/analysis", {
+    params: { path: { game_id: gameId }, query: { depth: "quick" } },
+  });
+  if (data?.status === "ready") {
+    analysis = data;
+    break;
+  }
+  check(Date.now() < deadline, "the analysis was not ready in 2 minutes");
+}
+const result = analysis.result as GameSchemas["AnalysisResult"] | null | undefined;
+check(result?.turns && result.turns.length >= 20, "an analysis has a point per turn");
+check(JSON.stringify(result.final_scores) === JSON.stringify(summary.scores), "its final scores are the game's");
+check(result.turns.every((t) => t.share_after?.length === 2), "each turn has both seats' shares");
 const seen = await Promise.all(followers.map((f) => f.finished));
 for (const { versions, events } of seen) {
   const expected = Array.from({ length: summary.version! - versions[0] + 1 }, (_, i) => versions[0] + i);
@@ -145,4 +173,4 @@ for (const { versions, events } of seen) {
   check(events.length > 0, "a seat's stream opened with a ticket carries the version's events");
 }
 console.log(JSON.stringify({ game_id: gameId, actions, version: summary.version, scores: summary.scores,
-  streamed: seen.map((s) => s.versions.length) }));
+  streamed: seen.map((s) => s.versions.length), analysed_turns: result.turns.length }));
