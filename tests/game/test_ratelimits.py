@@ -32,7 +32,9 @@ from .tenant_helpers import cli
 pytestmark = pytest.mark.timeout(180)
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
-LIMITED = {"TORRES_RATELIMIT_EXEMPT": "", "TORRES_TRUSTED_PROXIES": "1", "TORRES_STREAM_HEARTBEAT": "0.2",
+# The heartbeat is also the WebSocket ping interval, and a socket whose pong has not come by the next ping is
+# dropped (simple-websocket): 1 s, so that a test client starved of CPU keeps its socket (and its stream slot).
+LIMITED = {"TORRES_RATELIMIT_EXEMPT": "", "TORRES_TRUSTED_PROXIES": "1", "TORRES_STREAM_HEARTBEAT": "1",
            "TORRES_RATELIMIT_ADDRESS": "12 per 3 seconds", "TORRES_RATELIMIT_PLAYER": "5 per 3 seconds",
            "TORRES_RATELIMIT_TENANT": "6 per 3 seconds",
            "TORRES_MAX_STREAMS_PER_PLAYER": "2", "TORRES_MAX_STREAMS_PER_ADDRESS": "3"}
@@ -265,7 +267,7 @@ def test_anonymous_streams_are_capped_per_address(server: Server) -> None:
     waiting = crowd.get(f"/v1/games/{gid}/wait?version=0&timeout=1")
     assert waiting.status_code == 429  # a long-poll holds a slot like a stream
     assert From(server).get(f"/v1/games/{gid}/wait?version=0&timeout=0").status_code == 200
-    streams[0].close()  # a disconnect: noticed at the next heartbeat (0.2 s here)
+    streams[0].close()  # a disconnect: noticed at the next heartbeat (1 s here)
     wait_until(lambda: crowd.get(f"/v1/games/{gid}/wait?version=0&timeout=0").status_code == 200, 15,
                "the crowd's waits served again")
     for s in streams[1:]:
