@@ -4,7 +4,8 @@ Run by test_builds.py twice, once with TORRES_RULES_PURE=1: the two builds agree
 A digest covers, after every action, the legal-action list and the legal codes, the full position, and the
 IllegalAction message (or the resulting position) of a random, mostly illegal, candidate action and of a random
 code (`apply_code`) -- so the error paths are compared too. Half the games are played through the wire forms
-(`legal_actions` / `apply`), half through the codes (`legal_codes` / `apply_code`).
+(`legal_actions` / `apply`), half through the codes (`legal_codes` / `apply_code`). Positions and lists are
+digested as JSON (orjson keeps the keys' order, as repr would, at a tenth of its cost: repr was half the run).
 
     python tests/rules/builds_worker.py GAMES_PER_CONFIG
 """
@@ -15,6 +16,8 @@ import hashlib
 import json
 import random
 import sys
+
+import orjson
 
 import torres_rules as tr
 
@@ -33,25 +36,24 @@ def candidate(rng: random.Random, legal: list[dict[str, object]]) -> dict[str, o
 def game_digest(edition: str, master: bool, players: int, seed: int) -> str:
     rng = random.Random(seed)
     state = tr.new_game(players, seed=seed, edition=edition, master=master)
-    digest = hashlib.sha256(repr(state.to_position()).encode())
+    digest = hashlib.sha256(orjson.dumps(state.to_position()))
     by_code = seed % 2 == 1
     while not tr.is_over(state):
         legal = tr.legal_actions(state)
         codes = tr.legal_codes(state)
         probe = candidate(rng, legal)
         try:
-            outcome = repr(tr.apply(state, probe).to_position())
+            outcome = orjson.dumps(tr.apply(state, probe).to_position())
         except tr.IllegalAction as exc:
-            outcome = f"IllegalAction: {exc}"
+            outcome = f"IllegalAction: {exc}".encode()
         code = rng.choice(codes) ^ rng.choice((1, 64, 2048)) if rng.random() < 0.5 else rng.randrange(tr.NUM_CODES)
         try:
-            outcome += repr(tr.apply_code(state, code).to_position())
+            outcome += orjson.dumps(tr.apply_code(state, code).to_position())
         except tr.IllegalAction as exc:
-            outcome += f"IllegalAction: {exc}"
+            outcome += f"IllegalAction: {exc}".encode()
         i = rng.randrange(len(legal))
         state = tr.apply_code(state, codes[i]) if by_code else tr.apply(state, legal[i])
-        digest.update(repr(legal).encode() + repr(codes).encode() + outcome.encode()
-                      + repr(state.to_position()).encode())
+        digest.update(orjson.dumps(legal) + orjson.dumps(codes) + outcome + orjson.dumps(state.to_position()))
     return digest.hexdigest()
 
 
