@@ -1026,7 +1026,7 @@ export interface components {
         };
         AnalysisRequest: {
             /**
-             * @description quick: the medium level's search for a better turn, the curve from the static evaluation (under 1 s of CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per game, 2-4 players); the default is quick
+             * @description quick: the medium level's search for a better turn, the curve from the static evaluation (about a second of CPU per game); deep: the hard level's search and playouts (tens of times more); every answer's `cost` states what the installed engine spends at its depth; the default is quick
              * @default quick
              * @enum {string}
              */
@@ -2098,7 +2098,7 @@ export interface operations {
     getAnalysis: {
         parameters: {
             query?: {
-                /** @description quick: the medium level's search for a better turn, the curve from the static evaluation (under 1 s of CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per game, 2-4 players); the default is quick */
+                /** @description quick: the medium level's search for a better turn, the curve from the static evaluation (about a second of CPU per game); deep: the hard level's search and playouts (tens of times more); every answer's `cost` states what the installed engine spends at its depth; the default is quick */
                 depth?: "quick" | "deep";
             };
             header?: never;

@@ -16,8 +16,9 @@ class AnalysisRequest:
     """
     Attributes:
         depth (AnalysisRequestDepth | Unset): quick: the medium level's search for a better turn, the curve from the
-            static evaluation (under 1 s of CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per
-            game, 2-4 players); the default is quick Default: AnalysisRequestDepth.QUICK.
+            static evaluation (about a second of CPU per game); deep: the hard level's search and playouts (tens of times
+            more); every answer's `cost` states what the installed engine spends at its depth; the default is quick Default:
+            AnalysisRequestDepth.QUICK.
     """
 
     depth: AnalysisRequestDepth | Unset = AnalysisRequestDepth.QUICK

@@ -544,9 +544,9 @@ class ConsistencyProofSchema(Schema):
 # -- post-game analysis --------------------------------------------------------------------------------------
 
 ANALYSIS_DEPTHS = ("quick", "deep")
-DEPTH_DOC = ("quick: the medium level's search for a better turn, the curve from the static evaluation (under 1 s of "
-             "CPU per game); deep: the hard level's search and playouts (15-40 s of CPU per game, 2-4 players); the "
-             "default is quick")
+DEPTH_DOC = ("quick: the medium level's search for a better turn, the curve from the static evaluation (about a "
+             "second of CPU per game); deep: the hard level's search and playouts (tens of times more); every answer's "
+             "`cost` states what the installed engine spends at its depth; the default is quick")
 
 
 class AnalysisRequestSchema(StrictSchema):
