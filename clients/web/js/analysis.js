@@ -79,7 +79,7 @@ export class AnalysisPanel {
 
   render(autostart) {
     this.select = h('select', { id: 'analysis-depth' },
-      h('option', { value: 'quick' }, 'quick (under 1 s of CPU)'), h('option', { value: 'deep' }, 'deep (15–40 s of CPU)'));
+      h('option', { value: 'quick' }, 'quick (seconds)'), h('option', { value: 'deep' }, 'deep (a minute or more)'));
     this.select.value = this.depth;
     this.status = h('p', { id: 'analysis-status', 'aria-live': 'polite' });
     this.body = h('div', { id: 'analysis-body' });

@@ -503,10 +503,10 @@ class Engine:
     #: What each depth runs and costs; the figures are ``bench/analysis_bench.py``'s (docs/ai.md, "Post-game
     #: analysis"), stated to callers in every analysis answer.
     depths: ClassVar[dict[str, str]] = {
-        "quick": "the medium level's beam search per turn, the curve from the static evaluation: 0.4-0.9 s of CPU "
+        "quick": "the medium level's beam search per turn, the curve from the static evaluation: 0.5-1.2 s of CPU "
                  "per game (2-4 players)",
         "deep": "the hard level's Monte-Carlo search (200 iterations, in 10 parts) per turn, the curve from 4 "
-                "playouts per point: 18-50 s of CPU per game (2-4 players)",
+                "playouts per point: 20-100 s of CPU per game (2-4 players)",
     }
 
     def advance(self, events: Sequence[lc.LoggedEvent], seed: int, game_id: str, depth: str,
