@@ -95,9 +95,9 @@ POOL_TIMEOUT = 5.0
 #: instead of blocking its request for the kernel's 15 minutes of retransmissions (docs/operations.md, "Failover").
 CONNECT_TIMEOUT, TCP_USER_TIMEOUT = 3, 10.0
 CONNECT_OPTIONS: Mapping[str, object] = {
-    "application_name": "torres-game", "connect_timeout": CONNECT_TIMEOUT, "keepalives": 1, "keepalives_idle": 5,
-    "keepalives_interval": 2,
-    "keepalives_count": 3, "tcp_user_timeout": int(TCP_USER_TIMEOUT * 1000),
+    "application_name": "torres-game", "connect_timeout": CONNECT_TIMEOUT,
+    "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3,
+    "tcp_user_timeout": int(TCP_USER_TIMEOUT * 1000),
 }
 
 
@@ -244,8 +244,8 @@ class PostgresEventStore(PostgresOutbox, PostgresAnalyses):
     def _check_connection(self, conn: psycopg.Connection[Any]) -> None:
         """The pool's check of each connection it hands out (an empty query): a failover breaks every idle
         connection to the old primary at once, and unchecked each would fail the next request that took it. The
-        pool discards one that fails and tries the next, but waits 1, 2, 4 s between its tries (its back-off
-        against a server that is down), which would outlast ``DB_POOL_TIMEOUT`` with a few broken connections. So
+        pool discards one that fails and tries the next, at once, then after 1 s, 2 s, 4 s (its back-off against a
+        server that is down), which would outlast ``DB_POOL_TIMEOUT`` with four broken connections. So
         the first failure also has the pool check all its idle connections at once, in the background: the
         request waits about a second for a connection to the new primary, and only requests in flight during
         the failover are refused."""
