@@ -15,7 +15,7 @@ Uses a throwaway PostgreSQL database and private queue names on ``TEST_REDIS_URL
 
 Usage: python bench/ai_bench.py throughput [--levels easy,medium,hard] [--games 2]
        python bench/ai_bench.py latency [--human-games 4] [--background 20] [--samples 8] [--workers 2] [--fifo]
-                                        [--analyses 0] [--depth deep]
+                                        [--analyses 0] [--depth deep] [--analysis-players 2]
 """
 
 from __future__ import annotations
@@ -171,9 +171,9 @@ def describe(waits: list[float]) -> tuple[float, float, float]:
     return statistics.median(ordered), p95, ordered[-1]
 
 
-def finished_game(service: GameService, seed: int) -> str:
-    """A 2-player game played to its end in this process (random legal actions, no AI seat): one to analyse."""
-    seats = [{"kind": "human", "player_id": f"p{n}"} for n in range(2)]
+def finished_game(service: GameService, seed: int, players: int) -> str:
+    """A game played to its end in this process (random legal actions, no AI seat): one to analyse."""
+    seats = [{"kind": "human", "player_id": f"p{n}"} for n in range(players)]
     game = service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={}, seats=seats)
     gid, rng = game["game_id"], random.Random(seed)
     while not tr.is_over(state := service.games.state_at(gid)[1]):
@@ -188,7 +188,8 @@ def finished_game(service: GameService, seed: int) -> str:
 
 def latency(args: argparse.Namespace) -> None:
     with database() as (db_url, store), stack(db_url, store, args.workers, args.fifo) as (service, settings):
-        finished = [finished_game(service, seed) for seed in range(args.analyses)]  # before any clock starts
+        finished = [finished_game(service, seed, args.analysis_players)  # before any clock starts
+                    for seed in range(args.analyses)]
         alone = latency_round(service, args.level, args.human_games, args.samples)
         seats = [{"kind": "ai", "level": args.level}] * 4
         background = [service.creation.create_game(SERVICE, edition="rio_grande", master=False, options={},
@@ -241,6 +242,8 @@ def main() -> int:
     lat.add_argument("--analyses", type=int, default=0,
                      help="finished games whose post-game analysis is requested before the second round (bulk queue)")
     lat.add_argument("--depth", default="deep", choices=("quick", "deep"), help="the analyses' depth")
+    lat.add_argument("--analysis-players", type=int, default=2, choices=(2, 3, 4),
+                     help="seats of the analysed games (4: the longest units of work)")
     args = parser.parse_args()
     if args.command == "throughput":
         print(f"{'level':<8}{'games':>6}{'decisions':>11}{'seconds':>9}{'decisions/s/process':>22}")
