@@ -5,7 +5,7 @@ A digest covers, after every action, the legal-action list and the legal codes, 
 IllegalAction message (or the resulting position) of a random, mostly illegal, candidate action and of a random
 code (`apply_code`) -- so the error paths are compared too. Half the games are played through the wire forms
 (`legal_actions` / `apply`), half through the codes (`legal_codes` / `apply_code`). Positions and lists are
-digested as JSON (orjson keeps the keys' order, as repr would, at a tenth of its cost: repr was half the run).
+digested as JSON (orjson keeps the keys' order, as repr would, and costs far less: repr was half the run).
 
     python tests/rules/builds_worker.py GAMES_PER_CONFIG
 """
