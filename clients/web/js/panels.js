@@ -22,12 +22,16 @@ export function seatsPanel(pos, seats, mine, { playCard = null, playable = new S
     const stacks = pos.stacks[seat] || [];
     const moving = pos.to_move === seat && pos.stage !== 'over';
     const cards = hand
-      ? h('ul', { class: 'hand', 'aria-label': t('seat.cards-label', { name: seatName(seats, seat) }) }, hand.length ? hand.map((card) => {
+      ? h('ul', { class: 'hand', 'aria-label': t('seat.cards-label', { name: seatName(seats, seat) }) }, hand.length ? hand.map((card, at) => {
         const canPlay = playCard && playable.has(card);
         // the card's effect under its name, so the rules are on screen, not only in a tooltip
         return h('li', {}, canPlay
+          // an id (on the first of equal cards: a common deck deals copies), so that a redraw gives the focus back
+          // to the card a keyboard user is on (game.js, render)
           ? h('button', { class: `card${selectedCard === card ? ' selected' : ''}`, 'aria-pressed': String(selectedCard === card),
-            title: cardEffect(card), 'data-card': card, onclick: () => playCard(card) }, t('card.play', { card: cardName(card) }),
+            id: hand.indexOf(card) === at ? `play-card-${card}` : null, title: cardEffect(card), 'data-card': card,
+            onclick: () => playCard(card) },
+          t('card.play', { card: cardName(card) }),
           h('small', { class: 'effect' }, cardEffect(card)))
           : h('span', { class: 'card', title: cardEffect(card), 'data-card': card }, cardName(card), h('small', { class: 'effect' }, cardEffect(card))));
       }) : h('li', { class: 'muted' }, t('seat.no-cards')))
