@@ -131,7 +131,7 @@ HOW_TO_RUN = (
               "redis://127.0.0.1:6379/13) and TEST_MM_REDIS_URL (matchmaking; default redis://127.0.0.1:6379/14)"),
     ("buildah", "root, with buildah and debootstrap (apt-get install -y buildah debootstrap): the image tests run "
                 "`make image` and start the stack from it"),
-    ("chromium", "apt-get install -y chromium, or TORRES_CHROMIUM=/path/to/chromium"),
+    ("chromium", "apt-get install -y chromium-headless-shell, or TORRES_CHROMIUM=/path/to/chromium"),
     ("playwright", "make install (it comes with requirements.lock)"),
     ("kubectl", "kubectl on PATH (the manifests are rendered with `kubectl kustomize`)"),
     ("hadolint", "make install (it comes with requirements.lock)"),

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from flask import Flask
 from game.conftest import ADMIN_KEY, API_KEY, MIGRATIONS, make_config
 from game.online_helpers import Clock
 from game.servers import ROOT, Server, gunicorn
+from polling import wait_until
 
 from torres_audit import merkle
 from torres_audit.chain import GENESIS_HASH, chain_hash, content_hash
@@ -256,42 +256,59 @@ def test_a_forged_checkpoint_and_a_rebuilt_tree_are_caught_and_two_monitors_see_
 
 def test_a_sequencer_killed_mid_batch_loses_and_duplicates_nothing(
         throwaway_database: Callable[[str], contextlib.AbstractContextManager[str]]) -> None:
-    """``python -m torres_game sequence`` SIGKILLed while its batch transaction is open (seen in
-    pg_stat_activity), four times, then restarted: every queued leaf gets exactly one index, and every
-    checkpoint published before a kill is a prefix of the final tree."""
+    """``python -m torres_game sequence`` SIGKILLed in the middle of a batch, four times, then restarted: every
+    queued leaf gets exactly one index, and every checkpoint published before a kill is a prefix of the final tree.
+
+    Mid-batch by construction, not by luck: the test holds a SHARE lock on ``log_checkpoints``, so a batch
+    indexes its leaves and writes its nodes, then waits to insert its checkpoint; the kill lands while
+    PostgreSQL shows it blocked by the test's lock. (Catching a free-running batch open by polling missed under
+    load: a backlog drains in back-to-back batches of milliseconds.) The first sequencer publishes a first
+    tranche's checkpoints before its kill; the others are killed in their first batch."""
     with throwaway_database("torres_log_kill") as url:
         store = PostgresEventStore(url, migrations_dir=MIGRATIONS)
         store.migrate()
-        total = 6000
-        with psycopg.connect(url, autocommit=True) as conn:  # queued heads, as game_ended's trigger writes them
-            conn.execute("INSERT INTO log_leaves (game_id, version, head_hash, queued_at)"
-                         " SELECT 'g-' || i, 40 + i %% 9, encode(sha256(i::text::bytea), 'hex'), now()"
-                         " FROM generate_series(1, %s) i", (total,))
+        first, total = 1200, 6000
+
+        def queue(start: int, end: int) -> None:  # queued heads, as game_ended's trigger writes them
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("INSERT INTO log_leaves (game_id, version, head_hash, queued_at)"
+                             " SELECT 'g-' || i, 40 + i %% 9, encode(sha256(i::text::bytea), 'hex'), now()"
+                             " FROM generate_series(%s::int, %s::int) i", (start, end))
+
         env = {**os.environ, "DATABASE_URL": f"{url}?application_name=torres-seq-kill",
                "TORRES_LOG_SIGNING_KEY": LOG.skey(), "TORRES_LOG_BATCH": "300", "TORRES_LOG_INTERVAL": "0.05",
                "TORRES_AUTO_MIGRATE": "0",
                "TORRES_MIGRATIONS_DIR": str(MIGRATIONS), "LOG_LEVEL": "WARNING", "TORRES_API_KEY": API_KEY,
                "TORRES_ADMIN_KEY": ADMIN_KEY}
+
+        def sequencer() -> subprocess.Popen[bytes]:
+            return subprocess.Popen([sys.executable, "-m", "torres_game", "sequence"], env=env, cwd=ROOT,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
         published: dict[int, bytes] = {}
         kills = 0
-        with psycopg.connect(url, autocommit=True) as watch:
-            for _ in range(4):
-                process = subprocess.Popen([sys.executable, "-m", "torres_game", "sequence"], env=env, cwd=ROOT,
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:
-                    row = watch.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name ="
-                                        " 'torres-seq-kill' AND xact_start IS NOT NULL AND state <> 'idle'").fetchone()
-                    if row and row[0] and store.log_checkpoint() is not None:
-                        break
-                    time.sleep(0.001)
+        queue(1, first)
+        with psycopg.connect(url, autocommit=True) as watch, psycopg.connect(url) as holder:
+            for round_ in range(4):
+                if round_ > 0:
+                    holder.execute("LOCK TABLE log_checkpoints IN SHARE MODE")
+                process = sequencer()
+                if round_ == 0:  # the first tranche integrated and published, then a batch of the rest caught
+                    wait_until(lambda: (cp := store.log_checkpoint()) is not None and cp.tree_size == first,
+                             timeout=60, what="the first tranche's checkpoint")
+                    holder.execute("LOCK TABLE log_checkpoints IN SHARE MODE")
+                    queue(first + 1, total)
+                wait_until(lambda: watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'torres-seq-kill'"
+                    " AND %s = ANY(pg_blocking_pids(pid))", (holder.info.backend_pid,)).fetchone() == (1,),
+                    timeout=60, what="a batch waiting to insert its checkpoint")
                 for cp in _checkpoints(url):
                     published[cp.size] = cp.root
                 process.send_signal(signal.SIGKILL)
                 process.wait(10)
                 kills += 1
-            process = subprocess.Popen([sys.executable, "-m", "torres_game", "sequence"], env=env, cwd=ROOT,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                holder.rollback()  # the killed batch's backend gets the lock, then finds its client gone: rollback
+            process = sequencer()
             try:
                 wait_for_sequencer(store, timeout=120)
             finally:
@@ -309,7 +326,7 @@ def test_a_sequencer_killed_mid_batch_loses_and_duplicates_nothing(
             assert merkle.root(leaves[:cp.size]) == cp.root
         for size, root in published.items():  # ... including each one published before a kill
             assert root == next(cp.root for cp in final if cp.size == size)
-        assert kills == 4 and len(published) > 0 and max(published) < total
+        assert kills == 4 and max(published) == first
         store.close()
 
 

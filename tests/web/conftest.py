@@ -1,9 +1,11 @@
 """Browser tests of the web client: the whole `make run` stack (infra/local_stack.py) on free loopback ports,
-driven through Debian's Chromium by Playwright.
+driven through Chromium by Playwright.
 
-Chromium comes from the system (`apt-get install -y chromium`; `.ci/run` installs it), not from
-`playwright install`. Without it these tests skip saying so, and under TORRES_REQUIRE_SERVICES=1 (CI) such a
-skip is a failure (tests/conftest.py): CI never passes without having run them.
+Chromium comes from the system, not from `playwright install`: Debian's `chromium-headless-shell` (`apt-get install
+-y chromium-headless-shell`; `.ci/run` installs it), the old headless shell that Playwright itself runs for headless
+tests: the same Blink and V8 as the browser, without its user interface, for less CPU (docs/performance.md, "Test
+suite"). Without it these tests skip saying so, and under TORRES_REQUIRE_SERVICES=1 (CI) such a skip is a failure
+(tests/conftest.py): CI never passes without having run them.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from stack.launcher import local_stack
 
 from torres_audit.note import Signer
 
-CHROMIUM = os.environ.get("TORRES_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("TORRES_CHROMIUM", "/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 #: The only console errors a test may expect: the browser's own line for a 4xx the page then shows in words.
@@ -35,7 +37,8 @@ REFUSAL = re.compile(r"Failed to load resource: the server responded with a stat
 def chromium_path() -> str:
     path = shutil.which(CHROMIUM) or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else None)
     if path is None:
-        pytest.skip(f"Chromium not reachable at {CHROMIUM}: the browser tests need `apt-get install -y chromium`")
+        pytest.skip(f"Chromium not reachable at {CHROMIUM}: "
+                    "the browser tests need `apt-get install -y chromium-headless-shell`")
     return path
 
 
