@@ -319,7 +319,7 @@ def _keys(doc: Any) -> set[str]:
 
 
 
-def test_delivery_survives_an_endpoint_down_failing_and_too_slow(database_url: str, tmp_path: Path) -> None:
+def test_delivery_survives_an_endpoint_down_failing_and_too_slow(own_database: str, tmp_path: Path) -> None:
     down = Receiver(delay=0.0)
     down.stop()  # the portal's endpoint is down from the start
     tenants = tmp_path / "tenants.json"
@@ -329,7 +329,7 @@ def test_delivery_survives_an_endpoint_down_failing_and_too_slow(database_url: s
     cli(tenants, "set-webhook", name, "--url", down.url, "--secret", SECRET)
     # Every row of the endpoint in one look, and no circuit: this is each row's own back-off (the endpoint's
     # circuit and its cap are the isolation tests').
-    app = create_app(make_config(database_url, tenants_file=str(tenants), webhook_interval=0, webhook_timeout=0.4,
+    app = create_app(make_config(own_database, tenants_file=str(tenants), webhook_interval=0, webhook_timeout=0.4,
                                  webhook_attempts=5, webhook_endpoint_concurrency=8, webhook_circuit=0))
     svc: GameService = app.extensions["torres_game"]
     clock = Clock()  # the worker's: moved past each back-off by the test (the wait itself is not tested)
