@@ -64,7 +64,7 @@ _use_the_workers_redis()
 SHARED = ("tests/deploy/test_image.py", "tests/web/", "tests/faults/")
 #: Modules whose tests share nothing, each a long run of its own: each test is a scope, so that they spread over
 #: the workers (one worker would run the benchmarks' smoke runs one after another for longer than the rest).
-SPLIT = ("tests/test_benchmarks.py",)
+SPLIT = ("tests/test_benchmarks.py", "tests/rules/test_pure_build.py")
 
 
 def _shared_set(nodeid: str) -> str | None:
