@@ -375,6 +375,9 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
                     result = http_load(*servers[name], games, slice_seconds, warm_up=1.0)
                     rates[name].append(result["rate"])
                     cpu[name].append(result["cpu"])
+                if not rates[second][-1]:  # a void pair, said as such rather than as a division by zero
+                    raise SystemExit(f"{second} accepted no action in a {slice_seconds} s slice: the comparison is "
+                                     "void (the server stalled, or the machine gave it no time)")
                 ratios.append(rates[first][-1] / rates[second][-1])
                 print(f"pair {pair + 1:>2} ({started_first} started first): {first} "
                       f"{rates[first][-1]:7.1f}, {second} {rates[second][-1]:7.1f} actions/s, "

@@ -1,5 +1,6 @@
-"""Every benchmark under bench/ still runs: once each, with the smallest arguments (one gunicorn worker a server: each
-worker's start-up is most of a smoke run's CPU), the way `make bench` runs it.
+"""Every benchmark under bench/ still runs: once each, with the smallest arguments, the way `make bench` runs it; one
+gunicorn worker a server where no ratio of two servers' slices is taken (a worker's start-up is most of a smoke
+run's CPU, but a one-second slice on one worker under load once accepted nothing).
 
 The figures themselves are measured by hand, and recorded in docs/performance.md; a timed test would only
 measure this machine's noise. This test keeps the scripts from rotting as the code they drive changes: a
@@ -43,22 +44,19 @@ CASES = [  # game_bench.py appears thrice: its everyday run, its worker-class an
     ("push_bench.py", ["--sse", "20", "--polls", "20", "--games", "4", "--probes", "3", "--window", "1",
                        "--poll-timeout", "3", "--settle", "0", "--workers", "1"], "append -> SSE event p50",
      [POSTGRES]),
-    ("game_bench.py", ["--only", "http", "--games", "2", "--compare-worker-classes", "1", "--slice-seconds", "1",
-                       "--workers", "1"],
+    ("game_bench.py", ["--only", "http", "--games", "2", "--compare-worker-classes", "1", "--slice-seconds", "1"],
      "ratio gevent / gthread, median of the pairs", [POSTGRES]),
-    ("game_bench.py", ["--only", "http", "--games", "2", "--compare-limits", "1", "--slice-seconds", "1",
-                       "--workers", "1"],
+    ("game_bench.py", ["--only", "http", "--games", "2", "--compare-limits", "1", "--slice-seconds", "1"],
      "ratio rate limits on (memory://, shared: address,tenant,player) / off", [POSTGRES]),
     ("edge_bench.py", ["--quick"], "serve descriptors after warm-up", []),
     ("audit_bench.py", ["--runs", "1", "--players", "2"], "verify (in process), 1 runs: median", []),
-    ("webhook_bench.py", ["--pairs", "1", "--slice-seconds", "1", "--games", "2", "--workers", "1"],
+    ("webhook_bench.py", ["--pairs", "1", "--slice-seconds", "1", "--games", "2"],
      "ratio webhooks on / off (accepted actions/s)", [POSTGRES]),
     ("webhook_cpu_bench.py", ["--rounds", "1", "--rows", "40"], "the webhook row, this checkout", [POSTGRES]),
     ("webhook_isolation_bench.py", ["--seconds", "4", "--kill-at", "1000", "--drain", "30"],
      "B  latency append -> arrival", [POSTGRES]),
     ("write_bench.py", ["--rounds", "1", "--writers", "1,2", "--slice-seconds", "0.5", "--processes", "2",
-                        "--connections", "4", "--http-pairs", "1", "--http-games", "2", "--http-seconds", "1",
-                        "--workers", "1"],
+                        "--connections", "4", "--http-pairs", "1", "--http-games", "2", "--http-seconds", "1"],
      "ratio notice after the commit", [POSTGRES]),
     ("translog_bench.py", ["--rounds", "1", "--games", "2", "--actions", "1", "--leaves", "10",
                            "--proof-leaves", "100"], "ratio log on / off", [POSTGRES]),
