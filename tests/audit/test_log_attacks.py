@@ -295,7 +295,7 @@ def test_a_sequencer_killed_mid_batch_loses_and_duplicates_nothing(
                 process = sequencer()
                 if round_ == 0:  # the first tranche integrated and published, then a batch of the rest caught
                     wait_until(lambda: (cp := store.log_checkpoint()) is not None and cp.tree_size == first,
-                             timeout=60, what="the first tranche's checkpoint")
+                               timeout=60, what="the first tranche's checkpoint")
                     holder.execute("LOCK TABLE log_checkpoints IN SHARE MODE")
                     queue(first + 1, total)
                 wait_until(lambda: watch.execute(
