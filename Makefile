@@ -71,9 +71,10 @@ lint: $(STAMP)
 # Everything on the compiled rules engine (where it could be built), the rules suite on the pure one too (one test
 # runs it in a process of its own: tests/rules/test_pure_build.py), on PYTEST_WORKERS pytest-xdist workers: most
 # tests wait on servers they start, so more workers than cores pay. A module's tests share a worker (--dist
-# loadscope), and so does each set of tests that shares one costly fixture (tests/conftest.py, SHARED); each worker has Redis databases of its own, 2 below the last worker's from
-# TEST_REDIS_URL's and TEST_MM_REDIS_URL's (13 and 14: up to 7 workers). PYTEST_WORKERS=0: one process; unset,
-# as many as the test PostgreSQL's max_connections carries, at most 4 (tests/workers.py).
+# loadscope), and so does each set of tests that shares one costly fixture (tests/conftest.py, SHARED); each
+# worker has Redis databases of its own, 2 below the last worker's from TEST_REDIS_URL's and TEST_MM_REDIS_URL's
+# (13 and 14: up to 7 workers). PYTEST_WORKERS=0: one process; unset, as many as the test PostgreSQL's
+# max_connections carries, at most 4 (tests/workers.py).
 # The tests write bytecode even where PYTHONDONTWRITEBYTECODE is set (it is set empty here): every xdist worker
 # collects every test module, and the services, workers and CLIs the tests start import the checkout's own
 # modules hundreds of times; without a cache each of them compiles, and pytest rewrites the asserts of, every
