@@ -19,16 +19,17 @@ import pytest
 import torres_rules as tr
 
 ROOT = Path(__file__).resolve().parents[2]
-#: What pytest-xdist tells a worker about itself: the inner run is a plain pytest process, not a worker.
-XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
-                   "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
+#: What the outer run tells its processes: pytest-xdist's worker identity (the inner run is a plain pytest process,
+#: not a worker) and the caller's extra options (`-n`, a plugin), which are the outer run's, not the inner's.
+OUTER_RUN_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
+                       "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
 
 
 @pytest.mark.timeout(900)
 @pytest.mark.skipif(os.environ.get("TORRES_RULES_PURE") == "1" or tr.ENGINE_BUILD == "pure",
                     reason="this run is on the pure build already")
 def test_the_rules_suite_passes_on_the_pure_build() -> None:
-    env = {k: v for k, v in os.environ.items() if k not in XDIST_VARIABLES} | {"TORRES_RULES_PURE": "1"}
+    env = {k: v for k, v in os.environ.items() if k not in OUTER_RUN_VARIABLES} | {"TORRES_RULES_PURE": "1"}
     run = subprocess.run([sys.executable, "-m", "pytest", "tests/rules", "-q", "-p", "no:cacheprovider"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=850)
     assert run.returncode == 0, f"tests/rules on the pure build:\n{run.stdout[-8000:]}\n{run.stderr[-2000:]}"

@@ -198,6 +198,20 @@ def rating_of(page: Any, user: str) -> tuple[float, int] | None:
     return float(row.get_attribute("data-ordinal")), int(row.get_attribute("data-games"))
 
 
+def service_deliveries(world: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every webhook delivery the game service holds for the portal's tenant, as the service reports it."""
+    return httpx.get(f"{world['stack']['game']}/v1/webhooks/deliveries", params={"after": 0, "limit": 500},
+                     headers={"X-API-Key": world["key"]}).json()["deliveries"]
+
+
+def portal_log(world: dict[str, Any]) -> tuple[list[tuple[str, str, str]], Counter[str]]:
+    """The portal's webhook lines (outcome, delivery id, type) so far, and the deliveries it recorded, each once."""
+    logged = re.findall(r"webhook (recorded|duplicate) (\S+) (\S+)", world["log"].read_text())
+    recorded = Counter(delivery for outcome, delivery, _ in logged if outcome == "recorded")
+    assert all(n == 1 for n in recorded.values()), recorded
+    return logged, recorded
+
+
 def test_two_users_of_the_example_portal_play_a_rated_game_to_the_end(
         world: dict[str, Any], new_page: Any, console: Console, tmp_path: Path) -> None:
     origin, users = world["origin"], ("ada", "bob")
@@ -268,13 +282,9 @@ def test_two_users_of_the_example_portal_play_a_rated_game_to_the_end(
     assert summary["status"] == "over"
 
     # the game's end reached the portal once: one delivery at the service, recorded once by the portal
-    deliveries = httpx.get(f"{world['stack']['game']}/v1/webhooks/deliveries", params={"after": 0, "limit": 500},
-                           headers={"X-API-Key": world["key"]}).json()["deliveries"]
-    ended = [d for d in deliveries if d["game_id"] == game_id and d["type"] == "game.ended"]
+    ended = [d for d in service_deliveries(world) if d["game_id"] == game_id and d["type"] == "game.ended"]
     assert len(ended) == 1 and ended[0]["status"] == "delivered", ended
-    logged = re.findall(r"webhook (recorded|duplicate) (\S+) (\S+)", world["log"].read_text())
-    recorded = Counter(delivery for outcome, delivery, _ in logged if outcome == "recorded")
-    assert all(n == 1 for n in recorded.values()), recorded
+    logged, _ = portal_log(world)
     assert [d for _, d, kind in logged if kind == "game.ended"] == [ended[0]["delivery_id"]]
 
     # the matchmaker rated the game: both ratings changed on the portal's leaderboard
@@ -298,15 +308,12 @@ def test_two_users_of_the_example_portal_play_a_rated_game_to_the_end(
     pages["ada"].wait_for_url(re.compile(rf"/play/#game={game_id}&token=[^&]+&replay=1&analysis=quick$"))
     pages["ada"].wait_for_selector("#analysis-curve", timeout=120_000)
     assert pages["ada"].locator("#marked-turns").count() == 1
-    deliveries = httpx.get(f"{world['stack']['game']}/v1/webhooks/deliveries", params={"after": 0, "limit": 500},
-                           headers={"X-API-Key": world["key"]}).json()["deliveries"]
-    assert [d["type"] for d in deliveries if d["game_id"] == game_id].count("analysis.ready") == 1
+    deliveries = [d for d in service_deliveries(world) if d["game_id"] == game_id]
+    assert [d["type"] for d in deliveries].count("analysis.ready") == 1
     # Every webhook of the game reached the portal and was recorded once; checked only now, after the analysis's:
     # the portal asked for it at game.ended, so its delivery may still be on its way when the game's end shows.
-    logged = re.findall(r"webhook (recorded|duplicate) (\S+) (\S+)", world["log"].read_text())
-    recorded = Counter(delivery for outcome, delivery, _ in logged if outcome == "recorded")
-    assert all(n == 1 for n in recorded.values()), recorded
-    assert {d["delivery_id"] for d in deliveries if d["game_id"] == game_id} <= set(recorded)
+    _, recorded = portal_log(world)
+    assert {d["delivery_id"] for d in deliveries} <= set(recorded)
     pages["ada"].goto(f"{origin}/")
 
     # the other path: an unrated game the portal creates itself, with its own id, a label and the players' names
