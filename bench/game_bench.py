@@ -45,6 +45,9 @@ ROOT = Path(__file__).resolve().parents[1]
 MIGRATIONS = ROOT / "infra" / "migrations"
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 API_KEY = "bench-key"  # the service key of every server this benchmark starts
+#: How much longer a timed slice waits for its first operation on a machine that gave it no time: a slice that
+#: counted nothing measured no rate (a zero would void the ratio it enters), so it lasts until it has one.
+GIVE_UP = 30.0
 
 
 @contextlib.contextmanager
@@ -306,7 +309,8 @@ def gunicorn_server(url: str, workers: int, threads: int, worker_class: str = "g
 
 def http_load(port: int, server_pid: int, games: int, duration: float, warm_up: float) -> dict[str, Any]:
     """``games`` clients each playing games as fast as the server answers, for ``warm_up`` s and then ``duration``
-    s measured: accepted actions/s, POST latencies, and CPU per action of the server, PostgreSQL and this client."""
+    s measured (longer if no action was accepted in it, see :data:`GIVE_UP`): accepted actions/s, POST latencies,
+    and CPU per action of the server, PostgreSQL and this client."""
     stop = threading.Event()
     accepted = [[0] for _ in range(games)]
     latencies: list[list[float]] = [[] for _ in range(games)]
@@ -319,7 +323,10 @@ def http_load(port: int, server_pid: int, games: int, duration: float, warm_up: 
     cpu_before = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
     start_count, started = sum(a[0] for a in accepted), time.perf_counter()
     time.sleep(duration)
-    total, elapsed = sum(a[0] for a in accepted) - start_count, time.perf_counter() - started
+    longest = started + duration + GIVE_UP
+    while not (total := sum(a[0] for a in accepted) - start_count) and time.perf_counter() < longest:
+        time.sleep(0.05)  # nothing accepted yet: the slice lasts until its first action (see GIVE_UP)
+    elapsed = time.perf_counter() - started
     cpu_after = (cpu_seconds(server_pids), cpu_seconds(db_pids), time.process_time())
     stop.set()
     for d in drivers:
@@ -376,7 +383,7 @@ def compare_worker_classes(url: str, slices: int, slice_seconds: float, games: i
                     rates[name].append(result["rate"])
                     cpu[name].append(result["cpu"])
                 if not rates[second][-1]:  # a void pair, said as such rather than as a division by zero
-                    raise SystemExit(f"{second} accepted no action in a {slice_seconds} s slice: the comparison is "
+                    raise SystemExit(f"{second} accepted no action in {slice_seconds + GIVE_UP} s: the comparison is "
                                      "void (the server stalled, or the machine gave it no time)")
                 ratios.append(rates[first][-1] / rates[second][-1])
                 print(f"pair {pair + 1:>2} ({started_first} started first): {first} "

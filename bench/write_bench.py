@@ -47,6 +47,7 @@ from typing import Any
 
 import psycopg
 from game_bench import (  # the helpers the HTTP benchmarks share (bench/ is on sys.path when run)
+    GIVE_UP,
     MIGRATIONS,
     ROOT,
     against,
@@ -103,32 +104,38 @@ def new_games(url: str, count: int) -> list[str]:
 
 
 def run_slice(store: PostgresEventStore, versions: dict[str, int], mine: list[str], start_at: float,
-              seconds: float) -> int:
+              seconds: float) -> tuple[int, float]:
     """One thread per game of ``mine``, appending as fast as the store answers from ``start_at`` on; returns the
-    appends completed within the measured window (after half a second of warm-up)."""
+    appends completed within the measured window and the window's length. The window opens after half a second
+    of warm-up and lasts ``seconds``; on a machine that gave the writers no time in it, it lasts until its first
+    append (at most :data:`GIVE_UP` s more), so that a slice measures a rate rather than a void zero."""
     counts = [0] * len(mine)
-    window = (start_at + 0.5, start_at + 0.5 + seconds)
+    opens, closes = start_at + 0.5, start_at + 0.5 + seconds
+    last = [closes]
 
     def write(i: int, game_id: str) -> None:
         time.sleep(max(0.0, start_at - time.time()))
-        while time.time() < window[1]:
+        while (now := time.time()) < closes or (not any(counts) and now < closes + GIVE_UP):
             version = versions[game_id]
             store.append(game_id, version, [EVENT], f"w{version}", OPTIONS)
             versions[game_id] = version + 1
-            if window[0] <= time.time() <= window[1]:
+            done = time.time()
+            if opens <= done and (done <= closes or not any(counts)):
                 counts[i] += 1
+                last[0] = max(last[0], done)
 
     threads = [threading.Thread(target=write, args=(i, g)) for i, g in enumerate(mine)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return sum(counts)
+    return sum(counts), last[0] - opens
 
 
 def writer_process(urls: dict[str, str], games: dict[str, list[str]], pipe: Connection) -> None:
     """One writer process: owns ``games`` of each variant, runs the slices the main process sends it and answers
-    (appends in the window, appends in all, notices sent, whether the notifier emptied its queue)."""
+    (appends per second in the measured window, appends in all, notices sent, whether the notifier emptied its
+    queue)."""
     versions = {variant: dict.fromkeys(ids, 1) for variant, ids in games.items()}
     while (order := pipe.recv()) is not None:
         variant, writers, connections, seconds = order
@@ -139,10 +146,10 @@ def writer_process(urls: dict[str, str], games: dict[str, list[str]], pipe: Conn
         start_at = pipe.recv()
         mine = games[variant][:writers]
         first = sum(versions[variant][g] for g in mine)
-        counted = run_slice(store, versions[variant], mine, start_at, seconds)
+        counted, window = run_slice(store, versions[variant], mine, start_at, seconds)
         appended = sum(versions[variant][g] for g in mine) - first
         flushed = store.notifier.flush(30)
-        pipe.send((counted, appended, store.notifier.sent, flushed))
+        pipe.send((counted / window, appended, store.notifier.sent, flushed))
         pipe.recv()  # the main process has read the backends' CPU: their connections may close now
         store.close()
 
@@ -212,7 +219,9 @@ def bench_store(admin_prefix: str, writer_counts: list[int], rounds: int, second
                             pipe.send("close")
                         slice_appends = max(1, sum(x[1] for x in results))
                         costs[(variant, n)].append((cpu / slice_appends * 1e3, wal / slice_appends))
-                        rate = sum(x[0] for x in results) / seconds
+                        rate = sum(x[0] for x in results)
+                        if not rate:
+                            raise SystemExit(f"{variant}: no append in {seconds + GIVE_UP} s: the comparison is void")
                         if variant == "after":
                             appended, sent = sum(x[1] for x in results), sum(x[2] for x in results)
                             if appended != sent or not all(x[3] for x in results):

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import threading
 import time
+
+from torres_service.signals import run_until_signalled
 
 from .celery_app import settings
 from .tasks import _redis, _service, broker_lost, sweep_once
@@ -26,30 +27,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=settings.sweep_interval)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
+    service, client = _service(), _redis()
+
+    def sweep(stop: threading.Event) -> None:
+        next_sweep, failing = 0.0, False
+        while not stop.is_set():
+            try:
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + args.interval
+                    print(f"re-enqueued {sweep_once(service, client)} AI turn(s)", flush=True)
+                elif broker_lost(client):
+                    print(f"the broker lost its queues: re-enqueued {sweep_once(service, client, older_than=0)} AI "
+                          "turn(s)", flush=True)
+                failing = False
+            except Exception:  # the broker or the database away: keep looking, so their return is seen at once
+                if args.once:
+                    raise
+                log.warning("sweep failed; retrying", exc_info=not failing)
+                failing = True
+            if args.once:
+                break
+            stop.wait(min(settings.broker_check, args.interval))
+
     # SIGTERM (a rollout, a scale-down) ends the loop between sweeps; a sweep cut short would be harmless too,
     # since every due turn stays in the outbox until it is played.
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    service, client = _service(), _redis()
-    next_sweep, failing = 0.0, False
-    while not stop.is_set():
-        try:
-            if time.monotonic() >= next_sweep:
-                next_sweep = time.monotonic() + args.interval
-                print(f"re-enqueued {sweep_once(service, client)} AI turn(s)", flush=True)
-            elif broker_lost(client):
-                print(f"the broker lost its queues: re-enqueued {sweep_once(service, client, older_than=0)} AI "
-                      "turn(s)", flush=True)
-            failing = False
-        except Exception:  # the broker or the database away: keep looking, so their return is seen at once
-            if args.once:
-                raise
-            log.warning("sweep failed; retrying", exc_info=not failing)
-            failing = True
-        if args.once:
-            break
-        stop.wait(min(settings.broker_check, args.interval))
+    run_until_signalled(sweep)
     return 0
 
 

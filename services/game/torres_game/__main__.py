@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 from collections.abc import Callable
 
 from torres_service.logs import QuietRequestHandler, configure_logging
+from torres_service.signals import run_until_signalled
 
 from .config import Config
 from .migrations import MigrationEdited
@@ -140,17 +140,9 @@ def _until_stopped(label: str, backend: str, run: Callable[[threading.Event, flo
                    close: Callable[[], None], *, on_stop: Callable[[], None] = lambda: None) -> int:
     """The loop of a dedicated worker process: ``run(stop, interval)`` until SIGTERM or SIGINT sets ``stop`` (and
     calls ``on_stop``, to cut a wait short), then ``close()``; exits 0."""
-    stop = threading.Event()
-
-    def halt(*_: object) -> None:
-        stop.set()
-        on_stop()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, halt)
     print(f"{label} on {backend}, every {interval} s", flush=True)
     try:
-        run(stop, interval)
+        run_until_signalled(lambda stop: run(stop, interval), on_stop=on_stop)
     finally:
         close()
     return 0

@@ -10,11 +10,10 @@ the ratings consumer in threads (one command, embedded defaults). With ``REDIS_U
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 
 from torres_service.logs import QuietRequestHandler, configure_logging
+from torres_service.signals import run_until_signalled
 
 from .config import METRICS_HOST, METRICS_PORT, Config
 
@@ -50,17 +49,16 @@ def matcher(config: Config, ratings: bool, matching: bool = True) -> int:
               "so use `serve` (which runs the matcher in-process) or set REDIS_URL", file=sys.stderr)
         return 2
     services = Services.build(config)
-    done = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: done.set())
     port = METRICS_PORT.read()
     if port:  # Prometheus scrapes (and probes) this process here; 0 = off
         from prometheus_client import start_http_server
 
         start_http_server(port, addr=METRICS_HOST.read())
     services.start_workers(matcher=matching, ratings=ratings)
-    done.wait()
-    services.stop()
+    try:
+        run_until_signalled(lambda stop: stop.wait())  # until SIGTERM or SIGINT
+    finally:
+        services.stop()
     return 0
 
 
