@@ -131,21 +131,19 @@ def human_waits(service: GameService, level: str, samples: int, seed: int) -> li
     gid, me, rng = game["game_id"], Credentials(token=game["seats"][0]["token"]), random.Random(seed)
     waits: list[float] = []
     handed_on: float | None = None
-    version = 0
     deadline = time.monotonic() + 600
     while len(waits) < samples and time.monotonic() < deadline:
-        service.queries.wait(gid, version=version, timeout=5)  # returns when the game moved past `version`
         version, state = service.games.state_at(gid)
         if tr.is_over(state):
             break
-        if state.to_move != 0:
+        if state.to_move != 0:  # the AI seats' move: wait until the game moves past `version`
+            service.queries.wait(gid, version=version, timeout=5)
             continue
         if handed_on is not None:
             waits.append(time.perf_counter() - handed_on)
             handed_on = None
         submitted = service.commands.submit_action(gid, me, seat=0, action=rng.choice(tr.legal_actions(state)),
                                           expected_version=version, command_id=f"bench-{version}")
-        version = submitted.body["version"]
         if state.stage == "turn" and not submitted.body["legal_actions"]:  # a turn ended: the AI seats' turns
             handed_on = time.perf_counter()
     return waits
