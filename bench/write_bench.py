@@ -18,7 +18,8 @@ each appending one ``action_applied`` event (about 200 bytes, as ``game_bench.py
 as fast as the store answers, through pools of ``--connections`` in all (64: a connection per writer up to 64, as
 four game replicas' pools of 16 hold; with 32, half of 64 writers waited for a connection in their process's pool,
 a client's cost, not the database's; the server allows 100). A slice runs one variant at one N for
-``--slice-seconds`` after half a second of warm-up, with its pools opened before and closed after; rounds alternate
+``--slice-seconds`` after half a second of warm-up (longer, up to its first append, on a machine that gave it no
+time: a rate of zero is no measurement), with its pools opened before and closed after; rounds alternate
 the order of the variants (ABBA), and the figure is the median over rounds, with the median of the rounds' ratios
 after / before. Every notice of the *after* slices is accounted for: sent by the notifier, or the figure is void.
 
