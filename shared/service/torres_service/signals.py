@@ -43,6 +43,7 @@ def run_until_signalled(work: Callable[[threading.Event], None], *, on_stop: Cal
         thread.join()
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            if handler is not None:  # None: a handler installed outside Python, which cannot be put back
+                signal.signal(sig, handler)
     if failure:
         raise failure[0]
