@@ -319,7 +319,19 @@ def test_a_resolver_that_does_not_answer_holds_only_its_own_attempt_and_not_past
         poster.close()
 
 
-def test_a_name_that_does_not_resolve_fails_as_a_connect_error() -> None:
+def test_a_name_that_does_not_resolve_fails_as_a_connect_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The system resolver's answer for a name that does not exist (``EAI_NONAME``), given by a getaddrinfo that
+    stands in for it for that one name: a real lookup of a ``.invalid`` name asks the machine's DNS server, off
+    loopback, and a loaded machine's answer can come after the attempt's deadline (a ConnectTimeout, tested
+    above)."""
+    real = socket.getaddrinfo
+
+    def missing(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "no-such-host.invalid":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", missing)
     poster = webhooks.Poster(2.0)
     try:
         assert poster.post("http://no-such-host.invalid/hooks", SECRET, b"{}", "d") == webhooks.Attempt(
