@@ -35,6 +35,10 @@ from .conftest import API_KEY, PLAYER_SECRET, Players, answers, as_player
 
 TICKET = {"player_counts": [2], "edition": "rio_grande", "master": False, "max_wait_seconds": None}
 SECRET = "test-webhook-secret"
+#: How soon a cancelled ticket's long-poll is answered when its notice wakes it: far below the 30-s timeout that
+#: would answer it otherwise, and far above what a loaded machine's scheduling adds (1.05 s seen at load 9 on 2
+#: cores). How fast a notice arrives is push_bench.py's figure, not a test's.
+WOKEN = 10.0
 
 
 @pytest.fixture(autouse=True)
@@ -407,13 +411,14 @@ def test_idle_waiters_cost_redis_nothing(own: tuple[Config, Services, Players],
 
 
 def _cancel_wakes_its_waiter(api: Any, services: Services, ticket: dict[str, Any]) -> None:
-    """A long-poll on ``ticket`` is answered within 1.5 s of the ticket's cancel (woken, not polled)."""
+    """A long-poll on ``ticket`` is answered by the ticket's cancel, within :data:`WOKEN`: woken by its notice
+    (the ticket never expires, so nothing else answers it before its 30-s timeout)."""
     thread, out = _wait_in_thread(api, ticket)
     _until(lambda: services.tickets.hub.open_count == 1, 10, "the waiter to subscribe")
     cancelled_at = time.monotonic()
     assert api.delete(f"/v1/tickets/{ticket['ticket_id']}", player=ticket["player_id"]).status_code == 200
     thread.join(10)
-    assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < 1.5
+    assert out[0]["status"] == "cancelled" and out[1] - cancelled_at < WOKEN
 
 
 def test_embedded_mode_wakes_waiters_in_process() -> None:
@@ -481,7 +486,7 @@ def test_under_the_production_server_waits_are_greenlets_woken_by_push(private_r
         assert httpx.delete(f"{base}/v1/tickets/{ids[0]}", headers=as_player("g0")).status_code == 200
         threads[0].join(5)
         status, woke = out[ids[0]]
-        assert status == "cancelled" and woke - cancelled_at < 1.0
+        assert status == "cancelled" and woke - cancelled_at < WOKEN  # its notice, not its 30-s timeout
         drained_at = time.monotonic()
         os.killpg(server.pid, signal.SIGTERM)
         for thread in threads[1:]:
