@@ -292,18 +292,24 @@ def test_an_attempt_ends_by_its_deadline_whatever_the_endpoint_does(endpoint: Ca
         poster.close()
 
 
+def resolver_for(monkeypatch: pytest.MonkeyPatch, name: str, answer: Callable[[], None]) -> None:
+    """The system resolver stood in for, for ``name`` alone: ``answer()`` runs before the real lookup of it (it
+    sleeps as a resolver whose servers do not answer, or raises as one that found nothing); other names resolve."""
+    real = socket.getaddrinfo
+
+    def lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == name:
+            answer()
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+
+
 def test_a_resolver_that_does_not_answer_holds_only_its_own_attempt_and_not_past_the_deadline(
         endpoint: Callable[..., RawEndpoint], monkeypatch: pytest.MonkeyPatch) -> None:
     """A name whose DNS servers take 5 s (the system resolver, stood in for by a getaddrinfo that sleeps for that
     one name): its attempt fails at its own deadline, and a post to another endpoint made meanwhile is not held."""
-    real = socket.getaddrinfo
-
-    def slow(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host == "slow-dns.example":
-            time.sleep(5)
-        return real(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    resolver_for(monkeypatch, "slow-dns.example", lambda: time.sleep(5))
     poster = webhooks.Poster(1.0, allow=LOOPBACK)
     target = endpoint("keep-alive")
     try:
@@ -324,14 +330,10 @@ def test_a_name_that_does_not_resolve_fails_as_a_connect_error(monkeypatch: pyte
     stands in for it for that one name: a real lookup of a ``.invalid`` name asks the machine's DNS server, off
     loopback, and a loaded machine's answer can come after the attempt's deadline (a ConnectTimeout, tested
     above)."""
-    real = socket.getaddrinfo
+    def missing() -> None:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-    def missing(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host == "no-such-host.invalid":
-            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        return real(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", missing)
+    resolver_for(monkeypatch, "no-such-host.invalid", missing)
     poster = webhooks.Poster(2.0)
     try:
         assert poster.post("http://no-such-host.invalid/hooks", SECRET, b"{}", "d") == webhooks.Attempt(
